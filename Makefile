@@ -1,0 +1,42 @@
+# jadpo — the developer entry points. Everything a fresh machine needs comes
+# from the Go module proxy; nothing else is installed.
+GO        ?= go
+BIN       ?= bin/jadpo
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.version=$(VERSION)
+
+.PHONY: all build test vet demo fuzz bench golden clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/jadpo
+
+## test: vet, then every test (PostgreSQL tests use JADPO_TEST_DATABASE_URL).
+test: vet
+	$(GO) test -count=1 -timeout 15m ./...
+
+vet:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+## golden: rewrite the golden files; review the diff as a user would.
+golden:
+	$(GO) test ./cmd/jadpo -run Golden -update
+
+## demo: the whole receive loop on this machine (the README's first command).
+demo: build
+	$(BIN) check examples/warehouse
+
+## fuzz: each fuzz target for FUZZTIME (default 30s).
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test ./lang/parser -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
+
+## bench: the benchmarks named in docs/performance.md.
+bench:
+	$(GO) test ./check -run '^$$' -bench . -benchmem
+
+clean:
+	rm -rf bin

@@ -1,0 +1,219 @@
+package diag
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jadpo/jadpo/lang/source"
+)
+
+// TextOptions shape the human rendering.
+type TextOptions struct {
+	Color bool // ANSI colour; the caller decides (a terminal, and no NO_COLOR)
+}
+
+const (
+	ansiReset = "\x1b[0m"
+	ansiBold  = "\x1b[1m"
+	ansiRed   = "\x1b[1;31m"
+	ansiYel   = "\x1b[1;33m"
+	ansiBlue  = "\x1b[1;34m"
+)
+
+// WriteText renders each diagnostic as people read it on stderr, in the
+// shape rustc made familiar: the summary, the place, the line with carets
+// under the subject, then help.
+func WriteText(w io.Writer, l List, opt TextOptions) {
+	paint := func(code, s string) string {
+		if !opt.Color {
+			return s
+		}
+		return code + s + ansiReset
+	}
+	for _, d := range l {
+		sev := paint(ansiRed, d.Severity.String())
+		if d.Severity == Warning {
+			sev = paint(ansiYel, d.Severity.String())
+		}
+		fmt.Fprintf(w, "%s%s %s\n", sev, paint(ansiBold, "["+d.Code+"]:"), paint(ansiBold, d.Summary))
+		gutter := 0
+		if d.Subject.File != nil {
+			gutter = len(fmt.Sprint(d.Subject.File.Position(d.Subject.Span.Start).Line))
+			for _, r := range d.Related {
+				if r.Range.File != nil {
+					if g := len(fmt.Sprint(r.Range.File.Position(r.Range.Span.Start).Line)); g > gutter {
+						gutter = g
+					}
+				}
+			}
+			writeSnippet(w, d.Subject, d.Label, gutter, paint)
+		}
+		for _, r := range d.Related {
+			if r.Range.File == nil {
+				continue
+			}
+			fmt.Fprintf(w, "%s%s %s\n", strings.Repeat(" ", gutter+1), paint(ansiBlue, "="), paint(ansiBold, "note:")+" "+r.Message)
+			writeSnippet(w, r.Range, "", gutter, paint)
+		}
+		if h := d.HelpText(); h != "" {
+			fmt.Fprintf(w, "%s%s help: %s\n", strings.Repeat(" ", gutter+1), paint(ansiBlue, "="), h)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func writeSnippet(w io.Writer, r source.Range, label string, gutter int, paint func(string, string) string) {
+	f := r.File
+	start := f.Position(r.Span.Start)
+	pad := strings.Repeat(" ", gutter)
+	fmt.Fprintf(w, "%s%s %s:%d:%d\n", pad, paint(ansiBlue, "-->"), f.Path, start.Line, start.Column)
+	fmt.Fprintf(w, "%s %s\n", pad, paint(ansiBlue, "|"))
+	line := f.Line(start.Line)
+	fmt.Fprintf(w, "%s %s %s\n", paint(ansiBlue, fmt.Sprintf("%*d", gutter, start.Line)), paint(ansiBlue, "|"), line)
+	// Carets under the span's part on its first line, at least one wide,
+	// keeping the line's tabs so they line up in any terminal.
+	prefix := []rune(line)
+	col := start.Column - 1
+	if col > len(prefix) {
+		col = len(prefix)
+	}
+	var lead strings.Builder
+	for _, c := range prefix[:col] {
+		if c == '\t' {
+			lead.WriteRune('\t')
+		} else {
+			lead.WriteRune(' ')
+		}
+	}
+	end := r.Span.End
+	if lineEnd := r.Span.Start + len(line) - len(string(prefix[:col])); end > lineEnd {
+		end = lineEnd
+	}
+	width := 1
+	if end > r.Span.Start {
+		width = utf8.RuneCount(f.Content[r.Span.Start:end])
+		if width == 0 {
+			width = 1
+		}
+	}
+	carets := strings.Repeat("^", width)
+	if label != "" {
+		carets += " " + label
+	}
+	fmt.Fprintf(w, "%s %s %s%s\n", pad, paint(ansiBlue, "|"), lead.String(), paint(ansiRed, carets))
+}
+
+// Summary line: what a run found.
+func WriteTotals(w io.Writer, l List) {
+	e, wn := l.Errors(), l.Warnings()
+	fmt.Fprintf(w, "%s, %s\n", plural(e, "error"), plural(wn, "warning"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// Report is the JSON document editors and scripts read (diagnostics.md).
+type Report struct {
+	SchemaVersion int          `json:"schemaVersion"`
+	Kind          string       `json:"kind"`
+	Command       string       `json:"command"`
+	Status        string       `json:"status"`
+	Project       string       `json:"project"`
+	Summary       Totals       `json:"summary"`
+	Diagnostics   []JSONRecord `json:"diagnostics"`
+}
+
+// Totals counts what was read and found.
+type Totals struct {
+	Files        int `json:"files"`
+	Declarations int `json:"declarations"`
+	Errors       int `json:"errors"`
+	Warnings     int `json:"warnings"`
+}
+
+// JSONRecord is one diagnostic in the report.
+type JSONRecord struct {
+	Code     string            `json:"code"`
+	Severity string            `json:"severity"`
+	Summary  string            `json:"summary"`
+	Label    string            `json:"label,omitempty"`
+	Help     string            `json:"help"`
+	Location *JSONLocation     `json:"location"`
+	Related  []JSONRelated     `json:"related"`
+	Context  map[string]string `json:"context"`
+	Docs     string            `json:"docs"`
+}
+
+// JSONLocation is a file and a range in it.
+type JSONLocation struct {
+	Source string    `json:"source"`
+	Range  JSONRange `json:"range"`
+}
+
+// JSONRange is a range with both ends as byte, line and column.
+type JSONRange struct {
+	Start source.Position `json:"start"`
+	End   source.Position `json:"end"`
+}
+
+// JSONRelated is a contributing location.
+type JSONRelated struct {
+	Message  string        `json:"message"`
+	Location *JSONLocation `json:"location"`
+}
+
+// NewReport builds the JSON report of a command's run.
+func NewReport(command, project string, files, declarations int, l List) Report {
+	r := Report{
+		SchemaVersion: 1,
+		Kind:          "diagnostic_report",
+		Command:       command,
+		Status:        "passed",
+		Project:       project,
+		Summary:       Totals{Files: files, Declarations: declarations, Errors: l.Errors(), Warnings: l.Warnings()},
+		Diagnostics:   []JSONRecord{},
+	}
+	if l.HasErrors() {
+		r.Status = "failed"
+	}
+	for _, d := range l {
+		rec := JSONRecord{
+			Code: d.Code, Severity: d.Severity.String(), Summary: d.Summary, Label: d.Label,
+			Help: d.HelpText(), Location: location(d.Subject), Related: []JSONRelated{},
+			Context: d.Context, Docs: DocsPath(d.Code),
+		}
+		if rec.Context == nil {
+			rec.Context = map[string]string{}
+		}
+		for _, rel := range d.Related {
+			rec.Related = append(rec.Related, JSONRelated{Message: rel.Message, Location: location(rel.Range)})
+		}
+		r.Diagnostics = append(r.Diagnostics, rec)
+	}
+	return r
+}
+
+func location(r source.Range) *JSONLocation {
+	if r.File == nil {
+		return nil
+	}
+	return &JSONLocation{Source: r.File.Path, Range: JSONRange{
+		Start: r.File.Position(r.Span.Start),
+		End:   r.File.Position(r.Span.End),
+	}}
+}
+
+// WriteJSON writes the report, indented, with a final newline.
+func WriteJSON(w io.Writer, r Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}

@@ -1,0 +1,329 @@
+// Package parser turns a .jadpo file into its syntax tree and reports every
+// independent syntax error in one run.
+//
+// Recovery works the way a reader does: the token stream is cut at each
+// top-level declaration keyword, and each declaration is parsed on its own.
+// A declaration that fails yields one diagnostic at its first offending token
+// and is left out of the tree; the next one parses as if nothing happened.
+package parser
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2"
+	plexer "github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/diag"
+	"github.com/jadpo/jadpo/lang/lexer"
+	"github.com/jadpo/jadpo/lang/source"
+)
+
+var declParser = participle.MustBuild[ast.Decl](
+	participle.Lexer(tokenDefinition{}),
+	participle.UseLookahead(3),
+)
+
+// declKeywords start a top-level declaration.
+var declKeywords = map[string]bool{
+	"use": true, "public": true, "type": true, "enum": true, "value": true, "event": true,
+	"config": true, "store": true, "connection": true, "queue": true, "subscriber": true,
+	"package": true, "provider": true, "settings": true, "resource": true, "provide": true,
+}
+
+// ParseFile parses one file. Its diagnostics are syntax problems only; a
+// declaration that did not parse is absent from the returned tree.
+func ParseFile(f *source.File) (*ast.File, diag.List) {
+	out := &ast.File{Source: f}
+	var diags diag.List
+	if !utf8.Valid(f.Content) {
+		// Report the first bad byte once; the lexer would flag each.
+		off := firstInvalidUTF8(f.Content)
+		diags.Add("syntax.invalid_encoding", source.Range{File: f, Span: source.Span{Start: off, End: off + 1}},
+			"the file is not valid UTF-8")
+		return out, diags
+	}
+	toks, probs := lexer.Lex(string(f.Content))
+	for _, p := range probs {
+		rng := source.Range{File: f, Span: p.Span}
+		switch p.Code {
+		case "syntax.unterminated_string":
+			diags.Add(p.Code, rng, "text is not closed before the end of the line").WithLabel("this text has no closing `\"`")
+		case "syntax.invalid_escape":
+			diags.Addf(p.Code, rng, "`%s` is not an escape text may use", p.Detail)
+		case "syntax.stray_character":
+			diags.Addf(p.Code, rng, "`%s` cannot appear here", p.Detail)
+		default:
+			diags.Add(p.Code, rng, diag.Catalogue[p.Code].Title)
+		}
+	}
+	for _, chunk := range splitDecls(f.Content, toks) {
+		if lexicalProblemIn(probs, chunk) {
+			// The lexical problem is this declaration's one diagnostic.
+			continue
+		}
+		decl, err := parseDecl(chunk)
+		if err != nil {
+			diags = append(diags, syntaxDiag(f, chunk, err))
+			continue
+		}
+		out.Decls = append(out.Decls, decl)
+	}
+	return out, diags
+}
+
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return 0
+}
+
+// splitDecls cuts the tokens (without the final EOF) into one run per
+// top-level declaration. A declaration keyword starts a run at brace depth 0,
+// unless it stands in a name's place (queue settings { ... }) or after
+// `public`. A keyword at the start of an unindented line also starts one when
+// braces are left open, so a missing `}` costs one declaration, not the file.
+func splitDecls(src []byte, toks []plexer.Token) [][]plexer.Token {
+	var chunks [][]plexer.Token
+	start, depth := 0, 0
+	for i := 0; i < len(toks)-1; i++ {
+		t := toks[i]
+		if t.Type == lexer.Punct {
+			switch t.Value {
+			case "{", "(", "[":
+				depth++
+			case "}", ")", "]":
+				if depth > 0 {
+					depth--
+				}
+			}
+			continue
+		}
+		if t.Type != lexer.Ident || !declKeywords[t.Value] || i == start {
+			continue
+		}
+		prev := toks[i-1]
+		if prev.Type == lexer.Ident && declKeywords[prev.Value] {
+			continue // a name in a keyword's place, or `public event`
+		}
+		if depth > 0 && !(atLineStart(src, toks[i]) && startsDeclaration(toks, i)) {
+			continue
+		}
+		chunks = append(chunks, toks[start:i])
+		start, depth = i, 0
+	}
+	if start < len(toks)-1 {
+		chunks = append(chunks, toks[start:len(toks)-1])
+	}
+	return chunks
+}
+
+// atLineStart reports whether the token stands in column 1.
+func atLineStart(src []byte, t plexer.Token) bool {
+	return t.Pos.Offset == 0 || src[t.Pos.Offset-1] == '\n'
+}
+
+// startsDeclaration: the keyword is followed by a name or a `{`, not a `:`.
+func startsDeclaration(toks []plexer.Token, i int) bool {
+	next := toks[i+1]
+	return next.Type == lexer.Ident || next.Value == "{"
+}
+
+func parseDecl(chunk []plexer.Token) (*ast.Decl, error) {
+	lex, err := plexer.Upgrade(&sliceLexer{toks: chunk, eof: endOf(chunk)})
+	if err != nil {
+		return nil, err
+	}
+	return declParser.ParseFromLexer(lex)
+}
+
+func endOf(chunk []plexer.Token) int {
+	last := chunk[len(chunk)-1]
+	return last.Pos.Offset + len(last.Value)
+}
+
+func lexicalProblemIn(probs []lexer.Problem, chunk []plexer.Token) bool {
+	if len(probs) == 0 {
+		return false
+	}
+	lo, hi := chunk[0].Pos.Offset, endOf(chunk)
+	for _, p := range probs {
+		if p.Span.Start >= lo && p.Span.Start < hi {
+			return true
+		}
+	}
+	return false
+}
+
+// syntaxDiag turns participle's error into the declaration's one diagnostic,
+// at the token the parser could not take, with a label in the author's
+// terms where the shape of the mistake is clear.
+func syntaxDiag(f *source.File, chunk []plexer.Token, err error) *diag.Diagnostic {
+	var l diag.List
+	var ute *participle.UnexpectedTokenError
+	idx := 0
+	expect := ""
+	if errors.As(err, &ute) {
+		idx = indexOf(chunk, ute.Unexpected.Pos.Offset, ute.Unexpected.EOF())
+		expect = expectedLiteral(ute.Message())
+	} else {
+		var pe participle.Error
+		if errors.As(err, &pe) {
+			idx = indexOf(chunk, pe.Position().Offset, false)
+		}
+	}
+	if idx >= len(chunk) {
+		// The declaration ends before it is complete: an unclosed bracket is
+		// the usual cause, and the place to point at.
+		if open, ok := unclosed(chunk); ok {
+			return l.Addf("syntax.unexpected_token", tokenRange(f, open),
+				"this `%s` is not closed", open.Value).WithLabel("no matching `" + closer(open.Value) + "` before the next declaration")
+		}
+		last := chunk[len(chunk)-1]
+		d := l.Addf("syntax.unexpected_token", tokenRange(f, last),
+			"the declaration ends after `%s` before it is complete", last.Value)
+		if expect != "" {
+			d.WithLabel("expected `" + expect + "` after this")
+		}
+		return d
+	}
+	tok := chunk[idx]
+	d := l.Addf("syntax.unexpected_token", tokenRange(f, tok), "unexpected `%s`", tok.Value)
+	switch {
+	case tok.Value == "," && tok.Type == lexer.Punct && insideBraces(chunk, idx):
+		d.WithLabel("members are separated by whitespace, not commas")
+	case isValueStart(tok) && idx >= 1 && chunk[idx-1].Type == lexer.Ident && (idx < 2 || chunk[idx-2].Value != ":"):
+		d.WithLabel("expected `:` between `" + chunk[idx-1].Value + "` and its value")
+	case expect != "":
+		d.WithLabel("expected `" + expect + "`")
+	}
+	return d
+}
+
+func tokenRange(f *source.File, t plexer.Token) source.Range {
+	return source.Range{File: f, Span: source.Span{Start: t.Pos.Offset, End: t.Pos.Offset + len(t.Value)}}
+}
+
+// indexOf finds the token at offset; len(chunk) stands for the end.
+func indexOf(chunk []plexer.Token, offset int, eof bool) int {
+	if eof {
+		return len(chunk)
+	}
+	for i, t := range chunk {
+		if t.Pos.Offset >= offset {
+			return i
+		}
+	}
+	return len(chunk)
+}
+
+// expectedLiteral pulls a single expected literal out of participle's
+// message ("... (expected \"}\")"); grammar-speak is not shown to users.
+func expectedLiteral(msg string) string {
+	const marker = "(expected \""
+	i := strings.LastIndex(msg, marker)
+	if i < 0 || !strings.HasSuffix(msg, "\")") {
+		return ""
+	}
+	lit := msg[i+len(marker) : len(msg)-2]
+	if strings.ContainsAny(lit, "\" ") || lit == "" {
+		return ""
+	}
+	return lit
+}
+
+func isValueStart(t plexer.Token) bool {
+	return t.Type == lexer.String || t.Type == lexer.Number || t.Type == lexer.Duration || t.Value == "["
+}
+
+func insideBraces(chunk []plexer.Token, idx int) bool {
+	depth := 0
+	for _, t := range chunk[:idx] {
+		switch t.Value {
+		case "{":
+			depth++
+		case "}":
+			depth--
+		case "(", "[", "<":
+			depth += 1000 // a list or argument list: commas belong there
+		case ")", "]", ">":
+			depth -= 1000
+		}
+	}
+	return depth > 0 && depth < 1000
+}
+
+// unclosed returns the innermost bracket left open at the chunk's end.
+func unclosed(chunk []plexer.Token) (plexer.Token, bool) {
+	var stack []plexer.Token
+	for _, t := range chunk {
+		if t.Type != lexer.Punct {
+			continue
+		}
+		switch t.Value {
+		case "{", "(", "[":
+			stack = append(stack, t)
+		case "}", ")", "]":
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	if len(stack) == 0 {
+		return plexer.Token{}, false
+	}
+	return stack[len(stack)-1], true
+}
+
+func closer(open string) string {
+	switch open {
+	case "{":
+		return "}"
+	case "(":
+		return ")"
+	}
+	return "]"
+}
+
+func tokenAt(chunk []plexer.Token, offset int) plexer.Token {
+	for _, t := range chunk {
+		if t.Pos.Offset >= offset {
+			return t
+		}
+	}
+	return plexer.EOFToken(plexer.Position{Offset: offset})
+}
+
+// sliceLexer hands participle a declaration's tokens, then EOF.
+type sliceLexer struct {
+	toks []plexer.Token
+	i    int
+	eof  int
+}
+
+func (s *sliceLexer) Next() (plexer.Token, error) {
+	if s.i >= len(s.toks) {
+		return plexer.EOFToken(plexer.Position{Offset: s.eof}), nil
+	}
+	t := s.toks[s.i]
+	s.i++
+	return t, nil
+}
+
+// tokenDefinition gives participle the token types; lexing itself is ours.
+type tokenDefinition struct{}
+
+func (tokenDefinition) Symbols() map[string]plexer.TokenType { return lexer.Symbols }
+
+func (tokenDefinition) Lex(string, io.Reader) (plexer.Lexer, error) {
+	return nil, fmt.Errorf("parser: lex through ParseFile")
+}

@@ -1,0 +1,255 @@
+// Package project finds and parses the files of a .jadpo project: app.jadpo,
+// its modules, and its installed packages under packages/.
+//
+// A package's resource files are parsed only when the checker asks for one
+// (a mapping or a subscriber calls one of its operations), so a large package
+// costs what is used of it.
+package project
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/diag"
+	"github.com/jadpo/jadpo/lang/parser"
+	"github.com/jadpo/jadpo/lang/source"
+)
+
+// Project is a loaded project.
+type Project struct {
+	// FS is the project directory.
+	FS fs.FS
+	// App is app.jadpo.
+	App *ast.File
+	// Modules are the other files, by module path (stock/events).
+	Modules map[string]*ast.File
+	// Packages are the installed packages, by directory name (AmazonSqs.v2012_11_05).
+	Packages map[string]*Package
+	// Parsed counts every file parsed so far, resources included.
+	Parsed []*ast.File
+	// Diags holds the problems found while reading and parsing.
+	Diags diag.List
+}
+
+// Package is one installed package under packages/<Dir>/.
+type Package struct {
+	Dir string
+	// Header is package.jadpo.
+	Header *ast.File
+	// Provides holds provides/<capability>.jadpo by capability name.
+	Provides map[string]*ast.File
+	// Files are the package's other files, except resources (parsed eagerly).
+	Files []*ast.File
+	// ResourceFiles lists resources/<name>.jadpo by resource name, unread.
+	ResourceFiles map[string]string
+
+	resources map[string]*ast.File
+	proj      *Project
+}
+
+// Load reads the project in dir from disk.
+func Load(dir string) *Project {
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		p := &Project{Modules: map[string]*ast.File{}, Packages: map[string]*Package{}}
+		why := "it does not exist"
+		switch {
+		case err == nil:
+			why = "it is not a directory"
+		case errors.Is(err, fs.ErrPermission):
+			why = "it cannot be read (permission denied)"
+		case !errors.Is(err, fs.ErrNotExist):
+			why = "it cannot be read"
+		}
+		p.Diags.Addf("toolchain.project_read_failed", source.Range{},
+			"cannot read the project directory `%s`: %s", dir, why).With("directory", dir)
+		return p
+	}
+	return LoadFS(os.DirFS(dir))
+}
+
+// LoadFS reads a project from any file system (tests use fstest.MapFS).
+func LoadFS(fsys fs.FS) *Project {
+	p := &Project{FS: fsys, Modules: map[string]*ast.File{}, Packages: map[string]*Package{}}
+	var modulePaths []string
+	var packageDirs []string
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			p.readFailed(name, err)
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		base := d.Name()
+		if d.IsDir() {
+			if name == "." {
+				return nil
+			}
+			if strings.HasPrefix(base, ".") || name == "build" {
+				return fs.SkipDir
+			}
+			if name == "packages" {
+				entries, err := fs.ReadDir(fsys, name)
+				if err != nil {
+					p.readFailed(name, err)
+				}
+				for _, e := range entries {
+					if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+						packageDirs = append(packageDirs, e.Name())
+					}
+				}
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(base, ".jadpo") && name != "app.jadpo" {
+			modulePaths = append(modulePaths, name)
+		}
+		return nil
+	})
+	if err != nil {
+		p.readFailed(".", err)
+	}
+	if _, err := fs.Stat(fsys, "app.jadpo"); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			p.Diags.Add("toolchain.empty_project", source.Range{}, "the project has no app.jadpo").
+				WithHelp("create app.jadpo in the project directory, or point the command at the directory that holds it")
+		} else {
+			p.readFailed("app.jadpo", err)
+		}
+	} else {
+		p.App = p.parse("app.jadpo")
+	}
+	sort.Strings(modulePaths)
+	for _, name := range modulePaths {
+		if f := p.parse(name); f != nil {
+			p.Modules[strings.TrimSuffix(name, ".jadpo")] = f
+		}
+	}
+	sort.Strings(packageDirs)
+	for _, dir := range packageDirs {
+		p.Packages[dir] = p.loadPackage(dir)
+	}
+	return p
+}
+
+func (p *Project) loadPackage(dir string) *Package {
+	pkg := &Package{Dir: dir, Provides: map[string]*ast.File{}, ResourceFiles: map[string]string{},
+		resources: map[string]*ast.File{}, proj: p}
+	root := path.Join("packages", dir)
+	var names []string
+	err := fs.WalkDir(p.FS, root, func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			p.readFailed(name, err)
+			return nil
+		}
+		if d.IsDir() {
+			if name != root && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(name, ".jadpo") {
+			names = append(names, name)
+		}
+		return nil
+	})
+	if err != nil {
+		p.readFailed(root, err)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		rel := strings.TrimPrefix(name, root+"/")
+		switch {
+		case rel == "package.jadpo":
+			pkg.Header = p.parse(name)
+		case strings.HasPrefix(rel, "provides/") && !strings.Contains(rel[len("provides/"):], "/"):
+			if f := p.parse(name); f != nil {
+				pkg.Provides[strings.TrimSuffix(path.Base(rel), ".jadpo")] = f
+			}
+		case strings.HasPrefix(rel, "resources/") && !strings.Contains(rel[len("resources/"):], "/"):
+			pkg.ResourceFiles[strings.TrimSuffix(path.Base(rel), ".jadpo")] = name
+		default:
+			if f := p.parse(name); f != nil {
+				pkg.Files = append(pkg.Files, f)
+			}
+		}
+	}
+	return pkg
+}
+
+// Resource parses (once) and returns the file of resource `name`, or nil when
+// the package has no such resource file.
+func (pkg *Package) Resource(name string) *ast.File {
+	if f, ok := pkg.resources[name]; ok {
+		return f
+	}
+	file, ok := pkg.ResourceFiles[name]
+	if !ok {
+		return nil
+	}
+	f := pkg.proj.parse(file)
+	pkg.resources[name] = f
+	return f
+}
+
+// LoadedResources lists the resources parsed so far, by name.
+func (pkg *Package) LoadedResources() []string {
+	var out []string
+	for name, f := range pkg.resources {
+		if f != nil {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (p *Project) parse(name string) *ast.File {
+	content, err := fs.ReadFile(p.FS, name)
+	if err != nil {
+		p.readFailed(name, err)
+		return nil
+	}
+	f, diags := parser.ParseFile(source.NewFile(name, content))
+	p.Diags = append(p.Diags, diags...)
+	p.Parsed = append(p.Parsed, f)
+	return f
+}
+
+func (p *Project) readFailed(name string, err error) {
+	why := "it cannot be read"
+	if errors.Is(err, fs.ErrPermission) {
+		why = "permission denied"
+	}
+	p.Diags.Addf("toolchain.project_read_failed", source.Range{}, "cannot read `%s`: %s", name, why).With("path", name)
+}
+
+// Declarations counts the top-level declarations parsed so far, `use` lines aside.
+func (p *Project) Declarations() int {
+	n := 0
+	for _, f := range p.Parsed {
+		for _, d := range f.Decls {
+			if d.Use == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// HasSyntaxErrors reports whether any parsed file has a syntax problem.
+func (p *Project) HasSyntaxErrors() bool {
+	for _, d := range p.Diags {
+		if strings.HasPrefix(d.Code, "syntax.") {
+			return true
+		}
+	}
+	return false
+}
