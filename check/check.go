@@ -2,28 +2,47 @@
 // across modules and packages, types every value, applies the rules of the
 // receiving slice and, when nothing is wrong, produces the typed IR that
 // `jadpo build` writes as the plan. It runs nothing.
+//
+// The work is split by what a newcomer would look for: modules.go (use lines
+// and scopes), types.go (types and rules), config.go, store.go,
+// connections.go, queues.go, packages.go (package files and capability
+// mappings), subscribers.go, and ir.go (assembling the program).
 package check
 
 import (
+	"sort"
 	"strings"
 
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/lang/source"
 )
 
 // Result is what a check found.
 type Result struct {
 	Diags diag.List
+	// Program is the typed IR; nil when there are errors.
+	Program *ir.Program
 	// Files and Declarations count what was read, for the report.
 	Files, Declarations int
 }
 
 // Check checks a loaded project.
 func Check(p *project.Project) Result {
-	diags := append(diag.List(nil), p.Diags...)
+	c := newChecker(p)
+	if p.App != nil && !p.HasSyntaxErrors() {
+		c.run()
+	}
+	diags := append(append(diag.List(nil), p.Diags...), c.diags...)
 	diags = onlySyntaxIfAny(diags)
 	diags.Sort()
-	return Result{Diags: diags, Files: len(p.Parsed), Declarations: p.Declarations()}
+	res := Result{Diags: diags, Files: len(p.Parsed), Declarations: p.Declarations()}
+	if !diags.HasErrors() && p.App != nil {
+		res.Program = c.program()
+	}
+	return res
 }
 
 // onlySyntaxIfAny keeps only syntax problems while any file has one: a
@@ -46,4 +65,191 @@ func onlySyntaxIfAny(l diag.List) diag.List {
 		}
 	}
 	return out
+}
+
+// declKind says what a declaration declares.
+type declKind int
+
+const (
+	kindType declKind = iota
+	kindEnum
+	kindValue
+	kindEvent
+	kindConfig
+	kindStore
+	kindConnection
+	kindQueue
+	kindSubscriber
+)
+
+var kindWords = map[declKind]string{
+	kindType: "type", kindEnum: "enum", kindValue: "value", kindEvent: "event", kindConfig: "config",
+	kindStore: "store", kindConnection: "connection", kindQueue: "queue", kindSubscriber: "subscriber",
+}
+
+// decl is a named declaration with what the checker learnt about it.
+type decl struct {
+	name   string
+	kind   declKind
+	public bool
+	ident  *ast.Ident
+	node   *ast.Decl
+	file   *ast.File
+	// home is the module or package the declaration belongs to.
+	home *namespace
+
+	// For types, enums and records: the resolved type (computed once).
+	state   resolveState
+	typ     ir.Type
+	failed  bool // resolution failed: uses are not reported again
+	fields  []ir.Field
+	fieldOf map[string]*ir.Field
+}
+
+type resolveState int
+
+const (
+	unresolved resolveState = iota
+	resolving
+	resolved
+)
+
+// id is the record's or type's program-wide identity.
+func (d *decl) id() string { return d.home.qualifier + "." + d.name }
+
+// displayName is how code in the app names it.
+func (d *decl) displayName() string {
+	if d.home.pkg != nil {
+		return d.home.pkg.name + "." + d.name
+	}
+	return d.name
+}
+
+func (d *decl) rng() source.Range { return d.file.Range(d.ident.Span()) }
+
+// namespace holds the type-like declarations of a module or a package.
+type namespace struct {
+	// qualifier prefixes record ids: the module path, or the package name.
+	qualifier string
+	decls     map[string]*decl
+	module    *module // set for a module's namespace
+	pkg       *pkg    // set for a package's namespace
+}
+
+// checker carries one run's state.
+type checker struct {
+	proj  *project.Project
+	diags diag.List
+
+	modules map[string]*module // by module path; app.jadpo is "app"
+	pkgs    map[string]*pkg    // by package name (AmazonSqs), installed ones only
+	pkgDirs map[string]*pkg    // by directory name (AmazonSqs.v2012_11_05)
+
+	// App-wide declarations, gathered from every module.
+	configDecl  *decl
+	configs     map[string]*configField
+	store       *decl
+	connections map[string]*connection
+	queues      map[string]*decl
+	subscribers map[string]*decl
+	appOrder    []*decl
+
+	out programParts
+}
+
+func newChecker(p *project.Project) *checker {
+	return &checker{
+		proj: p, modules: map[string]*module{}, pkgs: map[string]*pkg{}, pkgDirs: map[string]*pkg{},
+		configs: map[string]*configField{}, connections: map[string]*connection{},
+		queues: map[string]*decl{}, subscribers: map[string]*decl{},
+		out: programParts{receivingConnections: map[string]bool{}, calledOps: map[string][]*operation{}},
+	}
+}
+
+func (c *checker) run() {
+	c.indexPackages()
+	c.indexModules()
+	c.resolveUses()
+	c.checkModuleTypes()
+	c.checkConfig()
+	c.checkStore()
+	c.checkConnections()
+	c.checkQueues()
+	c.checkSubscribers()
+}
+
+// add reports a diagnostic.
+func (c *checker) add(code string, rng source.Range, format string, args ...any) *diag.Diagnostic {
+	return c.diags.Addf(code, rng, format, args...)
+}
+
+// sortedKeys lists a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkName reports a name in the wrong case.
+func (c *checker) checkName(f *ast.File, id *ast.Ident, upper bool, what string) {
+	if id == nil {
+		return
+	}
+	if upper && !isUpperCamel(id.Name) {
+		c.add("semantic.name_case", f.Range(id.Span()), "%s `%s` should be UpperCamelCase", what, id.Name).
+			Suggest(toUpperCamel(id.Name)).WithHelp("types, enums, values, events, config declarations and packages are named in UpperCamelCase")
+	}
+	if !upper && !isLowerSnake(id.Name) {
+		c.add("semantic.name_case", f.Range(id.Span()), "%s `%s` should be lower_snake_case", what, id.Name).
+			Suggest(toLowerSnake(id.Name)).WithHelp("fields, settings, connections, queues, subscribers, resources, operations and enum variants are named in lower_snake_case")
+	}
+}
+
+// members checks a block's keys: each known and at most once. It returns the
+// members by key; entries (members without a key) are reported with code.
+func (c *checker) members(f *ast.File, b *ast.Block, code, where string, known ...string) map[string]*ast.Member {
+	out := map[string]*ast.Member{}
+	if b == nil {
+		return out
+	}
+	for _, m := range b.Members {
+		if m.Key == nil {
+			c.add(code, f.Range(m.Span()), "`%s` is not a member %s takes", m.Entry.String(), where).
+				WithHelp("write members as `key: value`; " + where + " takes " + keyList(known))
+			continue
+		}
+		k := m.Key.Name
+		if first, dup := out[k]; dup {
+			c.add("semantic.duplicate_name", f.Range(m.Key.Span()), "`%s` is given twice %s", k, where).
+				WithRelated(f.Range(first.Key.Span()), "first given here")
+			continue
+		}
+		if !contains(known, k) {
+			c.add(code, f.Range(m.Key.Span()), "%s has no member `%s`", strings.TrimPrefix(where, "in "), k).
+				Suggest(suggest(k, known)).WithHelp(strings.TrimPrefix(where, "in ") + " takes " + keyList(known))
+			continue
+		}
+		out[k] = m
+	}
+	return out
+}
+
+func keyList(keys []string) string {
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = "`" + k + "`"
+	}
+	return strings.Join(q, ", ")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

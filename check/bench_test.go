@@ -1,0 +1,79 @@
+package check_test
+
+import (
+	"fmt"
+	"testing"
+	"testing/fstest"
+
+	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/check/projectgen"
+	"github.com/jadpo/jadpo/lang/parser"
+	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/lang/source"
+)
+
+// benchLines is the size of the generated project the front-end benchmarks
+// read (docs/performance.md, "Front end: parse and check").
+const benchLines = 50000
+
+var benchFS = func() func() fstest.MapFS {
+	var fsys fstest.MapFS
+	return func() fstest.MapFS {
+		if fsys == nil {
+			fsys = projectgen.Generate(benchLines)
+		}
+		return fsys
+	}
+}()
+
+// BenchmarkCheck is what `jadpo check` costs on a 50,000-line project, minus
+// the disk: load from an in-memory file system, parse, check. The generated
+// project is meant to be valid; the errors/op metric says how many errors
+// the checker found in it (0 expected: otherwise the generator or the
+// checker is wrong, and the figure measures an early exit).
+func BenchmarkCheck(b *testing.B) {
+	fsys := benchFS()
+	b.SetBytes(int64(projectgen.Bytes(fsys)))
+	b.ReportAllocs()
+	var res check.Result
+	for b.Loop() {
+		res = check.Check(project.LoadFS(fsys))
+	}
+	errs := res.Diags.Errors()
+	b.ReportMetric(float64(errs), "errors/op")
+	for i, d := range res.Diags {
+		if i == 5 {
+			b.Logf("... and %d more", len(res.Diags)-i)
+			break
+		}
+		b.Logf("generated project: %s", fmt.Sprint(diagLine(d.Subject, d.Code, d.Summary)))
+	}
+}
+
+// BenchmarkParse parses every file of the same project (resources too),
+// nothing else: the difference to BenchmarkCheck is loading and checking.
+func BenchmarkParse(b *testing.B) {
+	fsys := benchFS()
+	names := projectgen.Files(fsys)
+	files := make([]*source.File, len(names))
+	for i, name := range names {
+		files[i] = source.NewFile(name, fsys[name].Data)
+	}
+	b.SetBytes(int64(projectgen.Bytes(fsys)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, f := range files {
+			if _, diags := parser.ParseFile(f); len(diags) > 0 {
+				b.Fatalf("%s: %v", f.Path, diags)
+			}
+		}
+	}
+}
+
+func diagLine(r source.Range, code, summary string) string {
+	if r.File == nil {
+		return fmt.Sprintf("[%s] %s", code, summary)
+	}
+	p := r.File.Position(r.Span.Start)
+	return fmt.Sprintf("%s:%d:%d: [%s] %s", r.File.Path, p.Line, p.Column, code, summary)
+}

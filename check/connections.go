@@ -1,0 +1,225 @@
+package check
+
+import (
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/ast"
+)
+
+// connection is a configured use of an installed package.
+type connection struct {
+	decl *decl
+	pkg  *pkg
+	ir   ir.Connection
+	ok   bool
+}
+
+// credentialMembers lists, per scheme, each member and whether it is secret
+// and required.
+var credentialMembers = map[string][]struct {
+	name             string
+	secret, required bool
+}{
+	"aws_sigv4": {{"key_id", false, true}, {"secret", true, true}, {"session_token", true, false}},
+	"bearer":    {{"token", true, true}},
+}
+
+func (c *checker) checkConnections() {
+	for _, name := range sortedKeys(c.connections) {
+		c.checkConnection(c.connections[name])
+	}
+}
+
+func (c *checker) checkConnection(cn *connection) {
+	d := cn.decl
+	f := d.file
+	ms := c.members(f, d.node.Named.BlockDecl.Body, "connection.value_invalid", "in a connection", "package", "host", "credential", "settings")
+	cn.ir = ir.Connection{Name: d.name, Settings: map[string]ir.Value{}}
+	pm := ms["package"]
+	if pm == nil {
+		c.add("connection.value_invalid", d.rng(), "connection `%s` names no `package`", d.name).
+			WithHelp("name an installed package with its version: package: AmazonSqs.v2012_11_05")
+		return
+	}
+	parts := refParts(pm.Value)
+	if len(parts) != 2 {
+		c.add("connection.value_invalid", f.Range(pm.Value.Span()), "`package` takes a package name with its version, such as `AmazonSqs.v2012_11_05`")
+		return
+	}
+	dir := parts[0] + "." + parts[1]
+	p := c.pkgDirs[dir]
+	if p == nil {
+		d := c.add("package.not_installed", f.Range(pm.Value.Span()), "package `%s` is not installed", dir).
+			With("package", dir).WithHelp("install it with `jadpo package add " + dir + "`")
+		if other, ok := c.pkgs[parts[0]]; ok {
+			d.WithHelp("`" + other.dir + "` is installed; name that version, or install this one with `jadpo package add " + dir + "`")
+		}
+		return
+	}
+	cn.pkg = p
+	cn.ir.Package = dir
+	cn.ir.Provider = p.provider
+	ok := p.providerOK
+	// host
+	if hm := ms["host"]; hm != nil {
+		v, vok := c.connectionValue(f, hm.Value, ir.Type{Kind: ir.Url}, "`host`", false)
+		if vok && v.Literal != nil && !isHTTPURL(hm.Value.TextValue()) {
+			c.add("connection.value_invalid", f.Range(hm.Value.Span()), "`host` takes an http or https URL")
+			vok = false
+		}
+		if vok {
+			cn.ir.Host = &v
+		} else {
+			ok = false
+		}
+	} else if p.provider.Host == "" && p.providerOK {
+		c.add("connection.value_invalid", d.rng(), "connection `%s` gives no `host`, and package `%s` has no fixed host", d.name, dir).
+			WithHelp("give the service's endpoint: host: config.sqs_host")
+		ok = false
+	}
+	// credential
+	if !c.checkCredential(cn, ms["credential"]) {
+		ok = false
+	}
+	// settings
+	if !c.checkSettings(cn, ms["settings"]) {
+		ok = false
+	}
+	cn.ok = ok
+}
+
+func (c *checker) checkCredential(cn *connection, m *ast.Member) bool {
+	d, f, p := cn.decl, cn.decl.file, cn.pkg
+	scheme := p.provider.Credential
+	members := credentialMembers[scheme]
+	if m == nil {
+		if scheme == "" {
+			return true
+		}
+		c.add("connection.value_invalid", d.rng(), "connection `%s` gives no `credential`; package `%s` signs with `%s`", d.name, cn.ir.Package, scheme).
+			WithHelp("give " + credentialExample(scheme))
+		return false
+	}
+	if scheme == "" {
+		c.add("connection.value_invalid", f.Range(m.Key.Span()), "package `%s` takes no credential", cn.ir.Package)
+		return false
+	}
+	blk := c.blockValue(f, m, "connection.value_invalid")
+	if blk == nil {
+		return false
+	}
+	var names []string
+	for _, mm := range members {
+		names = append(names, mm.name)
+	}
+	given := c.members(f, blk, "connection.value_invalid", "in a `"+scheme+"` credential", names...)
+	ok := true
+	cn.ir.Credential = map[string]ir.Value{}
+	for _, mm := range members {
+		gm := given[mm.name]
+		if gm == nil {
+			if mm.required {
+				c.add("connection.value_invalid", f.Range(m.Key.Span()), "the credential has no `%s`", mm.name).
+					WithHelp("a `" + scheme + "` credential gives " + credentialExample(scheme))
+				ok = false
+			}
+			continue
+		}
+		if _, _, isCfg := configRef(gm.Value); !isCfg {
+			c.add("connection.value_invalid", f.Range(gm.Value.Span()), "credential member `%s` takes a config field, `config.<name>`", mm.name).
+				WithHelp("credentials come from the environment, never from source")
+			ok = false
+			continue
+		}
+		cf := c.useConfig(f, gm.Value, mm.secret, "credential member `"+mm.name+"`")
+		if cf == nil {
+			ok = false
+			continue
+		}
+		if mm.secret && !cf.ir.Secret {
+			c.add("connection.value_invalid", f.Range(gm.Value.Span()), "credential member `%s` takes a secret config field; `%s` is not secret", mm.name, cf.ir.Name).
+				WithRelated(cf.file.Range(cf.field.Name.Span()), "declared here").
+				WithHelp("mark it `secret: true` in the config")
+			ok = false
+			continue
+		}
+		if !assignable(cf.ir.Type, ir.Type{Kind: ir.Text}) {
+			c.add("connection.value_invalid", f.Range(gm.Value.Span()), "credential member `%s` takes text; config field `%s` is %s", mm.name, cf.ir.Name, describe(cf.ir.Type))
+			ok = false
+			continue
+		}
+		cn.ir.Credential[mm.name] = ir.Value{Config: cf.ir.Name}
+	}
+	return ok
+}
+
+func credentialExample(scheme string) string {
+	if scheme == "bearer" {
+		return "credential: { token: config.<secret field> }"
+	}
+	return "credential: { key_id: config.<field> secret: config.<secret field> }"
+}
+
+func (c *checker) checkSettings(cn *connection, m *ast.Member) bool {
+	d, f, p := cn.decl, cn.decl.file, cn.pkg
+	ok := true
+	given := map[string]*ast.Member{}
+	if m != nil {
+		blk := c.blockValue(f, m, "connection.value_invalid")
+		if blk == nil {
+			return false
+		}
+		given = c.members(f, blk, "connection.value_invalid", "in package `"+cn.ir.Package+"`'s settings", sortedKeys(p.settings)...)
+	}
+	for _, name := range sortedKeys(p.settings) {
+		st := p.settings[name]
+		gm := given[name]
+		if gm == nil {
+			if st.required() {
+				at := d.rng()
+				if m != nil {
+					at = f.Range(m.Key.Span())
+				}
+				c.add("connection.value_invalid", at, "setting `%s` of package `%s` is not given", name, cn.ir.Package).
+					WithRelated(st.file.Range(st.field.Name.Span()), "declared here").
+					WithHelp("give it in settings: { " + name + ": ... }")
+				ok = false
+			} else if st.def != nil {
+				cn.ir.Settings[name] = ir.Value{Literal: st.def}
+			}
+			continue
+		}
+		v, vok := c.connectionValue(f, gm.Value, st.typ, "setting `"+name+"`", false)
+		if !vok {
+			ok = false
+			continue
+		}
+		cn.ir.Settings[name] = v
+	}
+	return ok
+}
+
+// connectionValue checks a literal or `config.<field>` given where t is expected.
+func (c *checker) connectionValue(f *ast.File, e *ast.Expr, t ir.Type, place string, sink bool) (ir.Value, bool) {
+	if _, _, isCfg := configRef(e); isCfg {
+		cf := c.useConfig(f, e, sink, place)
+		if cf == nil {
+			return ir.Value{}, false
+		}
+		if !assignable(cf.ir.Type, t) {
+			c.add("connection.value_invalid", f.Range(e.Span()), "%s is %s; config field `%s` is %s", place, describe(t), cf.ir.Name, describe(cf.ir.Type)).
+				WithRelated(cf.file.Range(cf.field.Type.Span()), "its type is declared here")
+			return ir.Value{}, false
+		}
+		return ir.Value{Config: cf.ir.Name}, true
+	}
+	if !isLiteral(e) {
+		c.add("connection.value_invalid", f.Range(e.Span()), "%s takes a literal or a config field, `config.<name>`", place)
+		return ir.Value{}, false
+	}
+	raw, problem := literalValue(e, t)
+	if problem != "" {
+		c.add("connection.value_invalid", f.Range(e.Span()), "%s is %s: %s", place, describe(t), problem)
+		return ir.Value{}, false
+	}
+	return ir.Value{Literal: raw}, true
+}

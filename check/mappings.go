@@ -1,0 +1,366 @@
+package check
+
+import (
+	"strings"
+
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/ast"
+)
+
+// Capability mappings: provide receiving (and provide email). Every problem
+// in one is package.provider_invalid, reported in the mapping's file.
+
+type receivingResult struct {
+	ir *ir.Receiving
+	ok bool
+}
+
+type emailResult struct {
+	ir *ir.Call
+	ok bool
+}
+
+var receivingDrivers = []string{"cloudflare_queues", "sql_inbox"}
+
+// emailMessageMembers are what `message.` offers in an email mapping.
+var emailMessageMembers = []string{"html", "subject", "text", "to"}
+
+// checkProvides checks each capability mapping of a package, loading the
+// resources its calls name.
+func (c *checker) checkProvides(p *pkg) {
+	for _, cap := range sortedKeys(p.provides) {
+		pd := p.provides[cap]
+		switch cap {
+		case "receiving":
+			p.receiving = c.checkReceiving(p, pd)
+		case "email":
+			p.emailMapping = c.checkEmail(p, pd)
+		default:
+			c.add("toolchain.not_built_yet", pd.file.Range(pd.decl.Name.Span()), "`provide %s` is not built yet", cap).
+				With("capability", cap).
+				WithHelp("this toolchain builds the `receiving` and `email` capability mappings; others come later")
+		}
+	}
+}
+
+func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
+	f := pd.file
+	res := &receivingResult{ir: &ir.Receiving{}, ok: true}
+	ms := c.members(f, pd.decl.Body, "package.provider_invalid", "in `provide receiving`", "receive", "acknowledge", "driver")
+	bad := func() { res.ok = false }
+	if m := ms["driver"]; m != nil {
+		name := refName(m.Value)
+		if !contains(receivingDrivers, name) {
+			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`driver` takes one of %s", keyList(receivingDrivers)).
+				Suggest(suggest(name, receivingDrivers))
+			bad()
+		}
+		res.ir.Driver = name
+		for _, k := range []string{"receive", "acknowledge"} {
+			if mm := ms[k]; mm != nil {
+				c.add("package.provider_invalid", f.Range(mm.Key.Span()), "a mapping with `driver` takes no `%s`", k).
+					WithHelp("the driver receives and acknowledges itself; remove `" + k + "`")
+				bad()
+			}
+		}
+		return res
+	}
+	for _, k := range []string{"receive", "acknowledge"} {
+		if ms[k] == nil {
+			c.add("package.provider_invalid", f.Range(pd.decl.Name.Span()), "`provide receiving` has no `%s`", k).
+				WithHelp("map `receive:` and `acknowledge:` onto the package's operations, or name a built-in `driver:`")
+			bad()
+		}
+	}
+	if m := ms["receive"]; m != nil {
+		blk := c.blockValue(f, m, "package.provider_invalid")
+		if blk == nil {
+			bad()
+		} else {
+			rm := c.members(f, blk, "package.provider_invalid", "in `receive`", "call", "input", "messages", "body", "handle")
+			op, call := c.mappedCall(p, f, m, rm, false, nil)
+			if call == nil {
+				bad()
+			}
+			res.ir.Receive = call
+			if !c.mapReceivedItems(p, f, m, rm, op, res.ir) {
+				bad()
+			}
+		}
+	}
+	if m := ms["acknowledge"]; m != nil {
+		blk := c.blockValue(f, m, "package.provider_invalid")
+		if blk == nil {
+			bad()
+		} else {
+			am := c.members(f, blk, "package.provider_invalid", "in `acknowledge`", "call", "input")
+			_, call := c.mappedCall(p, f, m, am, true, nil)
+			if call == nil {
+				bad()
+			}
+			res.ir.Acknowledge = call
+		}
+	}
+	return res
+}
+
+// blockValue is a member's block value, reporting another kind of value.
+func (c *checker) blockValue(f *ast.File, m *ast.Member, code string) *ast.Block {
+	if m.Value.Record == nil {
+		c.add(code, f.Range(m.Value.Span()), "`%s` takes a block: %s: { ... }", m.Key.Name, m.Key.Name)
+		return nil
+	}
+	return m.Value.Record
+}
+
+// mappedCall checks `call:` and `input:` of a mapping. handle says whether
+// `message.handle` may be given; message lists the other `message.` members
+// an email mapping offers.
+func (c *checker) mappedCall(p *pkg, f *ast.File, owner *ast.Member, ms map[string]*ast.Member, handle bool, message []string) (*operation, *ir.Call) {
+	cm := ms["call"]
+	if cm == nil {
+		c.add("package.provider_invalid", f.Range(owner.Key.Span()), "`%s` has no `call`", owner.Key.Name).
+			WithHelp("name the operation it calls: call: resource.operation")
+		return nil, nil
+	}
+	parts := refParts(cm.Value)
+	if len(parts) != 2 {
+		c.add("package.provider_invalid", f.Range(cm.Value.Span()), "`call` names an operation of the package as `resource.operation`")
+		return nil, nil
+	}
+	ref := strings.Join(parts, ".")
+	op, why := c.findOperation(p, ref)
+	if op == nil {
+		d := c.add("package.provider_invalid", f.Range(cm.Value.Span()), "`call` names `%s`: %s", ref, why)
+		if r := p.resources[parts[0]]; r != nil {
+			d.Suggest(suggest(parts[1], sortedKeys(r.ops)))
+		} else {
+			d.Suggest(suggest(parts[0], sortedKeys(p.proj.ResourceFiles)))
+		}
+		return nil, nil
+	}
+	if op.decode {
+		c.add("package.provider_invalid", f.Range(cm.Value.Span()), "`%s` is read by the package's own `decode:`, so it cannot be mapped", ref).
+			WithRelated(op.file.Range(op.ident.Span()), "the operation is declared here").
+			WithHelp("map an operation whose answer is plain JSON")
+		return op, nil
+	}
+	if op.failed || op.input == nil {
+		return op, nil
+	}
+	p.useOperation(op)
+	call := &ir.Call{Operation: ref, Input: map[string]ir.Value{}}
+	ok := true
+	given := map[string]bool{}
+	if im := ms["input"]; im != nil {
+		blk := c.blockValue(f, im, "package.provider_invalid")
+		if blk == nil {
+			return op, nil
+		}
+		fieldNames := fieldNamesOf(op.input)
+		for _, m := range blk.Members {
+			if m.Key == nil {
+				c.add("package.provider_invalid", f.Range(m.Span()), "`input` members are `field: value`")
+				ok = false
+				continue
+			}
+			key := m.Key.Name
+			if given[key] {
+				c.add("semantic.duplicate_name", f.Range(m.Key.Span()), "input `%s` is mapped twice", key)
+				ok = false
+				continue
+			}
+			given[key] = true
+			field := op.input.fieldOf[key]
+			if field == nil {
+				c.add("package.provider_invalid", f.Range(m.Key.Span()), "`%s` takes no input `%s`", op.input.name, key).
+					Suggest(suggest(key, fieldNames)).WithRelated(op.input.rng(), "the input is declared here")
+				ok = false
+				continue
+			}
+			v, vok := c.mappedValue(p, f, m.Value, *field, handle, message)
+			if !vok {
+				ok = false
+				continue
+			}
+			call.Input[key] = v
+		}
+	}
+	var missing []string
+	for _, fld := range op.input.fields {
+		if !fld.Type.Optional && !given[fld.Name] {
+			missing = append(missing, fld.Name)
+		}
+	}
+	if len(missing) > 0 {
+		at := owner.Key.Span()
+		if im := ms["input"]; im != nil {
+			at = im.Key.Span()
+		}
+		c.add("package.provider_invalid", f.Range(at), "the call to `%s` leaves required input %s unmapped", ref, keyList(missing)).
+			WithRelated(op.input.rng(), "the input is declared here").
+			WithHelp("map every required input field to a setting, a literal" + map[bool]string{true: " or `message.handle`", false: ""}[handle])
+		ok = false
+	}
+	if !ok {
+		return op, nil
+	}
+	return op, call
+}
+
+func fieldNamesOf(d *decl) []string {
+	out := make([]string, len(d.fields))
+	for i, f := range d.fields {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// mappedValue checks one input's value: a setting, a literal, or a message member.
+func (c *checker) mappedValue(p *pkg, f *ast.File, e *ast.Expr, field ir.Field, handle bool, message []string) (ir.Value, bool) {
+	parts := refParts(e)
+	switch {
+	case isLiteral(e):
+		raw, problem := literalValue(e, field.Type)
+		if problem != "" {
+			c.add("package.provider_invalid", f.Range(e.Span()), "input `%s` is %s: %s", field.Name, describe(field.Type), problem)
+			return ir.Value{}, false
+		}
+		return ir.Value{Literal: raw}, true
+	case len(parts) == 2 && parts[0] == "settings":
+		st, ok := p.settings[parts[1]]
+		if !ok {
+			c.add("package.provider_invalid", f.Range(e.Span()), "the package declares no setting `%s`", parts[1]).
+				Suggest(suggest(parts[1], sortedKeys(p.settings)))
+			return ir.Value{}, false
+		}
+		if !assignable(st.typ, field.Type) && !(st.def != nil && assignable(required(st.typ), field.Type)) {
+			c.add("package.provider_invalid", f.Range(e.Span()), "setting `%s` is %s, which input `%s` (%s) does not take", parts[1], describe(st.typ), field.Name, describe(field.Type))
+			return ir.Value{}, false
+		}
+		return ir.Value{Setting: parts[1]}, true
+	case len(parts) == 2 && parts[0] == "message" && parts[1] == "handle" && handle:
+		if !assignable(ir.Type{Kind: ir.Text}, field.Type) {
+			c.add("package.provider_invalid", f.Range(e.Span()), "`message.handle` is text, which input `%s` (%s) does not take", field.Name, describe(field.Type))
+			return ir.Value{}, false
+		}
+		return ir.Value{Message: "handle"}, true
+	case len(parts) == 2 && parts[0] == "message" && contains(message, parts[1]):
+		return ir.Value{Message: parts[1]}, true
+	}
+	allowed := "`settings.<name>`, a text, a whole number or a flag"
+	if handle {
+		allowed += ", or `message.handle`"
+	}
+	if message != nil {
+		allowed += ", or one of `message.to`, `message.subject`, `message.text`, `message.html`"
+	}
+	c.add("package.provider_invalid", f.Range(e.Span()), "input `%s` takes %s", field.Name, allowed)
+	return ir.Value{}, false
+}
+
+func required(t ir.Type) ir.Type { t.Optional = false; return t }
+
+// mapReceivedItems checks messages:, body: and handle:.
+func (c *checker) mapReceivedItems(p *pkg, f *ast.File, owner *ast.Member, ms map[string]*ast.Member, op *operation, out *ir.Receiving) bool {
+	ok := true
+	for _, k := range []string{"messages", "body", "handle"} {
+		if ms[k] == nil {
+			c.add("package.provider_invalid", f.Range(owner.Key.Span()), "`receive` has no `%s`", k).
+				WithHelp("messages: response.<list field>, body: item.<text field>, handle: item.<text field>")
+			ok = false
+		}
+	}
+	if op == nil || op.failed || !ok {
+		return false
+	}
+	m := ms["messages"]
+	parts := refParts(m.Value)
+	if len(parts) != 2 || parts[0] != "response" {
+		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`messages` takes `response.<field>`, the answer's list of messages")
+		return false
+	}
+	if op.output == nil {
+		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` declares no `output`, so its answer has no `%s`", op.ir.Ref, parts[1]).
+			WithRelated(op.file.Range(op.ident.Span()), "the operation is declared here")
+		return false
+	}
+	lf := op.output.fieldOf[parts[1]]
+	if lf == nil {
+		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` has no field `%s`", op.output.name, parts[1]).
+			Suggest(suggest(parts[1], fieldNamesOf(op.output))).WithRelated(op.output.rng(), "the output is declared here")
+		return false
+	}
+	if lf.Type.Kind != ir.List || lf.Type.Elem.Kind != ir.RecordK {
+		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`response.%s` is %s, not a list of objects", parts[1], describe(lf.Type))
+		return false
+	}
+	out.Messages = parts[1]
+	item := c.recordDecl(lf.Type.Elem.Name)
+	if item == nil {
+		return false
+	}
+	for _, k := range []string{"body", "handle"} {
+		m := ms[k]
+		parts := refParts(m.Value)
+		if len(parts) != 2 || parts[0] != "item" {
+			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` takes `item.<field>`, a text field of each message", k)
+			ok = false
+			continue
+		}
+		fld := item.fieldOf[parts[1]]
+		if fld == nil {
+			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` has no field `%s`", item.name, parts[1]).
+				Suggest(suggest(parts[1], fieldNamesOf(item))).WithRelated(item.rng(), "each message is a `"+item.name+"`")
+			ok = false
+			continue
+		}
+		if fld.Type.Kind != ir.Text || fld.Type.Optional {
+			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`item.%s` is %s; the %s is text", parts[1], describe(fld.Type), k)
+			ok = false
+			continue
+		}
+		if k == "body" {
+			out.Body = parts[1]
+		} else {
+			out.Handle = parts[1]
+		}
+	}
+	return ok
+}
+
+func (c *checker) checkEmail(p *pkg, pd *provideDecl) *emailResult {
+	f := pd.file
+	res := &emailResult{}
+	ms := c.members(f, pd.decl.Body, "package.provider_invalid", "in `provide email`", "send")
+	m := ms["send"]
+	if m == nil {
+		c.add("package.provider_invalid", f.Range(pd.decl.Name.Span()), "`provide email` has no `send`").
+			WithHelp("map send: { call: resource.operation input: { ... } }")
+		return res
+	}
+	blk := c.blockValue(f, m, "package.provider_invalid")
+	if blk == nil {
+		return res
+	}
+	sm := c.members(f, blk, "package.provider_invalid", "in `send`", "call", "input")
+	_, call := c.mappedCall(p, f, m, sm, false, emailMessageMembers)
+	res.ir, res.ok = call, call != nil
+	return res
+}
+
+// recordDecl finds a record's declaration by its id.
+func (c *checker) recordDecl(id string) *decl {
+	i := strings.LastIndex(id, ".")
+	if i < 0 {
+		return nil
+	}
+	q, name := id[:i], id[i+1:]
+	if m, ok := c.modules[q]; ok {
+		return m.ns.decls[name]
+	}
+	if p, ok := c.pkgs[q]; ok {
+		return p.ns.decls[name]
+	}
+	return nil
+}

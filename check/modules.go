@@ -1,0 +1,356 @@
+package check
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/source"
+)
+
+// module is app.jadpo or one of the app's other files.
+type module struct {
+	path string
+	file *ast.File
+	ns   *namespace
+	// imports holds the names `use` brought in; a nil entry is a name whose
+	// import failed and was reported once: its uses stay silent.
+	imports map[string]*decl
+	uses    []*ast.Use
+}
+
+// scope is where a name in a file is looked up.
+type scope struct {
+	mod *module    // for app files
+	ns  *namespace // the file's own namespace
+}
+
+func (c *checker) moduleScope(m *module) scope { return scope{mod: m, ns: m.ns} }
+
+// lookupResult says what a name found.
+type lookupResult struct {
+	decl     *decl
+	silenced bool // the name failed before and was reported then
+}
+
+// lookup finds a type-like declaration by a possibly qualified name.
+func (c *checker) lookup(s scope, q *ast.QualName) lookupResult {
+	switch len(q.Parts) {
+	case 1:
+		name := q.Parts[0].Name
+		if d, ok := s.ns.decls[name]; ok {
+			return lookupResult{decl: d}
+		}
+		if s.mod != nil {
+			if d, ok := s.mod.imports[name]; ok {
+				return lookupResult{decl: d, silenced: d == nil}
+			}
+		}
+	case 2:
+		if p, ok := c.pkgs[q.Parts[0].Name]; ok {
+			if d, ok := p.ns.decls[q.Parts[1].Name]; ok && (d.public || s.ns == p.ns) {
+				return lookupResult{decl: d}
+			}
+		}
+	}
+	return lookupResult{}
+}
+
+// candidates lists the names visible in a scope, for suggestions.
+func (c *checker) candidates(s scope, keep func(*decl) bool) []string {
+	var out []string
+	for name, d := range s.ns.decls {
+		if keep(d) {
+			out = append(out, name)
+		}
+	}
+	if s.mod != nil {
+		for name, d := range s.mod.imports {
+			if d != nil && keep(d) {
+				out = append(out, name)
+			}
+		}
+		for _, p := range c.pkgs {
+			for name, d := range p.ns.decls {
+				if d.public && keep(d) {
+					out = append(out, p.name+"."+name)
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// elsewhere finds a public declaration of this name in another module, to
+// say which `use` line would bring it in.
+func (c *checker) elsewhere(s scope, name string, keep func(*decl) bool) *decl {
+	for _, path := range sortedKeys(c.modules) {
+		m := c.modules[path]
+		if s.mod == m {
+			continue
+		}
+		if d, ok := m.ns.decls[name]; ok && d.public && keep(d) {
+			return d
+		}
+	}
+	return nil
+}
+
+// indexModules gathers every module's declarations.
+func (c *checker) indexModules() {
+	c.addModule("app", c.proj.App)
+	for _, path := range sortedKeys(c.proj.Modules) {
+		c.addModule(path, c.proj.Modules[path])
+	}
+}
+
+func (c *checker) addModule(path string, f *ast.File) {
+	if f == nil {
+		return
+	}
+	m := &module{path: path, file: f, ns: &namespace{qualifier: path, decls: map[string]*decl{}}, imports: map[string]*decl{}}
+	m.ns.module = m
+	c.modules[path] = m
+	seenDecl := false
+	for _, d := range f.Decls {
+		switch {
+		case d.Use != nil:
+			if seenDecl {
+				c.add("module.use_misplaced", f.Range(d.Use.Span()), "`use %s` comes after a declaration", strings.Join(d.Use.Path.Parts, "/")).
+					WithHelp("move every `use` line to the top of the file, before any declaration")
+			}
+			m.uses = append(m.uses, d.Use)
+			continue
+		case d.Package != nil, d.Provider != nil, d.Settings != nil, d.Resource != nil,
+			d.Named != nil && d.Named.BlockDecl != nil && d.Named.BlockDecl.Kind == "provide":
+			c.misplacedInApp(f, d)
+			seenDecl = true
+			continue
+		}
+		seenDecl = true
+		c.addAppDecl(m, f, d)
+	}
+}
+
+func (c *checker) misplacedInApp(f *ast.File, d *ast.Decl) {
+	word := "package"
+	switch {
+	case d.Provider != nil:
+		word = "provider"
+	case d.Settings != nil:
+		word = "settings"
+	case d.Resource != nil:
+		word = "resource"
+	case d.Named != nil:
+		word = "provide"
+	}
+	first := d.Tokens[0]
+	c.add("semantic.misplaced_declaration", f.Range(source.Span{Start: first.Pos.Offset, End: first.Pos.Offset + len(first.Value)}),
+		"`%s` belongs in a package's files, not in the app's", word).
+		WithHelp("a package lives under packages/<Name>.<version>/ and is installed with `jadpo package add`")
+}
+
+// addAppDecl files a declaration of an app module.
+func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
+	if d.Subscriber != nil {
+		dd := &decl{name: d.Subscriber.Name.Name, kind: kindSubscriber, ident: d.Subscriber.Name, node: d, file: f, home: m.ns}
+		c.checkName(f, dd.ident, false, "subscriber")
+		c.addUnique(c.subscribers, dd)
+		return
+	}
+	n := d.Named
+	dd := &decl{public: n.Public, node: d, file: f, home: m.ns}
+	switch {
+	case n.Type != nil:
+		dd.kind, dd.ident = kindType, n.Type.Name
+	case n.Enum != nil:
+		dd.kind, dd.ident = kindEnum, n.Enum.Name
+	case n.Record != nil:
+		dd.kind, dd.ident = kindValue, n.Record.Name
+		if n.Record.IsEvent() {
+			dd.kind = kindEvent
+		}
+	case n.Config != nil:
+		dd.kind, dd.ident = kindConfig, n.Config.Name
+	case n.BlockDecl != nil:
+		dd.ident = n.BlockDecl.Name
+		switch n.BlockDecl.Kind {
+		case "store":
+			dd.kind = kindStore
+		case "connection":
+			dd.kind = kindConnection
+		default:
+			dd.kind = kindQueue
+		}
+	}
+	dd.name = dd.ident.Name
+	switch dd.kind {
+	case kindType, kindEnum, kindValue, kindEvent:
+		c.checkName(f, dd.ident, true, kindWords[dd.kind])
+		c.addUnique(m.ns.decls, dd)
+	case kindConfig:
+		c.checkName(f, dd.ident, true, "config")
+		if c.configDecl != nil {
+			c.add("semantic.one_per_app", dd.rng(), "the app declares a second config, `%s`", dd.name).
+				WithRelated(c.configDecl.rng(), "the first config is here").
+				WithHelp("an app has at most one config; put every field in it")
+			return
+		}
+		c.configDecl = dd
+	case kindStore:
+		c.checkName(f, dd.ident, false, "store")
+		if c.store != nil {
+			c.add("semantic.one_per_app", dd.rng(), "the app declares a second store, `%s`", dd.name).
+				WithRelated(c.store.rng(), "the first store is here").
+				WithHelp("an app keeps its events in one store")
+			return
+		}
+		c.store = dd
+	case kindConnection:
+		c.checkName(f, dd.ident, false, "connection")
+		if first, dup := c.connections[dd.name]; dup {
+			c.duplicate(dd, first.decl)
+			return
+		}
+		c.connections[dd.name] = &connection{decl: dd}
+	case kindQueue:
+		c.checkName(f, dd.ident, false, "queue")
+		c.addUnique(c.queues, dd)
+	}
+}
+
+func (c *checker) addUnique(m map[string]*decl, d *decl) {
+	if first, dup := m[d.name]; dup {
+		c.duplicate(d, first)
+		return
+	}
+	m[d.name] = d
+}
+
+func (c *checker) duplicate(d, first *decl) {
+	c.add("semantic.duplicate_name", d.rng(), "`%s` is declared twice", d.name).
+		WithRelated(first.rng(), "first declared here").
+		WithHelp("give each " + kindWords[d.kind] + " its own name")
+}
+
+// resolveUses binds every `use` line's names and reports module cycles.
+func (c *checker) resolveUses() {
+	for _, path := range sortedKeys(c.modules) {
+		m := c.modules[path]
+		for _, u := range m.uses {
+			target := strings.Join(u.Path.Parts, "/")
+			tm, ok := c.modules[target]
+			if !ok || tm == m {
+				d := c.add("module.not_found", m.file.Range(u.Path.Span()), "there is no module `%s`", target)
+				if tm == m {
+					d.Summary = "a file cannot `use` itself"
+				} else {
+					d.Suggest(suggest(target, c.modulePaths())).
+						WithHelp("a module is a .jadpo file of the project, named by its path without .jadpo: stock/events.jadpo is `stock/events`")
+				}
+				for _, n := range u.Names {
+					m.imports[n.Name] = nil // silence later uses
+				}
+				continue
+			}
+			for _, n := range u.Names {
+				c.importName(m, tm, target, n)
+			}
+		}
+	}
+	c.reportCycles()
+}
+
+func (c *checker) modulePaths() []string {
+	var out []string
+	for p := range c.modules {
+		if p != "app" {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (c *checker) importName(m, tm *module, target string, n *ast.Ident) {
+	rng := m.file.Range(n.Span())
+	if _, dup := m.imports[n.Name]; dup {
+		c.add("module.duplicate_name", rng, "`%s` is brought in twice", n.Name).
+			WithHelp("name each imported declaration once")
+		return
+	}
+	if own, clash := m.ns.decls[n.Name]; clash {
+		c.add("module.duplicate_name", rng, "`%s` is brought in by `use` and also declared in this file", n.Name).
+			WithRelated(own.rng(), "declared here")
+		m.imports[n.Name] = nil
+		return
+	}
+	d, ok := tm.ns.decls[n.Name]
+	if !ok {
+		var names []string
+		for k := range tm.ns.decls {
+			names = append(names, k)
+		}
+		c.add("module.name_not_found", rng, "module `%s` declares no `%s`", target, n.Name).
+			Suggest(suggest(n.Name, names))
+		m.imports[n.Name] = nil
+		return
+	}
+	if !d.public {
+		c.add("module.name_not_public", rng, "`%s` is not public in `%s`", n.Name, target).
+			WithRelated(d.rng(), "declared here without `public`").
+			WithHelp("mark the declaration `public` to use it from another file")
+		m.imports[n.Name] = nil
+		return
+	}
+	m.imports[n.Name] = d
+}
+
+// reportCycles reports each cycle of `use` lines once, at the use line of its
+// first module (in path order) that closes it.
+func (c *checker) reportCycles() {
+	edges := map[string][]*ast.Use{}
+	for path, m := range c.modules {
+		edges[path] = m.uses
+	}
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[string]int{}
+	var stack []string
+	var visit func(string)
+	visit = func(path string) {
+		color[path] = grey
+		stack = append(stack, path)
+		m := c.modules[path]
+		for _, u := range edges[path] {
+			next := strings.Join(u.Path.Parts, "/")
+			if _, ok := c.modules[next]; !ok || next == path {
+				continue
+			}
+			switch color[next] {
+			case white:
+				visit(next)
+			case grey:
+				// stack from next to path is the cycle
+				i := len(stack) - 1
+				for stack[i] != next {
+					i--
+				}
+				cycle := append(append([]string(nil), stack[i:]...), next)
+				c.add("module.cycle", m.file.Range(u.Path.Span()), "`use` lines form a cycle: %s", strings.Join(cycle, " -> ")).
+					WithHelp("move the shared declarations into a module that both can use")
+			}
+		}
+		stack = stack[:len(stack)-1]
+		color[path] = black
+	}
+	for _, path := range sortedKeys(c.modules) {
+		if color[path] == white {
+			visit(path)
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package check
+
+import (
+	"strings"
+
+	"github.com/jadpo/jadpo/check/ir"
+)
+
+// checkStore checks the store's database. Without a store, every receiving
+// declaration is reported by its own check (event.store_required).
+func (c *checker) checkStore() {
+	d := c.store
+	if d == nil {
+		return
+	}
+	b := d.node.Named.BlockDecl.Body
+	ms := c.members(d.file, b, "store.value_invalid", "in a store", "database")
+	c.out.store = &ir.Store{Name: d.name}
+	m := ms["database"]
+	if m == nil {
+		return
+	}
+	if _, _, ok := configRef(m.Value); ok {
+		cf := c.useConfig(d.file, m.Value, true, "a store's database")
+		if cf == nil {
+			return
+		}
+		if cf.ir.Type.Kind != ir.Text && cf.ir.Type.Kind != ir.Url {
+			c.add("store.value_invalid", d.file.Range(m.Value.Span()), "`database` takes a URL as text; config field `%s` is %s", cf.ir.Name, describe(cf.ir.Type))
+			return
+		}
+		c.out.store.Database = &ir.Value{Config: cf.ir.Name}
+		return
+	}
+	if m.Value.Text == nil {
+		c.add("store.value_invalid", d.file.Range(m.Value.Span()), "`database` takes a text or a config field").
+			WithHelp(`database: "sqlite:build/local.sqlite", database: "postgres://host/db", or database: config.database_url`)
+		return
+	}
+	v := m.Value.TextValue()
+	if !strings.HasPrefix(v, "postgres://") && !strings.HasPrefix(v, "postgresql://") && !(strings.HasPrefix(v, "sqlite:") && len(v) > len("sqlite:")) {
+		c.add("store.value_invalid", d.file.Range(m.Value.Span()), "`database` is neither a `postgres://` URL nor `sqlite:` and a path").
+			WithHelp(`database: "sqlite:build/local.sqlite", or a postgres:// URL from config`)
+		return
+	}
+	if strings.Contains(v, "@") && strings.Contains(strings.SplitN(strings.TrimPrefix(strings.TrimPrefix(v, "postgresql://"), "postgres://"), "@", 2)[0], ":") {
+		c.add("config.secret_flow", d.file.Range(m.Value.Span()), "the database URL holds a password in the source").
+			WithHelp("read it from a secret config field: database: config.database_url")
+		return
+	}
+	c.out.store.Database = &ir.Value{Literal: rawJSON(v)}
+}
+
+// needStore reports a receiving declaration in an app without a store.
+func (c *checker) needStore(d *decl, what string) bool {
+	if c.store != nil {
+		return true
+	}
+	c.add("event.store_required", d.rng(), "%s `%s` receives events, but the app has no store to keep them in", what, d.name).
+		WithHelp("declare one: store primary { } keeps events in build/local.sqlite, or in DATABASE_URL when it is set")
+	return false
+}

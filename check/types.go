@@ -1,0 +1,412 @@
+package check
+
+import (
+	"fmt"
+	"math/big"
+	"regexp"
+	"regexp/syntax"
+	"strconv"
+
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/ast"
+)
+
+// builtin scalar bases.
+var scalarKinds = map[string]ir.Kind{
+	"Text": ir.Text, "Int": ir.Int, "Decimal": ir.Decimal, "Bool": ir.Bool, "Uuid": ir.Uuid,
+	"Instant": ir.Instant, "Email": ir.Email, "Url": ir.Url, "Duration": ir.Duration,
+}
+
+func builtinNames() []string {
+	return []string{"Bool", "Decimal", "Duration", "Email", "Instant", "Int", "List", "Map", "Text", "Url", "Uuid"}
+}
+
+func isTypeLike(d *decl) bool {
+	return d.kind == kindType || d.kind == kindEnum || d.kind == kindValue || d.kind == kindEvent
+}
+
+// checkModuleTypes resolves every type-like declaration of the app's modules,
+// so that each mistake in one is reported once, used or not.
+func (c *checker) checkModuleTypes() {
+	for _, path := range sortedKeys(c.modules) {
+		m := c.modules[path]
+		for _, name := range sortedKeys(m.ns.decls) {
+			c.resolveDecl(m.ns.decls[name])
+		}
+	}
+}
+
+// resolveDecl resolves a type, enum or record declaration once.
+func (c *checker) resolveDecl(d *decl) {
+	if d.state != unresolved {
+		return
+	}
+	d.state = resolving
+	n := d.node.Named
+	switch d.kind {
+	case kindEnum:
+		d.typ = ir.Type{Kind: ir.Enum, Name: d.id()}
+		seen := map[string]*ast.Ident{}
+		for _, v := range n.Enum.Variants {
+			c.checkName(d.file, v, false, "enum variant")
+			if first, dup := seen[v.Name]; dup {
+				c.add("semantic.duplicate_name", d.file.Range(v.Span()), "variant `%s` is listed twice", v.Name).
+					WithRelated(d.file.Range(first.Span()), "first listed here")
+				continue
+			}
+			seen[v.Name] = v
+			d.typ.Variants = append(d.typ.Variants, v.Name)
+		}
+	case kindType:
+		d.typ, d.failed = c.resolveTypeDecl(d, n.Type)
+	case kindValue, kindEvent:
+		d.typ = ir.Type{Kind: ir.RecordK, Name: d.id()}
+		d.state = resolved // a record may refer to itself through a list
+		c.resolveFields(d, n.Record.Fields)
+	}
+	d.state = resolved
+}
+
+func (c *checker) resolveTypeDecl(d *decl, td *ast.TypeDecl) (ir.Type, bool) {
+	s := d.scope()
+	base, ok := c.typeOf(s, d.file, td.Base, "type")
+	if !ok {
+		return ir.Type{Kind: ir.Text}, true
+	}
+	if base.Kind == ir.RecordK || base.Kind == ir.List || base.Kind == ir.Map || base.Kind == ir.Enum {
+		c.add("type.constraint_invalid", d.file.Range(td.Base.Span()),
+			"`%s` refines `%s`, which is not a scalar type", d.name, td.Base.Name.String()).
+			WithHelp("a type refines Text, Int, Decimal, Bool, Uuid, Instant, Email, Url, Duration or another such type; use a `value` for a record")
+		return ir.Type{Kind: ir.Text}, true
+	}
+	if base.Optional {
+		c.add("type.constraint_invalid", d.file.Range(td.Base.Span()), "a type cannot be optional itself").
+			WithHelp("write `?` where the type is used: `note: " + d.name + "?`")
+		base.Optional = false
+	}
+	c.applyRules(d.file, &base, td.Rules, nil)
+	base.Name = d.id()
+	return base, false
+}
+
+// scope is where names in the declaration's file are looked up.
+func (d *decl) scope() scope {
+	if d.home.pkg != nil {
+		return scope{ns: d.home}
+	}
+	return scope{mod: d.home.module, ns: d.home}
+}
+
+// resolveFields types a record's fields.
+func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
+	d.fieldOf = map[string]*ir.Field{}
+	seen := map[string]*ast.Field{}
+	s := d.scope()
+	for _, f := range fields {
+		c.checkName(d.file, f.Name, false, "field")
+		if first, dup := seen[f.Name.Name]; dup {
+			c.add("semantic.duplicate_name", d.file.Range(f.Name.Span()), "field `%s` is declared twice in `%s`", f.Name.Name, d.name).
+				WithRelated(d.file.Range(first.Name.Span()), "first declared here")
+			continue
+		}
+		seen[f.Name.Name] = f
+		t, ok := c.typeOf(s, d.file, f.Type, "field")
+		if !ok {
+			d.failed = true
+			continue
+		}
+		extra := c.applyRules(d.file, &t, f.Options, []string{"wire_name"})
+		field := ir.Field{Name: f.Name.Name, Type: t}
+		if m := extra["wire_name"]; m != nil {
+			if m.Value.Text == nil || m.Value.TextValue() == "" {
+				c.add("type.constraint_invalid", d.file.Range(m.Value.Span()), "`wire_name` takes a non-empty text").
+					WithHelp(`write the member name used on the wire: wire_name: "MD5OfBody"`)
+			} else {
+				field.WireName = m.Value.TextValue()
+			}
+		}
+		d.fields = append(d.fields, field)
+	}
+	for i := range d.fields {
+		d.fieldOf[d.fields[i].Name] = &d.fields[i]
+	}
+}
+
+// typeOf resolves a type reference. ok is false when the type is unknown;
+// the problem has been reported (or was reported before, for a name whose
+// declaration failed).
+func (c *checker) typeOf(s scope, f *ast.File, te *ast.TypeExpr, what string) (ir.Type, bool) {
+	t, ok := c.typeOfBase(s, f, te, what)
+	if ok && te.Optional {
+		t.Optional = true
+	}
+	return t, ok
+}
+
+func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string) (ir.Type, bool) {
+	name := te.Name.String()
+	if len(te.Name.Parts) == 1 {
+		switch name {
+		case "List":
+			if len(te.Args) != 1 {
+				c.add("type.arguments_invalid", f.Range(te.Span()), "`List` takes one type: `List<T>`")
+				return ir.Type{}, false
+			}
+			elem, ok := c.typeOf(s, f, te.Args[0], what)
+			if !ok {
+				return ir.Type{}, false
+			}
+			return ir.Type{Kind: ir.List, Elem: &elem}, true
+		case "Map":
+			if len(te.Args) != 2 {
+				c.add("type.arguments_invalid", f.Range(te.Span()), "`Map` takes a key and a value type: `Map<Text, T>`")
+				return ir.Type{}, false
+			}
+			if te.Args[0].Name.String() != "Text" || te.Args[0].Optional || len(te.Args[0].Args) > 0 {
+				c.add("type.arguments_invalid", f.Range(te.Args[0].Span()), "a map's keys are `Text`, not `%s`", te.Args[0].Name.String())
+				return ir.Type{}, false
+			}
+			elem, ok := c.typeOf(s, f, te.Args[1], what)
+			if !ok {
+				return ir.Type{}, false
+			}
+			return ir.Type{Kind: ir.Map, Elem: &elem}, true
+		}
+		if k, ok := scalarKinds[name]; ok {
+			if len(te.Args) > 0 {
+				c.add("type.arguments_invalid", f.Range(te.Span()), "`%s` takes no type arguments", name)
+				return ir.Type{}, false
+			}
+			return ir.Type{Kind: k}, true
+		}
+	}
+	r := c.lookup(s, te.Name)
+	if r.silenced {
+		return ir.Type{}, false
+	}
+	if r.decl == nil || !isTypeLike(r.decl) {
+		c.unknownType(s, f, te.Name)
+		return ir.Type{}, false
+	}
+	if len(te.Args) > 0 {
+		c.add("type.arguments_invalid", f.Range(te.Span()), "`%s` takes no type arguments", name)
+		return ir.Type{}, false
+	}
+	d := r.decl
+	if d.state == resolving && d.kind == kindType {
+		c.add("type.cycle", f.Range(te.Name.Span()), "`%s` refers to itself through its own definition", name).
+			WithHelp("a type refines a scalar base; break the loop")
+		d.failed = true
+		return ir.Type{}, false
+	}
+	c.resolveDecl(d)
+	if d.failed && d.kind == kindType {
+		return ir.Type{}, false
+	}
+	t := d.typ
+	t.Optional = false
+	return t, true
+}
+
+func (c *checker) unknownType(s scope, f *ast.File, q *ast.QualName) {
+	name := q.String()
+	cands := append(builtinNames(), c.candidates(s, isTypeLike)...)
+	d := c.add("type.unknown_name", f.Range(q.Span()), "there is no type `%s`", name).Suggest(suggest(name, cands))
+	if other := c.elsewhere(s, name, isTypeLike); other != nil {
+		d.WithHelp(fmt.Sprintf("`%s` is declared in `%s`; bring it in with `use %s { %s }`", name, other.home.qualifier, other.home.qualifier, name))
+	} else {
+		d.WithHelp("declare it with `type`, `enum` or `value`, or use a built-in type: Text, Int, Decimal, Bool, Uuid, Instant, Email, Url, Duration, List<T>, Map<Text, T>")
+	}
+}
+
+var ruleKeys = []string{"min", "max", "min_length", "max_length", "pattern", "format"}
+
+// applyRules reads a rules block into t's rules, reporting rules that do not
+// fit its base. Members named in extra are returned for the caller instead.
+func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []string) map[string]*ast.Member {
+	known := append(append([]string(nil), ruleKeys...), extra...)
+	ms := c.members(f, b, "type.constraint_invalid", "in this type's rules", known...)
+	out := map[string]*ast.Member{}
+	for _, k := range extra {
+		if m, ok := ms[k]; ok {
+			out[k] = m
+		}
+	}
+	if b == nil {
+		return out
+	}
+	var rules ir.Rules
+	if t.Rules != nil {
+		rules = *t.Rules
+		rules.Patterns = append([]string(nil), t.Rules.Patterns...)
+	}
+	base := t.Kind
+	for _, k := range ruleKeys {
+		m, ok := ms[k]
+		if !ok {
+			continue
+		}
+		rng := f.Range(m.Key.Span())
+		switch k {
+		case "min", "max":
+			if base != ir.Int && base != ir.Decimal {
+				c.add("type.constraint_invalid", rng, "`%s` applies to Int and Decimal, not %s", k, kindName(base))
+				continue
+			}
+			num, ok := numberLiteral(m.Value)
+			if !ok || base == ir.Int && !num.IsInt() {
+				want := "a number"
+				if base == ir.Int {
+					want = "a whole number"
+				}
+				c.add("type.constraint_invalid", f.Range(m.Value.Span()), "`%s` takes %s", k, want)
+				continue
+			}
+			text := ratText(num)
+			if k == "min" {
+				rules.Min = tighter(rules.Min, text, 1)
+			} else {
+				rules.Max = tighter(rules.Max, text, -1)
+			}
+		case "min_length", "max_length":
+			if base != ir.Text && base != ir.Email && base != ir.Url {
+				c.add("type.constraint_invalid", rng, "`%s` applies to Text, Email and Url, not %s", k, kindName(base))
+				continue
+			}
+			num, ok := numberLiteral(m.Value)
+			if !ok || !num.IsInt() || num.Sign() < 0 || !num.Num().IsInt64() {
+				c.add("type.constraint_invalid", f.Range(m.Value.Span()), "`%s` takes a whole number of characters, 0 or more", k)
+				continue
+			}
+			n := int(num.Num().Int64())
+			if k == "min_length" {
+				if rules.MinLength == nil || n > *rules.MinLength {
+					rules.MinLength = &n
+				}
+			} else if rules.MaxLength == nil || n < *rules.MaxLength {
+				rules.MaxLength = &n
+			}
+		case "pattern":
+			if base != ir.Text {
+				c.add("type.constraint_invalid", rng, "`pattern` applies to Text, not %s", kindName(base))
+				continue
+			}
+			if m.Value.Text == nil {
+				c.add("type.constraint_invalid", f.Range(m.Value.Span()), "`pattern` takes a text holding a regular expression")
+				continue
+			}
+			p := m.Value.TextValue()
+			if _, err := regexp.Compile("^(?:" + p + ")$"); err != nil {
+				c.add("type.constraint_invalid", f.Range(m.Value.Span()), "the pattern does not compile: %s", reError(err)).
+					WithHelp("patterns are RE2 regular expressions that must match the whole text")
+				continue
+			}
+			rules.Patterns = append(rules.Patterns, p)
+		case "format":
+			if base != ir.Text {
+				c.add("type.constraint_invalid", rng, "`format` applies to Text, not %s", kindName(base))
+				continue
+			}
+			if refName(m.Value) != "email" && m.Value.TextValue() != "email" {
+				c.add("type.constraint_invalid", f.Range(m.Value.Span()), "`format` takes `email`, the one format there is")
+				continue
+			}
+			rules.Format = "email"
+		}
+	}
+	if rules.Min != nil && rules.Max != nil && cmpText(*rules.Min, *rules.Max) > 0 {
+		c.add("type.constraint_invalid", f.Range(b.Span()), "`min` %s is above `max` %s: no value fits", *rules.Min, *rules.Max)
+	}
+	if rules.MinLength != nil && rules.MaxLength != nil && *rules.MinLength > *rules.MaxLength {
+		c.add("type.constraint_invalid", f.Range(b.Span()), "`min_length` %d is above `max_length` %d: no text fits", *rules.MinLength, *rules.MaxLength)
+	}
+	if rules.Min != nil || rules.Max != nil || rules.MinLength != nil || rules.MaxLength != nil || len(rules.Patterns) > 0 || rules.Format != "" {
+		t.Rules = &rules
+	}
+	return out
+}
+
+func reError(err error) string {
+	if re, ok := err.(*syntax.Error); ok {
+		return string(re.Code)
+	}
+	return err.Error()
+}
+
+func kindName(k ir.Kind) string {
+	switch k {
+	case ir.RecordK:
+		return "a record"
+	case ir.List:
+		return "a list"
+	case ir.Map:
+		return "a map"
+	case ir.Enum:
+		return "an enum"
+	}
+	for name, kk := range scalarKinds {
+		if kk == k {
+			return name
+		}
+	}
+	return string(k)
+}
+
+// numberLiteral reads a Number token exactly.
+func numberLiteral(e *ast.Expr) (*big.Rat, bool) {
+	if e == nil || e.Number == nil {
+		return nil, false
+	}
+	r, ok := new(big.Rat).SetString(*e.Number)
+	return r, ok
+}
+
+func ratText(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	// exact decimal text for a terminating fraction (all literals are)
+	return r.FloatString(decimalPlaces(r))
+}
+
+func decimalPlaces(r *big.Rat) int {
+	d := new(big.Int).Set(r.Denom())
+	n := 0
+	ten := big.NewInt(10)
+	for d.Cmp(big.NewInt(1)) > 0 && n < 40 {
+		d.Quo(d, ten)
+		n++
+	}
+	return n
+}
+
+// tighter keeps the stricter bound: dir 1 keeps the larger (min), -1 the smaller (max).
+func tighter(old *string, text string, dir int) *string {
+	if old == nil || cmpText(text, *old)*dir > 0 {
+		return &text
+	}
+	return old
+}
+
+func cmpText(a, b string) int {
+	ra, _ := new(big.Rat).SetString(a)
+	rb, _ := new(big.Rat).SetString(b)
+	if ra == nil || rb == nil {
+		return 0
+	}
+	return ra.Cmp(rb)
+}
+
+// refName is a bare single-name reference's name (true, none, email), or "".
+func refName(e *ast.Expr) string {
+	if e == nil || e.Ref == nil || e.Ref.Call != nil || len(e.Ref.Path.Parts) != 1 {
+		return ""
+	}
+	return e.Ref.Path.Parts[0].Name
+}
+
+// parseInt64 reads a whole-number literal.
+func parseInt64(s string) (int64, bool) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	return v, err == nil
+}

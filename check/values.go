@@ -1,0 +1,225 @@
+package check
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/ast"
+)
+
+// isLiteral: text, number, duration, true, false or none.
+func isLiteral(e *ast.Expr) bool {
+	if e == nil {
+		return false
+	}
+	if e.Text != nil || e.Number != nil || e.Duration != nil {
+		return true
+	}
+	switch refName(e) {
+	case "true", "false", "none":
+		return true
+	}
+	return false
+}
+
+// literalValue checks that a literal fits t and returns it as JSON. problem
+// is a sentence for the caller's diagnostic when it does not fit.
+func literalValue(e *ast.Expr, t ir.Type) (raw json.RawMessage, problem string) {
+	if refName(e) == "none" {
+		if !t.Optional {
+			return nil, "`none` does not fit: the value is required"
+		}
+		return json.RawMessage("null"), ""
+	}
+	wrong := litKind(e) + " does not fit"
+	switch t.Kind {
+	case ir.Text, ir.Email, ir.Url, ir.Uuid, ir.Instant:
+		if e.Text == nil {
+			return nil, wrong
+		}
+		v := e.TextValue()
+		if p := textProblem(v, t); p != "" {
+			return nil, p
+		}
+		b, _ := json.Marshal(v)
+		return b, ""
+	case ir.Duration:
+		if e.Duration == nil {
+			return nil, wrong + "; write a duration such as `30s`"
+		}
+		b, _ := json.Marshal(*e.Duration)
+		return b, ""
+	case ir.Int, ir.Decimal:
+		num, ok := numberLiteral(e)
+		if !ok {
+			return nil, wrong
+		}
+		if t.Kind == ir.Int && (!num.IsInt() || !num.Num().IsInt64()) {
+			return nil, "a whole number is expected"
+		}
+		if t.Rules != nil {
+			if t.Rules.Min != nil && cmpRat(num, *t.Rules.Min) < 0 {
+				return nil, fmt.Sprintf("%s is below the minimum %s", *e.Number, *t.Rules.Min)
+			}
+			if t.Rules.Max != nil && cmpRat(num, *t.Rules.Max) > 0 {
+				return nil, fmt.Sprintf("%s is above the maximum %s", *e.Number, *t.Rules.Max)
+			}
+		}
+		return json.RawMessage(ratText(num)), ""
+	case ir.Bool:
+		switch refName(e) {
+		case "true", "false":
+			return json.RawMessage(refName(e)), ""
+		}
+		return nil, wrong + "; write `true` or `false`"
+	case ir.Enum:
+		v := refName(e)
+		for _, variant := range t.Variants {
+			if v == variant {
+				b, _ := json.Marshal(v)
+				return b, ""
+			}
+		}
+		return nil, wrong + "; write one of " + keyList(t.Variants)
+	}
+	return nil, wrong + "; this type cannot be written as a literal"
+}
+
+// litKind names what a literal is, for a sentence.
+func litKind(e *ast.Expr) string {
+	switch {
+	case e.Text != nil:
+		return "a text"
+	case e.Number != nil:
+		return "a number"
+	case e.Duration != nil:
+		return "a duration"
+	case refName(e) != "":
+		return "`" + refName(e) + "`"
+	}
+	return "this value"
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// textProblem checks a text value against its kind and rules. The sentence
+// never repeats the value: it may be a secret's neighbour.
+func textProblem(v string, t ir.Type) string {
+	switch t.Kind {
+	case ir.Url:
+		u, err := url.Parse(v)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return "the text is not an absolute URL (scheme and host)"
+		}
+	case ir.Email:
+		if a, err := mail.ParseAddress(v); err != nil || a.Address != v {
+			return "the text is not an email address"
+		}
+	case ir.Uuid:
+		if !uuidRE.MatchString(v) {
+			return "the text is not a UUID"
+		}
+	case ir.Instant:
+		if _, err := time.Parse(time.RFC3339Nano, v); err != nil {
+			return "the text is not an RFC 3339 instant"
+		}
+	}
+	if r := t.Rules; r != nil {
+		n := utf8.RuneCountInString(v)
+		if r.MinLength != nil && n < *r.MinLength {
+			return fmt.Sprintf("the text is shorter than the minimum length %d", *r.MinLength)
+		}
+		if r.MaxLength != nil && n > *r.MaxLength {
+			return fmt.Sprintf("the text is longer than the maximum length %d", *r.MaxLength)
+		}
+		for _, p := range r.Patterns {
+			if re, err := regexp.Compile("^(?:" + p + ")$"); err == nil && !re.MatchString(v) {
+				return fmt.Sprintf("the text does not match the pattern `%s`", p)
+			}
+		}
+		if r.Format == "email" {
+			if a, err := mail.ParseAddress(v); err != nil || a.Address != v {
+				return "the text is not an email address"
+			}
+		}
+	}
+	return ""
+}
+
+func cmpRat(a *big.Rat, text string) int {
+	b, ok := new(big.Rat).SetString(text)
+	if !ok {
+		return 0
+	}
+	return a.Cmp(b)
+}
+
+// describe names a type for a sentence: "`WaitTimeSeconds` (Int)".
+func describe(t ir.Type) string {
+	s := typeText(t)
+	return "`" + s + "`"
+}
+
+// typeText writes a type as code names it.
+func typeText(t ir.Type) string {
+	var s string
+	switch t.Kind {
+	case ir.List:
+		s = "List<" + typeText(*t.Elem) + ">"
+	case ir.Map:
+		s = "Map<Text, " + typeText(*t.Elem) + ">"
+	case ir.RecordK, ir.Enum:
+		s = shortName(t.Name)
+	default:
+		if t.Name != "" {
+			s = shortName(t.Name)
+		} else {
+			s = kindName(t.Kind)
+		}
+	}
+	if t.Optional {
+		s += "?"
+	}
+	return s
+}
+
+// shortName drops a module path from an id: stock/events.OrderLine -> OrderLine.
+func shortName(id string) string {
+	if i := strings.LastIndex(id, "."); i >= 0 && strings.Contains(id[:i], "/") || i >= 0 && !isUpperCamel(id[:i]) {
+		return id[i+1:]
+	}
+	return id
+}
+
+// assignable reports whether a value of type src may be given where dst is
+// expected. Text-like kinds flow into Text (an enum as its variant's name),
+// an Int into a Decimal, a required value into an optional place.
+func assignable(src, dst ir.Type) bool {
+	if src.Optional && !dst.Optional {
+		return false
+	}
+	switch dst.Kind {
+	case ir.Text:
+		switch src.Kind {
+		case ir.Text, ir.Email, ir.Url, ir.Uuid, ir.Enum:
+			return true
+		}
+		return false
+	case ir.Decimal:
+		return (src.Kind == ir.Decimal || src.Kind == ir.Int)
+	case ir.List, ir.Map:
+		return src.Kind == dst.Kind && assignable(*src.Elem, *dst.Elem)
+	case ir.RecordK, ir.Enum:
+		return src.Kind == dst.Kind && src.Name == dst.Name
+	}
+	return src.Kind == dst.Kind
+}
+
