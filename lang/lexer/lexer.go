@@ -151,7 +151,7 @@ func (l *lexState) text(start int) {
 			l.emit(String, start)
 			return
 		case '\\':
-			if l.i+1 >= len(src) || src[l.i+1] == '\n' {
+			if l.i+1 >= len(src) || src[l.i+1] == '\n' || src[l.i+1] == '\r' {
 				l.i++
 				continue
 			}

@@ -139,6 +139,9 @@ func TestProblems(t *testing.T) {
 		{"a: \"open\nb", "syntax.unterminated_string", 3, 8, `"open`, `Ident:a Punct:: String:"open Ident:b EOF:`},
 		{"a: \"open\r\nb", "syntax.unterminated_string", 3, 8, `"open`, `Ident:a Punct:: String:"open Ident:b EOF:`},
 		{"\"", "syntax.unterminated_string", 0, 1, `"`, `String:" EOF:`},
+		// A backslash at the end of a line escapes nothing: one problem, not two.
+		{"\"open\\\nb", "syntax.unterminated_string", 0, 6, "\"open\\", "String:\"open\\ Ident:b EOF:"},
+		{"\"open\\\r\nb", "syntax.unterminated_string", 0, 6, "\"open\\", "String:\"open\\ Ident:b EOF:"},
 		{"\"ends in a backslash\\", "syntax.unterminated_string", 0, 21, "\"ends in a backslash\\", "String:\"ends in a backslash\\ EOF:"},
 		{`p: "a\qb"`, "syntax.invalid_escape", 5, 7, `\q`, `Ident:p Punct:: String:"a\qb" EOF:`},
 		{`"\x41"`, "syntax.invalid_escape", 1, 3, `\x`, `String:"\x41" EOF:`},
