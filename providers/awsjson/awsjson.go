@@ -1,0 +1,221 @@
+// Package awsjson is Protocol.aws_json: AWS's JSON protocol (version 1.0) as
+// SQS, DynamoDB and others speak it.
+//
+// Every call is `POST /` to the connection's host with
+// `Content-Type: application/x-amz-json-1.0`, the input as the JSON body (`{}`
+// for an operation without input) and `X-Amz-Target: <target>.<Operation>`,
+// the operation's lower_snake name in UpperCamelCase (receive_message ->
+// AmazonSQS.ReceiveMessage). Members are the fields' names in UpperCamelCase
+// (queue_url -> QueueUrl) unless a field gives `wire_name:`.
+//
+// A refusal's code is read at the package's `error_code:` (a member name, or a
+// dotted path into the body) and turned into lower_snake_case by ErrorCode.
+package awsjson
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/jadpo/jadpo/providers/wire"
+)
+
+// ContentType is the aws_json request and answer media type.
+const ContentType = "application/x-amz-json-1.0"
+
+// Protocol implements wire.Protocol for aws_json.
+type Protocol struct {
+	target    string
+	endpoint  *url.URL
+	errorCode string
+}
+
+// New makes the protocol for a provider whose `aws: { target: }` is target,
+// whose `error_code:` is errorCode ("" means "__type"), sending to host (a
+// URL; "https://" is assumed without a scheme).
+func New(target, host, errorCode string) (*Protocol, error) {
+	if target == "" {
+		return nil, fmt.Errorf("aws_json needs `aws: { target: }`")
+	}
+	u, err := ParseHost(host)
+	if err != nil {
+		return nil, err
+	}
+	if errorCode == "" {
+		errorCode = "__type"
+	}
+	return &Protocol{target: target, endpoint: u, errorCode: errorCode}, nil
+}
+
+// ParseHost reads a connection's host as a base URL: "https://" is assumed
+// without a scheme; user information, a query and a fragment are refused.
+func ParseHost(host string) (*url.URL, error) {
+	if host == "" {
+		return nil, fmt.Errorf("no host")
+	}
+	if !strings.Contains(host, "://") {
+		host = "https://" + host
+	}
+	u, err := url.Parse(host)
+	if err != nil {
+		return nil, fmt.Errorf("host is not a URL")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("host scheme must be http or https, not %q", u.Scheme)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("host has no host name")
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("host must not carry user information, a query or a fragment")
+	}
+	return u, nil
+}
+
+// Name is "aws_json".
+func (p *Protocol) Name() string { return wire.ProtocolAWSJSON }
+
+// Naming names members in UpperCamelCase.
+func (p *Protocol) Naming() wire.Naming { return UpperCamel }
+
+// Target is the X-Amz-Target value for an operation: "<target>.<Operation>".
+func (p *Protocol) Target(operation string) string {
+	return p.target + "." + UpperCamel(operation)
+}
+
+// NewRequest builds `POST /` (the host's own path, when it has one) with the
+// aws_json headers; a nil body is sent as `{}`.
+func (p *Protocol) NewRequest(ctx context.Context, op *wire.Operation, body []byte) (*http.Request, error) {
+	if body == nil {
+		body = []byte("{}")
+	}
+	u := *p.endpoint
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header["Content-Type"] = []string{ContentType}
+	req.Header["X-Amz-Target"] = []string{p.Target(op.Name)}
+	return req, nil
+}
+
+// Refusal reads the code at error_code and the message at "message" (or
+// "Message").
+func (p *Protocol) Refusal(status int, header http.Header, body []byte) (string, string) {
+	return ReadRefusal(p.errorCode, body)
+}
+
+// ReadRefusal reads a refusal body: the code at errorCode (a dotted path into
+// the JSON body) through ErrorCode, and the message. Anything unreadable gives
+// "" (the caller then uses http_<status>).
+func ReadRefusal(errorCode string, body []byte) (code, message string) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return "", ""
+	}
+	if raw, ok := Lookup(v, errorCode); ok {
+		if s, ok := raw.(string); ok {
+			code = ErrorCode(s)
+		}
+	}
+	if m, ok := v.(map[string]any); ok {
+		for _, k := range []string{"message", "Message"} {
+			if s, ok := m[k].(string); ok {
+				message = s
+				break
+			}
+		}
+	}
+	return code, message
+}
+
+// Lookup follows a dotted path ("error.code", "errors.0.code") into a value
+// decoded by encoding/json. A member name holding dots is found whole first:
+// "__type" and "x.y" as one member both work.
+func Lookup(v any, path string) (any, bool) {
+	if path == "" {
+		return nil, false
+	}
+	if m, ok := v.(map[string]any); ok {
+		if x, ok := m[path]; ok {
+			return x, true
+		}
+	}
+	head, rest, more := strings.Cut(path, ".")
+	var next any
+	switch c := v.(type) {
+	case map[string]any:
+		x, ok := c[head]
+		if !ok {
+			return nil, false
+		}
+		next = x
+	case []any:
+		i, err := strconv.Atoi(head)
+		if err != nil || i < 0 || i >= len(c) {
+			return nil, false
+		}
+		next = c[i]
+	default:
+		return nil, false
+	}
+	if !more {
+		return next, true
+	}
+	return Lookup(next, rest)
+}
+
+// ErrorCode turns AWS's error type into a refusal code:
+//
+//   - cut at the first ':' or ';' (REST-JSON's "Code:http://..." suffix, the
+//     query-compatible header's "Code;Sender" fault);
+//   - keep what follows the last '#' ("com.amazonaws.sqs#QueueDoesNotExist");
+//   - otherwise keep what follows the last '.', so a dotted legacy code
+//     ("AWS.SimpleQueueService.NonExistentQueue") gives its last word;
+//   - then lower_snake_case by wire.ToLowerSnake.
+//
+// So "com.amazonaws.sqs#QueueDoesNotExist" is "queue_does_not_exist",
+// "AWS.SimpleQueueService.NonExistentQueue" is "non_existent_queue" and
+// "KMS.ThrottlingException" is "throttling_exception".
+func ErrorCode(awsType string) string {
+	s := awsType
+	if i := strings.IndexAny(s, ":;"); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.LastIndexByte(s, '#'); i >= 0 {
+		s = s[i+1:]
+	} else if i := strings.LastIndexByte(s, '.'); i >= 0 {
+		s = s[i+1:]
+	}
+	return wire.ToLowerSnake(s)
+}
+
+// UpperCamel turns a lower_snake name into UpperCamelCase: "queue_url" ->
+// "QueueUrl", "md5_of_body" -> "Md5OfBody" (hence MD5OfBody's wire_name).
+func UpperCamel(name string) string {
+	b := make([]byte, 0, len(name))
+	up := true
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '_' {
+			up = true
+			continue
+		}
+		if up && c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		up = false
+		b = append(b, c)
+	}
+	return string(b)
+}
