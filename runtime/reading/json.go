@@ -1,0 +1,391 @@
+package reading
+
+import (
+	"bytes"
+	"math"
+	"unicode/utf8"
+)
+
+// maxDepth caps how deeply arrays and objects may nest in a body. A deeper
+// body is not JSON this reader reads (rule "json"); the cap keeps the
+// recursive parser's stack small whatever a sender puts on a queue.
+const maxDepth = 128
+
+// kind is a JSON value's kind.
+type kind uint8
+
+const (
+	kNull kind = iota
+	kFalse
+	kTrue
+	kNum
+	kStr
+	kArr
+	kObj
+)
+
+// node is one parsed JSON value. The children of an array or object are
+// p.nodes[first : first+n], in document order; an object's children carry
+// their member name in key.
+type node struct {
+	key   []byte // the member's name, unescaped, when the node is an object member
+	val   []byte // a string's unescaped bytes, or a number's text
+	first int32
+	n     int32
+	kind  kind
+}
+
+// parser is a strict JSON parser (RFC 8259) that builds a flat tree of
+// nodes. Beyond the grammar it refuses what encoding/json lets through
+// quietly: invalid UTF-8, escaped lone surrogates, member names given twice
+// in one object, and nesting deeper than maxDepth. Strings without escapes
+// alias the body; numbers are kept as their text and never converted to
+// float64.
+//
+// Children are gathered on stack while their container is open and copied
+// into nodes, contiguous, when it closes; both slices are reused between
+// bodies.
+type parser struct {
+	b     []byte
+	i     int
+	depth int
+	nodes []node
+	stack []node
+	seen  map[string]struct{}
+}
+
+// parse reads a whole body. ok is false when the body is not one JSON value
+// in the sense above.
+func (p *parser) parse(b []byte) (root node, ok bool) {
+	if len(b) > math.MaxInt32 {
+		return node{}, false
+	}
+	p.b, p.i, p.depth = b, 0, 0
+	p.nodes = p.nodes[:0]
+	p.stack = p.stack[:0]
+	p.ws()
+	root, ok = p.value()
+	if !ok {
+		return node{}, false
+	}
+	p.ws()
+	if p.i != len(p.b) {
+		return node{}, false
+	}
+	return root, true
+}
+
+func (p *parser) children(n *node) []node {
+	return p.nodes[n.first : n.first+n.n]
+}
+
+// member finds an object's member by name.
+func (p *parser) member(obj *node, name string) *node {
+	cs := p.children(obj)
+	for i := range cs {
+		if string(cs[i].key) == name {
+			return &cs[i]
+		}
+	}
+	return nil
+}
+
+func (p *parser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value() (node, bool) {
+	if p.i >= len(p.b) {
+		return node{}, false
+	}
+	switch c := p.b[p.i]; {
+	case c == '{':
+		return p.container(kObj, '}')
+	case c == '[':
+		return p.container(kArr, ']')
+	case c == '"':
+		s, ok := p.str()
+		return node{kind: kStr, val: s}, ok
+	case c == 't':
+		return p.lit("true", kTrue)
+	case c == 'f':
+		return p.lit("false", kFalse)
+	case c == 'n':
+		return p.lit("null", kNull)
+	case c == '-' || c >= '0' && c <= '9':
+		start := p.i
+		end := scanNumber(p.b, start)
+		if end < 0 {
+			return node{}, false
+		}
+		p.i = end
+		return node{kind: kNum, val: p.b[start:end]}, true
+	}
+	return node{}, false
+}
+
+func (p *parser) lit(word string, k kind) (node, bool) {
+	if len(p.b)-p.i < len(word) || string(p.b[p.i:p.i+len(word)]) != word {
+		return node{}, false
+	}
+	p.i += len(word)
+	return node{kind: k}, true
+}
+
+// container reads an array or an object, the opening byte at p.i.
+func (p *parser) container(k kind, closer byte) (node, bool) {
+	p.depth++
+	if p.depth > maxDepth {
+		return node{}, false
+	}
+	p.i++
+	mark := len(p.stack)
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == closer {
+		p.i++
+	} else {
+		for {
+			var key []byte
+			if k == kObj {
+				if p.i >= len(p.b) || p.b[p.i] != '"' {
+					return node{}, false
+				}
+				var ok bool
+				if key, ok = p.str(); !ok {
+					return node{}, false
+				}
+				p.ws()
+				if p.i >= len(p.b) || p.b[p.i] != ':' {
+					return node{}, false
+				}
+				p.i++
+				p.ws()
+			}
+			v, ok := p.value()
+			if !ok {
+				return node{}, false
+			}
+			v.key = key
+			p.stack = append(p.stack, v)
+			p.ws()
+			if p.i >= len(p.b) {
+				return node{}, false
+			}
+			if c := p.b[p.i]; c == ',' {
+				p.i++
+				p.ws()
+				continue
+			} else if c == closer {
+				p.i++
+				break
+			}
+			return node{}, false
+		}
+	}
+	first := len(p.nodes)
+	p.nodes = append(p.nodes, p.stack[mark:]...)
+	p.stack = p.stack[:mark]
+	n := node{kind: k, first: int32(first), n: int32(len(p.nodes) - first)}
+	if k == kObj && p.hasDuplicate(p.nodes[first:]) {
+		return node{}, false
+	}
+	p.depth--
+	return n, true
+}
+
+// hasDuplicate reports whether two members share a name.
+func (p *parser) hasDuplicate(ms []node) bool {
+	if len(ms) <= 16 {
+		for i := 1; i < len(ms); i++ {
+			for j := 0; j < i; j++ {
+				if bytes.Equal(ms[i].key, ms[j].key) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if p.seen == nil {
+		p.seen = make(map[string]struct{}, len(ms))
+	} else {
+		clear(p.seen)
+	}
+	for i := range ms {
+		if _, dup := p.seen[string(ms[i].key)]; dup {
+			return true
+		}
+		p.seen[string(ms[i].key)] = struct{}{}
+	}
+	return false
+}
+
+// str reads a string, the opening quote at p.i, and returns its unescaped
+// bytes: a slice of the body when it holds no escape.
+func (p *parser) str() ([]byte, bool) {
+	p.i++
+	start := p.i
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			s := p.b[start:p.i]
+			p.i++
+			return s, true
+		case c == '\\':
+			return p.strEscaped(start)
+		case c < 0x20:
+			return nil, false
+		case c < utf8.RuneSelf:
+			p.i++
+		default:
+			r, size := utf8.DecodeRune(p.b[p.i:])
+			if r == utf8.RuneError && size <= 1 {
+				return nil, false
+			}
+			p.i += size
+		}
+	}
+	return nil, false
+}
+
+// strEscaped finishes a string holding an escape, p.i at the first backslash.
+func (p *parser) strEscaped(start int) ([]byte, bool) {
+	buf := make([]byte, 0, p.i-start+16)
+	buf = append(buf, p.b[start:p.i]...)
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return buf, true
+		case c == '\\':
+			if p.i+1 >= len(p.b) {
+				return nil, false
+			}
+			e := p.b[p.i+1]
+			p.i += 2
+			switch e {
+			case '"', '\\', '/':
+				buf = append(buf, e)
+			case 'b':
+				buf = append(buf, '\b')
+			case 'f':
+				buf = append(buf, '\f')
+			case 'n':
+				buf = append(buf, '\n')
+			case 'r':
+				buf = append(buf, '\r')
+			case 't':
+				buf = append(buf, '\t')
+			case 'u':
+				r, ok := p.hex4()
+				if !ok {
+					return nil, false
+				}
+				if r >= 0xD800 && r < 0xDC00 {
+					// a high surrogate must be followed by an escaped low one
+					if p.i+1 >= len(p.b) || p.b[p.i] != '\\' || p.b[p.i+1] != 'u' {
+						return nil, false
+					}
+					p.i += 2
+					lo, ok := p.hex4()
+					if !ok || lo < 0xDC00 || lo >= 0xE000 {
+						return nil, false
+					}
+					r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+				} else if r >= 0xDC00 && r < 0xE000 {
+					return nil, false
+				}
+				buf = utf8.AppendRune(buf, r)
+			default:
+				return nil, false
+			}
+		case c < 0x20:
+			return nil, false
+		case c < utf8.RuneSelf:
+			buf = append(buf, c)
+			p.i++
+		default:
+			r, size := utf8.DecodeRune(p.b[p.i:])
+			if r == utf8.RuneError && size <= 1 {
+				return nil, false
+			}
+			buf = append(buf, p.b[p.i:p.i+size]...)
+			p.i += size
+		}
+	}
+	return nil, false
+}
+
+func (p *parser) hex4() (rune, bool) {
+	if len(p.b)-p.i < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p.b[p.i : p.i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	p.i += 4
+	return r, true
+}
+
+// scanNumber reads a JSON number starting at i and returns the index after
+// it, or -1: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func scanNumber(b []byte, i int) int {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	default:
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return -1
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return -1
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	return i
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// isNumber reports whether s is exactly one JSON number.
+func isNumber(s []byte) bool { return len(s) > 0 && scanNumber(s, 0) == len(s) }
