@@ -1,0 +1,126 @@
+// Package providers assembles a wire.Client for a connection from its
+// package's provider block: the protocol (providers/awsjson,
+// providers/jsonhttp) and the credential scheme (providers/sigv4,
+// providers/bearer). The runtime calls only this package and providers/wire.
+//
+// Subpackages: wire (the neutral API), awsjson, jsonhttp, sigv4, bearer,
+// sqsfake (an in-memory SQS for tests and `jadpo dev`) and catalog (the
+// packages built into the toolchain).
+package providers
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+
+	"github.com/jadpo/jadpo/providers/awsjson"
+	"github.com/jadpo/jadpo/providers/bearer"
+	"github.com/jadpo/jadpo/providers/jsonhttp"
+	"github.com/jadpo/jadpo/providers/sigv4"
+	"github.com/jadpo/jadpo/providers/wire"
+)
+
+// Credential members each scheme takes; the secret ones must come from
+// secret config fields (the checker enforces it).
+var credentialMembers = map[string]struct{ required, optional []string }{
+	wire.CredentialAWSSigV4: {required: []string{"key_id", "secret"}, optional: []string{"session_token"}},
+	wire.CredentialBearer:   {required: []string{"token"}},
+	"":                      {},
+}
+
+// SecretMembers lists the credential members of scheme that hold secrets.
+func SecretMembers(scheme string) []string {
+	switch scheme {
+	case wire.CredentialAWSSigV4:
+		return []string{"secret", "session_token"}
+	case wire.CredentialBearer:
+		return []string{"token"}
+	}
+	return nil
+}
+
+// Parts builds the protocol and the authenticator of a connection.
+//
+// host is the connection's `host:` ("" means the provider's fixed Host);
+// credentials are the credential members' values (key_id, secret,
+// session_token for aws_sigv4; token for bearer); settings are the
+// connection's settings as text (json_http fills path placeholders with
+// them). Errors name members, never their values.
+func Parts(p wire.Provider, host string, credentials, settings map[string]string) (wire.Protocol, wire.Authenticator, error) {
+	if host == "" {
+		host = p.Host
+	}
+	if host == "" {
+		return nil, nil, fmt.Errorf("the connection needs a host: the package has no fixed host")
+	}
+	members, ok := credentialMembers[p.Credential]
+	if !ok {
+		return nil, nil, fmt.Errorf("unknown credential scheme %q", p.Credential)
+	}
+	for _, m := range members.required {
+		if credentials[m] == "" {
+			return nil, nil, fmt.Errorf("credential scheme %s needs credential member %q", p.Credential, m)
+		}
+	}
+	keys := make([]string, 0, len(credentials))
+	for k := range credentials {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !slices.Contains(members.required, k) && !slices.Contains(members.optional, k) {
+			return nil, nil, fmt.Errorf("credential scheme %q takes no credential member %q", p.Credential, k)
+		}
+	}
+
+	var proto wire.Protocol
+	switch p.Protocol {
+	case wire.ProtocolAWSJSON:
+		ap, err := awsjson.New(p.AWSTarget, host, p.ErrorCode)
+		if err != nil {
+			return nil, nil, err
+		}
+		proto = ap
+	case wire.ProtocolJSONHTTP:
+		jp, err := jsonhttp.New(host, settings, p.ErrorCode)
+		if err != nil {
+			return nil, nil, err
+		}
+		proto = jp
+	default:
+		return nil, nil, fmt.Errorf("unknown protocol %q", p.Protocol)
+	}
+
+	var auth wire.Authenticator
+	switch p.Credential {
+	case wire.CredentialAWSSigV4:
+		if p.AWSService == "" {
+			return nil, nil, fmt.Errorf("aws_sigv4 needs `aws: { service: }`")
+		}
+		creds := sigv4.NewCredentials(credentials["key_id"], credentials["secret"], credentials["session_token"])
+		s, err := sigv4.NewSigner(creds, p.AWSService, sigv4.RegionForHost(host))
+		if err != nil {
+			return nil, nil, err
+		}
+		auth = s
+	case wire.CredentialBearer:
+		t, err := bearer.New(credentials["token"])
+		if err != nil {
+			return nil, nil, err
+		}
+		auth = t
+	}
+	return proto, auth, nil
+}
+
+// NewClient builds the client of a connection (see Parts), sending with hc
+// (nil: a client with a 60 s timeout). Transport failures of retry-safe
+// operations are tried 3 times in all.
+func NewClient(p wire.Provider, host string, credentials, settings map[string]string, hc *http.Client) (*wire.Client, error) {
+	proto, auth, err := Parts(p, host, credentials, settings)
+	if err != nil {
+		return nil, err
+	}
+	return wire.NewClient(wire.Config{Protocol: proto, Auth: auth, HTTP: hc})
+}
