@@ -23,9 +23,13 @@ import (
 	"github.com/jadpo/jadpo/lang/source"
 )
 
+// declParser parses one declaration. Lookahead 1 is all the grammar needs
+// (its alternatives part at their first or second token), and it makes a
+// branch that got two tokens in commit to its error: `database: =` is
+// reported at `=`, not at `:` after a backtrack to `database` as an entry.
 var declParser = participle.MustBuild[ast.Decl](
 	participle.Lexer(tokenDefinition{}),
-	participle.UseLookahead(3),
+	participle.UseLookahead(1),
 )
 
 // declKeywords start a top-level declaration.
@@ -48,6 +52,7 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 		return out, diags
 	}
 	toks, probs := lexer.Lex(string(f.Content))
+	probs = append(probs, gluedToNumber(toks)...)
 	for _, p := range probs {
 		rng := source.Range{File: f, Span: p.Span}
 		switch p.Code {
@@ -57,6 +62,8 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 			diags.Addf(p.Code, rng, "`%s` is not an escape text may use", p.Detail)
 		case "syntax.stray_character":
 			diags.Addf(p.Code, rng, "`%s` cannot appear here", p.Detail)
+		case "syntax.unexpected_token":
+			diags.Addf(p.Code, rng, "unexpected `%s`", p.Detail).WithLabel("a number's unit is one of ms, s, m, h, d")
 		default:
 			diags.Add(p.Code, rng, diag.Catalogue[p.Code].Title)
 		}
@@ -74,6 +81,22 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 		out.Decls = append(out.Decls, decl)
 	}
 	return out, diags
+}
+
+// gluedToNumber finds letters written straight after a number that are no
+// duration unit (30x): the lexer leaves them as the next token, which most
+// blocks would take for a member of their own, so they are reported here, as
+// the declaration's one problem.
+func gluedToNumber(toks []plexer.Token) []lexer.Problem {
+	var out []lexer.Problem
+	for i := 1; i < len(toks); i++ {
+		t, prev := toks[i], toks[i-1]
+		if t.Type == lexer.Ident && prev.Type == lexer.Number && prev.Pos.Offset+len(prev.Value) == t.Pos.Offset {
+			out = append(out, lexer.Problem{Code: "syntax.unexpected_token",
+				Span: source.Span{Start: t.Pos.Offset, End: t.Pos.Offset + len(t.Value)}, Detail: t.Value})
+		}
+	}
+	return out
 }
 
 func firstInvalidUTF8(b []byte) int {
@@ -197,6 +220,13 @@ func syntaxDiag(f *source.File, chunk []plexer.Token, err error) *diag.Diagnosti
 		return d
 	}
 	tok := chunk[idx]
+	if expect == "}" && tok.Type == lexer.Ident && idx+1 < len(chunk) && chunk[idx+1].Value != ":" && inFieldList(chunk, idx) {
+		// `sku Sku` among fields: the parser stops before `sku`, but the
+		// mistake is the missing `:` after it.
+		next := chunk[idx+1]
+		return l.Addf("syntax.unexpected_token", tokenRange(f, next), "unexpected `%s`", next.Value).
+			WithLabel("expected `:` between `" + tok.Value + "` and its type")
+	}
 	d := l.Addf("syntax.unexpected_token", tokenRange(f, tok), "unexpected `%s`", tok.Value)
 	switch {
 	case tok.Value == "," && tok.Type == lexer.Punct && insideBraces(chunk, idx):
@@ -260,6 +290,36 @@ func insideBraces(chunk []plexer.Token, idx int) bool {
 		}
 	}
 	return depth > 0 && depth < 1000
+}
+
+// inFieldList reports whether chunk[idx] stands directly in the body of a
+// declaration made of fields: a value, an event, a config or settings.
+func inFieldList(chunk []plexer.Token, idx int) bool {
+	first := 0
+	if chunk[0].Value == "public" {
+		first = 1
+	}
+	if first >= len(chunk) {
+		return false
+	}
+	switch chunk[first].Value {
+	case "value", "event", "config", "settings":
+	default:
+		return false
+	}
+	depth := 0
+	for _, t := range chunk[:idx] {
+		if t.Type != lexer.Punct {
+			continue
+		}
+		switch t.Value {
+		case "{", "(", "[":
+			depth++
+		case "}", ")", "]":
+			depth--
+		}
+	}
+	return depth == 1
 }
 
 // unclosed returns the innermost bracket left open at the chunk's end.
