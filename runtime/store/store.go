@@ -1,0 +1,229 @@
+// Package store is the events' store of the runtime: the received ids, the outbox, the
+// deliveries and the parked messages (docs/store.md).
+//
+// One interface, Store, has two adapters that pass the same conformance suite
+// (runtime/store/storetest): PostgreSQL through pgx/v5 (runtime/store/postgres) and an
+// embedded SQLite (runtime/store/sqlite). Open picks the adapter from the URL; an adapter
+// registers itself when its package is linked in, so a program that opens stores imports
+// the adapters it supports:
+//
+//	import (
+//		_ "github.com/jadpo/jadpo/runtime/store/postgres"
+//		_ "github.com/jadpo/jadpo/runtime/store/sqlite"
+//	)
+//
+// Every method takes the time as an argument (now) instead of reading the clock, so the
+// caller, and a test, decides what time it is. Times are kept to the microsecond, in UTC.
+package store
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Store is the events' store. A Store is safe for concurrent use, and any number of
+// processes may share one database.
+//
+// Call Migrate before anything else: it brings the schema up to date and checks every
+// statement the store runs against it.
+type Store interface {
+	// Migrate applies the migrations this build knows and the database lacks, safely when
+	// several processes start at once, then checks every statement against the schema: a
+	// mismatch is a *SchemaError naming the table and the statement.
+	Migrate(ctx context.Context) error
+	// Close releases the store's connections.
+	Close() error
+
+	// KeepBatch keeps received messages in one read-committed transaction, one savepoint
+	// each, and reports per message whether it was kept, a repeat or refused. A transient
+	// failure fails the whole call (IsTransient) and commits nothing.
+	KeepBatch(ctx context.Context, now time.Time, keeps []Keep) ([]KeepResult, error)
+	// Park keeps a message whole, once per (source, sha256 of the body).
+	Park(ctx context.Context, now time.Time, p Parked) (ParkResult, error)
+	// RetriedParked returns up to limit parked messages an operator retried (state
+	// pending), oldest first. It claims nothing: see docs/store.md.
+	RetriedParked(ctx context.Context, limit int) ([]ParkedMessage, error)
+
+	// ClaimDeliveries claims up to limit due deliveries for lease: each is running, its
+	// attempt counted and a new fencing token given.
+	ClaimDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]Claimed, error)
+	// SettleDelivery settles a claimed delivery if it is still running under s.Token; it
+	// reports false, changing nothing, when another claim took the delivery over.
+	SettleDelivery(ctx context.Context, now time.Time, s Settlement) (bool, error)
+
+	// List lists failed deliveries and parked messages (and, by filter, pending and
+	// dismissed ones), oldest first.
+	List(ctx context.Context, f Filter) ([]Entry, error)
+	// Show returns one entry whole; the body only when withBody. An unknown id is an error
+	// wrapping ErrUnknownID.
+	Show(ctx context.Context, id ID, withBody bool) (Entry, error)
+	// Retry makes failed deliveries and parked messages pending again (a delivery with a
+	// fresh attempt budget). Any id unknown or not failed refuses the whole call with a
+	// *StateError, and nothing changes.
+	Retry(ctx context.Context, now time.Time, ids []ID) error
+	// Dismiss sets failed deliveries and parked messages aside (dismissed), under the same
+	// rule as Retry.
+	Dismiss(ctx context.Context, now time.Time, ids []ID) error
+
+	// Housekeep deletes what is kept for 30 days only (HousekeepAfter) and reports how many
+	// rows went.
+	Housekeep(ctx context.Context, now time.Time) (Housekept, error)
+	// Stats counts the rows of the store, for tests and metrics.
+	Stats(ctx context.Context) (Stats, error)
+}
+
+// HousekeepAfter is how long received ids are remembered and dismissed deliveries and
+// parked messages are kept before Housekeep deletes them.
+const HousekeepAfter = 30 * 24 * time.Hour
+
+// Opener opens a store from a URL of its scheme. The store is connected but not migrated.
+type Opener func(ctx context.Context, url string) (Store, error)
+
+var (
+	adaptersMu sync.RWMutex
+	adapters   = map[string]Opener{}
+	// adapterPackages names the package to import for each known scheme, for the error
+	// when it is not linked in.
+	adapterPackages = map[string]string{
+		"postgres":   "github.com/jadpo/jadpo/runtime/store/postgres",
+		"postgresql": "github.com/jadpo/jadpo/runtime/store/postgres",
+		"sqlite":     "github.com/jadpo/jadpo/runtime/store/sqlite",
+	}
+)
+
+// Register makes Open use open for URLs of scheme ("postgres", "sqlite"). The adapters call
+// it from their init functions.
+func Register(scheme string, open Opener) {
+	adaptersMu.Lock()
+	defer adaptersMu.Unlock()
+	adapters[scheme] = open
+}
+
+// Open opens the store at rawURL: postgres://... or postgresql://... for PostgreSQL,
+// sqlite:PATH for SQLite. The store is connected (an unreachable database is a transient
+// *Error) but not migrated. No error of Open holds the URL's password.
+func Open(ctx context.Context, rawURL string) (Store, error) {
+	scheme, _, ok := strings.Cut(rawURL, ":")
+	if !ok || scheme == "" {
+		return nil, fmt.Errorf("store: %q is not a database URL (postgres://..., sqlite:PATH)", RedactURL(rawURL))
+	}
+	scheme = strings.ToLower(scheme)
+	adaptersMu.RLock()
+	open := adapters[scheme]
+	adaptersMu.RUnlock()
+	if open == nil {
+		if pkg, known := adapterPackages[scheme]; known {
+			return nil, fmt.Errorf("store: no adapter for %s: URLs is linked into this program (import _ %q)", scheme, pkg)
+		}
+		return nil, fmt.Errorf("store: unsupported database URL scheme %q (postgres://..., sqlite:PATH)", scheme)
+	}
+	s, err := open(ctx, rawURL)
+	if err != nil {
+		return nil, redactError(err, rawURL)
+	}
+	return s, nil
+}
+
+// Schemes lists the URL schemes Open supports in this program.
+func Schemes() []string {
+	adaptersMu.RLock()
+	defer adaptersMu.RUnlock()
+	out := make([]string, 0, len(adapters))
+	for s := range adapters {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// RedactURL returns rawURL with its password, if any, replaced by "xxxxx", both in the
+// user info and in a password query parameter. Text that does not parse as a URL is
+// returned as "(unparsable database URL)" when it might hold a secret.
+func RedactURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		if strings.ContainsAny(rawURL, "@=") {
+			return "(unparsable database URL)"
+		}
+		return rawURL
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		changed := false
+		for k := range q {
+			if isSecretParam(k) {
+				q[k] = []string{"xxxxx"}
+				changed = true
+			}
+		}
+		if changed {
+			u.RawQuery = q.Encode()
+		}
+	}
+	return u.String()
+}
+
+func isSecretParam(k string) bool {
+	k = strings.ToLower(k)
+	return k == "password" || k == "sslpassword" || strings.Contains(k, "secret")
+}
+
+// urlSecrets returns the secrets rawURL holds, longest first.
+func urlSecrets(rawURL string) []string {
+	var out []string
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil
+	}
+	if u.User != nil {
+		if p, has := u.User.Password(); has && p != "" {
+			out = append(out, p, url.QueryEscape(p), url.PathEscape(p))
+		}
+	}
+	for k, vs := range u.Query() {
+		if isSecretParam(k) {
+			for _, v := range vs {
+				if v != "" {
+					out = append(out, v, url.QueryEscape(v))
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// redactError hides rawURL's secrets from err's text, keeping err reachable for errors.As
+// and errors.Is (and so for IsTransient).
+func redactError(err error, rawURL string) error {
+	secrets := urlSecrets(rawURL)
+	if len(secrets) == 0 {
+		return err
+	}
+	return &redactedError{err: err, secrets: secrets}
+}
+
+type redactedError struct {
+	err     error
+	secrets []string
+}
+
+func (e *redactedError) Error() string {
+	msg := e.err.Error()
+	for _, s := range e.secrets {
+		msg = strings.ReplaceAll(msg, s, "xxxxx")
+	}
+	return msg
+}
+
+func (e *redactedError) Unwrap() error { return e.err }

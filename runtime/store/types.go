@@ -1,0 +1,365 @@
+package store
+
+import (
+	"time"
+)
+
+// Keep is one received message to keep: its id recorded under Source, its event written to
+// the outbox and one pending delivery per subscriber.
+type Keep struct {
+	// Source is where the message came from: "queue warehouse_queue".
+	Source string
+	// ReceivedID is the message's own id, as read at the queue's id_at.
+	ReceivedID string
+	// EventName is the event's name: "OrderShipped".
+	EventName string
+	// EventJSON is the event as canonical JSON; it is stored byte for byte.
+	EventJSON []byte
+	// Subscribers are the subscribers of the event, one pending delivery each; a name
+	// given twice gets one delivery.
+	Subscribers []string
+	// RetriedParkedID is the id of the parked message this message was re-read from
+	// (RetriedParked), or 0. That parked row is deleted in the same savepoint when the
+	// message is kept, and when it is a repeat (its id is kept already).
+	RetriedParkedID int64
+}
+
+// KeepOutcome says what KeepBatch did with one message.
+type KeepOutcome uint8
+
+// The outcomes of KeepBatch.
+const (
+	// Kept: the id was recorded, the outbox row and the deliveries written.
+	Kept KeepOutcome = iota + 1
+	// Repeat: the id was recorded already; nothing was written (but RetriedParkedID was
+	// deleted).
+	Repeat
+	// Refused: the store refused a statement for this message as it would every time
+	// (KeepResult.Err is a refused *Error); its savepoint was rolled back and nothing of it
+	// was written. The runtime parks such a message unreadable.
+	Refused
+)
+
+func (o KeepOutcome) String() string {
+	switch o {
+	case Kept:
+		return "kept"
+	case Repeat:
+		return "repeat"
+	case Refused:
+		return "refused"
+	}
+	return "unknown"
+}
+
+// KeepResult is the outcome of one message of KeepBatch, at the same index as its Keep.
+type KeepResult struct {
+	Outcome KeepOutcome
+	// OutboxID is the outbox row written, when Kept.
+	OutboxID int64
+	// Err is why the store refused the message, when Refused: a *Error of ClassRefused.
+	Err error
+}
+
+// Reason is why a message was parked.
+type Reason string
+
+// The reasons a message is parked.
+const (
+	ReasonUnlistedType Reason = "unlisted_type"
+	ReasonUnreadable   Reason = "unreadable"
+	ReasonTooLarge     Reason = "too_large"
+)
+
+// Valid reports whether r is one of the reasons.
+func (r Reason) Valid() bool {
+	return r == ReasonUnlistedType || r == ReasonUnreadable || r == ReasonTooLarge
+}
+
+// Problem is one problem of a message that could not be read as its event: the field and
+// the rule it broke, never a value.
+type Problem struct {
+	Field string `json:"field"`
+	Rule  string `json:"rule"`
+}
+
+// Parked is a message to park.
+type Parked struct {
+	Source string
+	// WireType is the type read at the queue's type_at, "" when none was read.
+	WireType string
+	// EventName is the event the message was read as, "" when none.
+	EventName string
+	Reason    Reason
+	Problems  []Problem
+	// Body is the message's body, kept byte for byte.
+	Body []byte
+	// RetriedParkedID, when not 0, is the parked message this one was re-read from and
+	// failed again: that row is set back to failed with the new reason and problems
+	// instead of a row being added.
+	RetriedParkedID int64
+}
+
+// ParkResult says what Park did.
+type ParkResult uint8
+
+// The outcomes of Park.
+const (
+	// ParkAdded: a new parked row.
+	ParkAdded ParkResult = iota + 1
+	// ParkAlready: the same body from the same source is parked already; nothing added.
+	ParkAlready
+	// ParkFailedAgain: the retried parked row is failed again, with the new reason.
+	ParkFailedAgain
+	// ParkGone: the retried parked row is no longer pending (another process kept or
+	// parked it again, or it was deleted); nothing changed.
+	ParkGone
+)
+
+func (r ParkResult) String() string {
+	switch r {
+	case ParkAdded:
+		return "added"
+	case ParkAlready:
+		return "already parked"
+	case ParkFailedAgain:
+		return "failed again"
+	case ParkGone:
+		return "gone"
+	}
+	return "unknown"
+}
+
+// ParkedState is the state of a parked message.
+type ParkedState string
+
+// The states of a parked message.
+const (
+	ParkedFailed    ParkedState = "failed"
+	ParkedPending   ParkedState = "pending"
+	ParkedDismissed ParkedState = "dismissed"
+)
+
+// ParkedMessage is a parked message as RetriedParked returns it, to be read again.
+type ParkedMessage struct {
+	ID        int64
+	Source    string
+	WireType  string
+	EventName string
+	Reason    Reason
+	Problems  []Problem
+	Body      []byte
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// DeliveryState is the state of a delivery.
+type DeliveryState string
+
+// The states of a delivery.
+const (
+	DeliveryPending   DeliveryState = "pending"
+	DeliveryRunning   DeliveryState = "running"
+	DeliveryRetryWait DeliveryState = "retry_wait"
+	DeliverySucceeded DeliveryState = "succeeded"
+	DeliveryFailed    DeliveryState = "failed"
+	DeliveryDismissed DeliveryState = "dismissed"
+)
+
+// DeliveryStates lists every delivery state.
+var DeliveryStates = []DeliveryState{
+	DeliveryPending, DeliveryRunning, DeliveryRetryWait, DeliverySucceeded, DeliveryFailed, DeliveryDismissed,
+}
+
+// Claimed is a delivery claimed by ClaimDeliveries: the caller holds it until the lease
+// expires, and settles it naming Token.
+type Claimed struct {
+	ID int64
+	// Token is the fencing token of this claim.
+	Token int64
+	// Attempt is this attempt's number, from 1; it was counted at the claim.
+	Attempt int
+	// MaxAttempts is the delivery's own attempt budget, 0 when the plan's applies.
+	MaxAttempts    int
+	LeaseExpiresAt time.Time
+	Subscriber     string
+	OutboxID       int64
+	Source         string
+	ReceivedID     string
+	EventName      string
+	EventJSON      []byte
+}
+
+// SettleOutcome is how a claimed delivery ended.
+type SettleOutcome uint8
+
+// The outcomes of a delivery's attempt.
+const (
+	SettleSucceeded SettleOutcome = iota + 1
+	// SettleRetryWait: try again at Settlement.NextAttemptAt.
+	SettleRetryWait
+	// SettleFailed: given up; the delivery is listed for operators.
+	SettleFailed
+)
+
+func (o SettleOutcome) String() string {
+	switch o {
+	case SettleSucceeded:
+		return string(DeliverySucceeded)
+	case SettleRetryWait:
+		return string(DeliveryRetryWait)
+	case SettleFailed:
+		return string(DeliveryFailed)
+	}
+	return "unknown"
+}
+
+// State returns the delivery state the outcome settles to, "" when o is not an outcome.
+func (o SettleOutcome) State() DeliveryState {
+	switch o {
+	case SettleSucceeded:
+		return DeliverySucceeded
+	case SettleRetryWait:
+		return DeliveryRetryWait
+	case SettleFailed:
+		return DeliveryFailed
+	}
+	return ""
+}
+
+// Settlement settles one claimed delivery.
+type Settlement struct {
+	ID      int64
+	Token   int64
+	Outcome SettleOutcome
+	// NextAttemptAt is when to try again, for SettleRetryWait.
+	NextAttemptAt time.Time
+	// ErrorCode is the last error's code ("http.429", "timeout"), "" for none.
+	ErrorCode string
+}
+
+// ListState selects what List lists.
+type ListState string
+
+// The states List filters on. A delivery that is pending, running or waiting to retry is
+// listed as pending; succeeded deliveries are never listed.
+const (
+	ListFailed    ListState = "failed"
+	ListPending   ListState = "pending"
+	ListDismissed ListState = "dismissed"
+	ListAll       ListState = "all"
+)
+
+// Filter selects the entries of List.
+type Filter struct {
+	// State is the listing state; "" means failed.
+	State ListState
+	// Limit caps the entries, 0 for no cap.
+	Limit int
+}
+
+// Entry is a failed (or pending, or dismissed) delivery or parked message, as operators see
+// it.
+type Entry struct {
+	ID ID
+	// State is the listing state: failed, pending or dismissed.
+	State ListState
+	// RowState is the row's own state: for a delivery, one of DeliveryStates; for a parked
+	// message, the same as State.
+	RowState string
+	// Source is where the message came from: "queue warehouse_queue".
+	Source string
+	// Subscriber is the delivery's subscriber; "" for a parked message.
+	Subscriber string
+	// EventName is the event; for a parked message "" when none was read.
+	EventName string
+	// WireType is a parked message's wire type, "" when none was read.
+	WireType string
+	// ReceivedID is the delivery's received message id; "" for a parked message.
+	ReceivedID string
+	// Code is the delivery's last error code, or the parked message's reason.
+	Code        string
+	Problems    []Problem
+	Attempts    int
+	MaxAttempts int
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	// NextAttemptAt, SettledAt and DismissedAt are zero when not set.
+	NextAttemptAt time.Time
+	SettledAt     time.Time
+	DismissedAt   time.Time
+	// BodySHA256 is the hex sha256 of a parked message's body.
+	BodySHA256 string
+	// Body is the parked message's body, or the delivery's event JSON; only from Show with
+	// the body asked for.
+	Body []byte
+}
+
+// Label is the entry's one-line name: "subscriber pack_order · OrderShipped" for a
+// delivery, "queue warehouse_queue · OrderShipped" for a parked message (its wire type when
+// no event was read, "?" when neither).
+func (e Entry) Label() string {
+	if e.ID.Kind == KindDelivery {
+		return DeliveryLabel(e.Subscriber, e.EventName)
+	}
+	return ParkedLabel(e.Source, e.EventName, e.WireType)
+}
+
+// DeliveryLabel is a delivery's label: "subscriber pack_order · OrderShipped".
+func DeliveryLabel(subscriber, eventName string) string {
+	return "subscriber " + subscriber + " · " + eventName
+}
+
+// ParkedLabel is a parked message's label: its source, then the event name when one was
+// read, else the wire type, else "?".
+func ParkedLabel(source, eventName, wireType string) string {
+	what := eventName
+	if what == "" {
+		what = wireType
+	}
+	if what == "" {
+		what = "?"
+	}
+	return source + " · " + what
+}
+
+// Housekept counts what Housekeep deleted.
+type Housekept struct {
+	ReceivedIDs    int64
+	ParkedMessages int64
+	Deliveries     int64
+}
+
+// Stats counts the rows of the store.
+type Stats struct {
+	ReceivedIDs int64
+	Outbox      int64
+	// Deliveries counts deliveries by state; a state without rows is absent.
+	Deliveries map[DeliveryState]int64
+	// Parked counts parked messages by reason and state; absent when 0.
+	Parked map[ParkedKey]int64
+}
+
+// ParkedKey is a (reason, state) pair of Stats.Parked.
+type ParkedKey struct {
+	Reason Reason
+	State  ParkedState
+}
+
+// ParkedTotal is the number of parked messages.
+func (s Stats) ParkedTotal() int64 {
+	var n int64
+	for _, c := range s.Parked {
+		n += c
+	}
+	return n
+}
+
+// DeliveriesTotal is the number of deliveries.
+func (s Stats) DeliveriesTotal() int64 {
+	var n int64
+	for _, c := range s.Deliveries {
+		n += c
+	}
+	return n
+}
