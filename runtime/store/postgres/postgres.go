@@ -1,0 +1,636 @@
+// Package postgres is the events' store on PostgreSQL, through pgx/v5 and a pgxpool
+// (docs/store.md). Transactions are READ COMMITTED; the claim of deliveries is one
+// UPDATE over rows picked FOR UPDATE SKIP LOCKED.
+//
+// Importing the package registers it with store.Open for postgres:// and postgresql://
+// URLs.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/jadpo/jadpo/runtime/store"
+	"github.com/jadpo/jadpo/runtime/store/internal/sqlcommon"
+)
+
+func init() {
+	open := func(ctx context.Context, url string) (store.Store, error) { return Open(ctx, url) }
+	store.Register("postgres", open)
+	store.Register("postgresql", open)
+}
+
+// migrationLockKey is the key of the advisory lock Migrate holds in its transaction
+// ("jadpo" in ASCII). It is one lock per database, whatever the schema.
+const migrationLockKey int64 = 0x6a6164706f
+
+// Store is the events' store on PostgreSQL.
+type Store struct {
+	pool *pgxpool.Pool
+	own  bool
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the database at url (a postgres:// URL, with pgx's pool settings such as
+// pool_max_conns) and checks that it answers. Call Migrate next.
+func Open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// pgx's parse errors hold the URL with its password redacted.
+		return nil, &store.Error{Op: "open", Class: store.ClassOther, Err: err}
+	}
+	return New(ctx, cfg)
+}
+
+// New connects a pool made from cfg (tests set cfg.ConnConfig.RuntimeParams, such as
+// search_path) and checks that the database answers.
+func New(ctx context.Context, cfg *pgxpool.Config) (*Store, error) {
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, wrap("open", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, wrap("connect", err)
+	}
+	return &Store{pool: pool, own: true}, nil
+}
+
+// FromPool makes a store on a pool the caller owns: Close leaves it open.
+func FromPool(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+// Pool is the store's pool.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Close closes the pool, when the store made it.
+func (s *Store) Close() error {
+	if s.own {
+		s.pool.Close()
+	}
+	return nil
+}
+
+func readCommitted() pgx.TxOptions { return pgx.TxOptions{IsoLevel: pgx.ReadCommitted} }
+
+// rollback ends tx, even when ctx is done; its error is not the caller's news.
+func rollback(ctx context.Context, tx pgx.Tx) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = tx.Rollback(ctx)
+}
+
+// Migrate applies the missing migrations in one transaction that holds an advisory lock,
+// so that processes starting together apply them once, then checks every statement.
+func (s *Store) Migrate(ctx context.Context) error {
+	tx, err := s.pool.BeginTx(ctx, readCommitted())
+	if err != nil {
+		return wrap("migrate", err)
+	}
+	defer rollback(ctx, tx)
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLockKey); err != nil {
+		return wrap("migrate", err)
+	}
+	if _, err := tx.Exec(ctx, migrationsTable); err != nil {
+		return wrap("migrate", err)
+	}
+	rows, err := tx.Query(ctx, stmtMigrationVersions.SQL)
+	if err != nil {
+		return wrap("migrate", err)
+	}
+	applied, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return wrap("migrate", err)
+	}
+	have := map[int]bool{}
+	maxHave := 0
+	for _, v := range applied {
+		have[v] = true
+		maxHave = max(maxHave, v)
+	}
+	if latest := sqlcommon.LatestVersion(migrations); maxHave > latest {
+		return sqlcommon.TooNew(maxHave, latest)
+	}
+	for _, m := range migrations {
+		if have[m.Version] {
+			continue
+		}
+		if _, err := tx.Exec(ctx, m.SQL); err != nil {
+			return wrap(fmt.Sprintf("migrate to version %d (%s)", m.Version, m.Name), err)
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO jadpo_schema_migrations (version, name) VALUES ($1, $2)", m.Version, m.Name); err != nil {
+			return wrap("migrate", err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return wrap("migrate", err)
+	}
+	return s.check(ctx)
+}
+
+// check compares the tables' columns with what the statements use, then prepares and plans
+// every statement (EXPLAIN EXECUTE with NULL parameters: nothing runs) so that any other
+// mismatch, such as an ON CONFLICT without its unique index, fails now, naming the
+// statement.
+func (s *Store) check(ctx context.Context) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return wrap("check schema", err)
+	}
+	defer conn.Release()
+	rows, err := conn.Query(ctx, `SELECT t.name, a.attname
+FROM unnest($1::text[]) AS t (name)
+JOIN pg_attribute AS a ON a.attrelid = to_regclass(t.name)
+WHERE a.attnum > 0 AND NOT a.attisdropped`, sqlcommon.TableOrder)
+	if err != nil {
+		return wrap("check schema", err)
+	}
+	have := map[string][]string{}
+	var table, column string
+	_, err = pgx.ForEachRow(rows, []any{&table, &column}, func() error {
+		have[table] = append(have[table], column)
+		return nil
+	})
+	if err != nil {
+		return wrap("check schema", err)
+	}
+	if err := sqlcommon.CheckColumns(have, statements); err != nil {
+		return err
+	}
+	for _, st := range statements {
+		if err := checkStatement(ctx, conn.Conn(), st); err != nil {
+			if class, _ := classify(err); class == store.ClassTransient {
+				return wrap("check schema", err)
+			}
+			return sqlcommon.SchemaMismatch(st, err)
+		}
+	}
+	return nil
+}
+
+func checkStatement(ctx context.Context, conn *pgx.Conn, st sqlcommon.Statement) error {
+	const name = "jadpo_check_statement"
+	sd, err := conn.Prepare(ctx, name, st.SQL)
+	if err != nil {
+		return err
+	}
+	defer conn.Deallocate(ctx, name)
+	nulls := strings.TrimSuffix(strings.Repeat("NULL, ", len(sd.ParamOIDs)), ", ")
+	explain := "EXPLAIN EXECUTE " + name
+	if nulls != "" {
+		explain += " (" + nulls + ")"
+	}
+	_, err = conn.Exec(ctx, explain)
+	return err
+}
+
+// KeepBatch keeps the messages in one READ COMMITTED transaction. Each message is a
+// savepoint and one statement (stmtKeep); all of them are pipelined in one round trip. A
+// statement the server refuses as it would every time rolls back to its savepoint, and the
+// rest are sent again after it.
+func (s *Store) KeepBatch(ctx context.Context, now time.Time, keeps []store.Keep) ([]store.KeepResult, error) {
+	results := make([]store.KeepResult, len(keeps))
+	if len(keeps) == 0 {
+		return results, nil
+	}
+	now = sqlcommon.Micro(now)
+	tx, err := s.pool.BeginTx(ctx, readCommitted())
+	if err != nil {
+		return nil, wrap("keep", err)
+	}
+	defer rollback(ctx, tx)
+
+	for start := 0; start < len(keeps); {
+		b := &pgx.Batch{}
+		for _, k := range keeps[start:] {
+			b.Queue("SAVEPOINT jadpo_keep")
+			b.Queue(stmtKeep.SQL, k.Source, k.ReceivedID, now, k.EventName, string(k.EventJSON),
+				sqlcommon.Subscribers(k.Subscribers), k.RetriedParkedID)
+			b.Queue("RELEASE SAVEPOINT jadpo_keep")
+		}
+		br := tx.SendBatch(ctx, b)
+		failed, keepErr, err := readKeeps(br, keeps[start:], results[start:])
+		if closeErr := br.Close(); err == nil && keepErr == nil && closeErr != nil {
+			err = closeErr
+		}
+		if err != nil {
+			return nil, wrap("keep", err)
+		}
+		if keepErr == nil {
+			break
+		}
+		i := start + failed
+		results[i] = store.KeepResult{Outcome: store.Refused, Err: wrap("keep", keepErr)}
+		// The transaction is aborted until the savepoint is rolled back; the statements
+		// after the refused one were skipped, and go again in the next round.
+		if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT jadpo_keep; RELEASE SAVEPOINT jadpo_keep"); err != nil {
+			return nil, wrap("keep", err)
+		}
+		start = i + 1
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, wrap("keep", err)
+	}
+	return results, nil
+}
+
+// readKeeps reads one round of KeepBatch. It returns the index of the message whose keep
+// statement the server refused and why (keepErr), or a failure of the whole batch (err).
+func readKeeps(br pgx.BatchResults, keeps []store.Keep, results []store.KeepResult) (refusedAt int, refusal, err error) {
+	for i := range keeps {
+		if _, err := br.Exec(); err != nil {
+			return 0, nil, err
+		}
+		var id int64
+		switch err := br.QueryRow().Scan(&id); {
+		case err == nil:
+			results[i] = store.KeepResult{Outcome: store.Kept, OutboxID: id}
+		case errors.Is(err, pgx.ErrNoRows):
+			results[i] = store.KeepResult{Outcome: store.Repeat}
+		default:
+			if class, _ := classify(err); class == store.ClassRefused {
+				return i, err, nil
+			}
+			return 0, nil, err
+		}
+		if _, err := br.Exec(); err != nil {
+			return 0, nil, err
+		}
+	}
+	return 0, nil, nil
+}
+
+// Park writes the parked row once per (source, body), or sets a re-read parked row back
+// to failed.
+func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.ParkResult, error) {
+	if err := sqlcommon.CheckParked(p); err != nil {
+		return 0, err
+	}
+	now = sqlcommon.Micro(now)
+	problems := sqlcommon.ProblemsJSON(p.Problems)
+	wire, event := nullText(p.WireType), nullText(p.EventName)
+	if p.RetriedParkedID != 0 {
+		tag, err := s.pool.Exec(ctx, stmtParkAgain.SQL, p.RetriedParkedID, wire, event, string(p.Reason), problems, now)
+		if err != nil {
+			return 0, wrap("park", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return store.ParkGone, nil
+		}
+		return store.ParkFailedAgain, nil
+	}
+	body := p.Body
+	if body == nil {
+		body = []byte{}
+	}
+	var id int64
+	err := s.pool.QueryRow(ctx, stmtPark.SQL, sqlcommon.StorableText(p.Source), wire, event, string(p.Reason),
+		problems, body, sqlcommon.BodySHA256(p.Body), now).Scan(&id)
+	switch {
+	case err == nil:
+		return store.ParkAdded, nil
+	case errors.Is(err, pgx.ErrNoRows):
+		return store.ParkAlready, nil
+	}
+	return 0, wrap("park", err)
+}
+
+// nullText is NULL for "", else s made storable.
+func nullText(s string) *string {
+	if s == "" {
+		return nil
+	}
+	t := sqlcommon.StorableText(s)
+	return &t
+}
+
+// RetriedParked lists the parked messages operators retried, oldest retry first.
+func (s *Store) RetriedParked(ctx context.Context, limit int) ([]store.ParkedMessage, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, stmtRetriedParked.SQL, limit)
+	if err != nil {
+		return nil, wrap("retried parked messages", err)
+	}
+	var out []store.ParkedMessage
+	var m store.ParkedMessage
+	var wire, event *string
+	var reason string
+	var problems []byte
+	_, err = pgx.ForEachRow(rows, []any{&m.ID, &m.Source, &wire, &event, &reason, &problems, &m.Body, &m.CreatedAt, &m.UpdatedAt}, func() error {
+		ps, err := sqlcommon.ParseProblems(problems)
+		if err != nil {
+			return err
+		}
+		out = append(out, store.ParkedMessage{
+			ID: m.ID, Source: m.Source, WireType: deref(wire), EventName: deref(event), Reason: store.Reason(reason),
+			Problems: ps, Body: m.Body, CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
+		})
+		m.Body = nil
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("retried parked messages", err)
+	}
+	return out, nil
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func utc(p *time.Time) time.Time {
+	if p == nil {
+		return time.Time{}
+	}
+	return p.UTC()
+}
+
+// ClaimDeliveries claims due deliveries, and running ones whose lease expired, in one
+// statement.
+func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]store.Claimed, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	now = sqlcommon.Micro(now)
+	rows, err := s.pool.Query(ctx, stmtClaim.SQL, now, now.Add(lease), limit)
+	if err != nil {
+		return nil, wrap("claim deliveries", err)
+	}
+	var out []store.Claimed
+	var c store.Claimed
+	var maxAttempts *int32
+	var event string
+	_, err = pgx.ForEachRow(rows, []any{&c.ID, &c.Token, &c.Attempt, &maxAttempts, &c.LeaseExpiresAt, &c.Subscriber,
+		&c.OutboxID, &c.Source, &c.ReceivedID, &c.EventName, &event}, func() error {
+		c.MaxAttempts = int(deref(maxAttempts))
+		c.LeaseExpiresAt = c.LeaseExpiresAt.UTC()
+		c.EventJSON = []byte(event)
+		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("claim deliveries", err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// SettleDelivery settles a delivery if it is still running under the settlement's token.
+func (s *Store) SettleDelivery(ctx context.Context, now time.Time, st store.Settlement) (bool, error) {
+	if err := sqlcommon.CheckSettlement(st); err != nil {
+		return false, err
+	}
+	now = sqlcommon.Micro(now)
+	var next *time.Time
+	if st.Outcome == store.SettleRetryWait {
+		t := sqlcommon.Micro(st.NextAttemptAt)
+		next = &t
+	}
+	tag, err := s.pool.Exec(ctx, stmtSettle.SQL, st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), now)
+	if err != nil {
+		return false, wrap("settle delivery", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// List lists deliveries and parked messages in the filter's state, oldest first.
+func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Entry, error) {
+	dStates, pStates, err := sqlcommon.ListStates(f)
+	if err != nil {
+		return nil, err
+	}
+	var limit *int
+	if f.Limit > 0 {
+		limit = &f.Limit
+	}
+	rows, err := s.pool.Query(ctx, stmtListDeliveries.SQL, dStates, limit)
+	if err != nil {
+		return nil, wrap("list", err)
+	}
+	deliveries, err := collectDeliveries(rows)
+	if err != nil {
+		return nil, wrap("list", err)
+	}
+	rows, err = s.pool.Query(ctx, stmtListParked.SQL, pStates, limit)
+	if err != nil {
+		return nil, wrap("list", err)
+	}
+	parked, err := collectParked(rows)
+	if err != nil {
+		return nil, wrap("list", err)
+	}
+	return sqlcommon.MergeEntries(deliveries, parked, f.Limit), nil
+}
+
+// Show returns one delivery or parked message.
+func (s *Store) Show(ctx context.Context, id store.ID, withBody bool) (store.Entry, error) {
+	var entries []store.Entry
+	var err error
+	switch id.Kind {
+	case store.KindDelivery:
+		var rows pgx.Rows
+		if rows, err = s.pool.Query(ctx, stmtShowDelivery.SQL, id.N, withBody); err == nil {
+			entries, err = collectDeliveries(rows)
+		}
+	case store.KindParked:
+		var rows pgx.Rows
+		if rows, err = s.pool.Query(ctx, stmtShowParked.SQL, id.N, withBody); err == nil {
+			entries, err = collectParked(rows)
+		}
+	}
+	if err != nil {
+		return store.Entry{}, wrap("show "+id.String(), err)
+	}
+	if len(entries) == 0 {
+		return store.Entry{}, fmt.Errorf("store: show %s: %w", id, store.ErrUnknownID)
+	}
+	return entries[0], nil
+}
+
+func collectDeliveries(rows pgx.Rows) ([]store.Entry, error) {
+	var out []store.Entry
+	var (
+		id                                      int64
+		state, subscriber, source, event, recID string
+		attempts                                int32
+		maxAttempts                             *int32
+		next, created, updated                  time.Time
+		code, body                              *string
+		settled, dismissed                      *time.Time
+	)
+	_, err := pgx.ForEachRow(rows, []any{&id, &state, &subscriber, &attempts, &maxAttempts, &next, &code, &created,
+		&updated, &settled, &dismissed, &source, &event, &recID, &body}, func() error {
+		e := store.Entry{
+			ID: store.DeliveryID(id), State: sqlcommon.ListStateOfDelivery(state), RowState: state,
+			Source: source, Subscriber: subscriber, EventName: event, ReceivedID: recID, Code: deref(code),
+			Attempts: int(attempts), MaxAttempts: int(deref(maxAttempts)),
+			CreatedAt: created.UTC(), UpdatedAt: updated.UTC(), SettledAt: utc(settled), DismissedAt: utc(dismissed),
+		}
+		if state == "pending" || state == "retry_wait" {
+			e.NextAttemptAt = next.UTC()
+		}
+		if body != nil {
+			e.Body = []byte(*body)
+		}
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+func collectParked(rows pgx.Rows) ([]store.Entry, error) {
+	var out []store.Entry
+	var (
+		id                         int64
+		state, source, reason, sha string
+		wire, event                *string
+		problems, body             []byte
+		created, updated           time.Time
+		dismissed                  *time.Time
+	)
+	_, err := pgx.ForEachRow(rows, []any{&id, &state, &source, &wire, &event, &reason, &problems, &sha, &created,
+		&updated, &dismissed, &body}, func() error {
+		ps, err := sqlcommon.ParseProblems(problems)
+		if err != nil {
+			return err
+		}
+		out = append(out, store.Entry{
+			ID: store.ParkedID(id), State: store.ListState(state), RowState: state, Source: source,
+			WireType: deref(wire), EventName: deref(event), Code: reason, Problems: ps, BodySHA256: sha,
+			CreatedAt: created.UTC(), UpdatedAt: updated.UTC(), DismissedAt: utc(dismissed), Body: body,
+		})
+		body = nil
+		return nil
+	})
+	return out, err
+}
+
+// Retry makes failed deliveries and parked messages pending, all or none.
+func (s *Store) Retry(ctx context.Context, now time.Time, ids []store.ID) error {
+	return s.transition(ctx, "retry", now, ids, stmtRetryDeliveries, stmtRetryParked)
+}
+
+// Dismiss sets failed deliveries and parked messages aside, all or none.
+func (s *Store) Dismiss(ctx context.Context, now time.Time, ids []store.ID) error {
+	return s.transition(ctx, "dismiss", now, ids, stmtDismissDeliveries, stmtDismissParked)
+}
+
+// transition moves ids from failed with the two statements, in one transaction that first
+// locks the rows and reads their states: any id unknown or not failed refuses the call.
+func (s *Store) transition(ctx context.Context, op string, now time.Time, ids []store.ID, onDeliveries, onParked sqlcommon.Statement) error {
+	deliveries, parked, bad := sqlcommon.SplitIDs(ids)
+	if len(ids) == 0 {
+		return nil
+	}
+	now = sqlcommon.Micro(now)
+	tx, err := s.pool.BeginTx(ctx, readCommitted())
+	if err != nil {
+		return wrap(op, err)
+	}
+	defer rollback(ctx, tx)
+	states := map[store.ID]string{}
+	for _, q := range []struct {
+		st   sqlcommon.Statement
+		ids  []int64
+		kind store.Kind
+	}{{stmtLockDeliveries, deliveries, store.KindDelivery}, {stmtLockParked, parked, store.KindParked}} {
+		if len(q.ids) == 0 {
+			continue
+		}
+		rows, err := tx.Query(ctx, q.st.SQL, q.ids)
+		if err != nil {
+			return wrap(op, err)
+		}
+		var id int64
+		var state string
+		if _, err := pgx.ForEachRow(rows, []any{&id, &state}, func() error {
+			states[store.ID{Kind: q.kind, N: id}] = state
+			return nil
+		}); err != nil {
+			return wrap(op, err)
+		}
+	}
+	_ = bad // ids of no kind have no state: refused as unknown
+	if refused := sqlcommon.Refusals(ids, states, "failed"); len(refused) > 0 {
+		return &store.StateError{Op: op, Refused: refused}
+	}
+	if len(deliveries) > 0 {
+		if _, err := tx.Exec(ctx, onDeliveries.SQL, deliveries, now); err != nil {
+			return wrap(op, err)
+		}
+	}
+	if len(parked) > 0 {
+		if _, err := tx.Exec(ctx, onParked.SQL, parked, now); err != nil {
+			return wrap(op, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return wrap(op, err)
+	}
+	return nil
+}
+
+// Housekeep deletes received ids older than 30 days, and parked messages and deliveries
+// dismissed more than 30 days ago.
+func (s *Store) Housekeep(ctx context.Context, now time.Time) (store.Housekept, error) {
+	before := sqlcommon.Micro(now).Add(-store.HousekeepAfter)
+	var h store.Housekept
+	for _, q := range []struct {
+		st sqlcommon.Statement
+		n  *int64
+	}{{stmtForgetReceived, &h.ReceivedIDs}, {stmtForgetParked, &h.ParkedMessages}, {stmtForgetDeliveries, &h.Deliveries}} {
+		tag, err := s.pool.Exec(ctx, q.st.SQL, before)
+		if err != nil {
+			return h, wrap("housekeep", err)
+		}
+		*q.n = tag.RowsAffected()
+	}
+	return h, nil
+}
+
+// Stats counts the rows of each table.
+func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
+	st := store.Stats{Deliveries: map[store.DeliveryState]int64{}, Parked: map[store.ParkedKey]int64{}}
+	if err := s.pool.QueryRow(ctx, stmtCountReceived.SQL).Scan(&st.ReceivedIDs); err != nil {
+		return st, wrap("stats", err)
+	}
+	if err := s.pool.QueryRow(ctx, stmtCountOutbox.SQL).Scan(&st.Outbox); err != nil {
+		return st, wrap("stats", err)
+	}
+	rows, err := s.pool.Query(ctx, stmtCountDeliveries.SQL)
+	if err != nil {
+		return st, wrap("stats", err)
+	}
+	var state, reason string
+	var n int64
+	if _, err := pgx.ForEachRow(rows, []any{&state, &n}, func() error {
+		st.Deliveries[store.DeliveryState(state)] = n
+		return nil
+	}); err != nil {
+		return st, wrap("stats", err)
+	}
+	rows, err = s.pool.Query(ctx, stmtCountParked.SQL)
+	if err != nil {
+		return st, wrap("stats", err)
+	}
+	if _, err := pgx.ForEachRow(rows, []any{&reason, &state, &n}, func() error {
+		st.Parked[store.ParkedKey{Reason: store.Reason(reason), State: store.ParkedState(state)}] = n
+		return nil
+	}); err != nil {
+		return st, wrap("stats", err)
+	}
+	return st, nil
+}

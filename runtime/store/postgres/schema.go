@@ -1,0 +1,91 @@
+package postgres
+
+import (
+	"fmt"
+
+	"github.com/jadpo/jadpo/runtime/store/internal/sqlcommon"
+)
+
+// migrationsTable creates the table of applied migrations.
+const migrationsTable = `
+CREATE TABLE IF NOT EXISTS jadpo_schema_migrations (
+    version    integer     PRIMARY KEY,
+    name       text        NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+);`
+
+// migrations are the schema's versions, in order. A released migration is never edited:
+// a change is a new one.
+var migrations = []sqlcommon.Migration{{
+	Version: 1,
+	Name:    "received events, outbox, deliveries, parked messages",
+	SQL: `
+CREATE TABLE jadpo_received_events (
+    source      text        NOT NULL CHECK (source <> ''),
+    received_id text        NOT NULL CHECK (received_id <> ''),
+    received_at timestamptz NOT NULL,
+    PRIMARY KEY (source, received_id)
+);
+CREATE INDEX jadpo_received_events_received_at ON jadpo_received_events (received_at);
+
+-- event_json is json, not jsonb: the canonical bytes are kept as written.
+CREATE TABLE jadpo_outbox (
+    id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    source      text        NOT NULL CHECK (source <> ''),
+    event_name  text        NOT NULL CHECK (event_name <> ''),
+    event_json  json        NOT NULL,
+    received_id text        NOT NULL,
+    created_at  timestamptz NOT NULL
+);
+
+CREATE TABLE jadpo_deliveries (
+    id               bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    outbox_id        bigint      NOT NULL REFERENCES jadpo_outbox (id),
+    subscriber       text        NOT NULL CHECK (subscriber <> ''),
+    state            text        NOT NULL CHECK (state IN ('pending', 'running', 'retry_wait', 'succeeded', 'failed', 'dismissed')),
+    attempts         integer     NOT NULL DEFAULT 0,
+    max_attempts     integer     CHECK (max_attempts > 0),
+    next_attempt_at  timestamptz NOT NULL,
+    lease_expires_at timestamptz,
+    fencing_token    bigint      NOT NULL DEFAULT 0,
+    last_error_code  text,
+    created_at       timestamptz NOT NULL,
+    updated_at       timestamptz NOT NULL,
+    settled_at       timestamptz,
+    dismissed_at     timestamptz,
+    UNIQUE (outbox_id, subscriber)
+);
+CREATE INDEX jadpo_deliveries_due ON jadpo_deliveries (next_attempt_at, id)
+    WHERE state IN ('pending', 'retry_wait');
+CREATE INDEX jadpo_deliveries_leased ON jadpo_deliveries (lease_expires_at)
+    WHERE state = 'running';
+CREATE INDEX jadpo_deliveries_parked ON jadpo_deliveries (state, created_at)
+    WHERE state IN ('failed', 'dismissed');
+
+CREATE TABLE jadpo_parked_messages (
+    id           bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    source       text        NOT NULL CHECK (source <> ''),
+    wire_type    text,
+    event_name   text,
+    reason       text        NOT NULL CHECK (reason IN ('unlisted_type', 'unreadable', 'too_large')),
+    problems     jsonb       NOT NULL DEFAULT '[]',
+    body         bytea       NOT NULL,
+    body_sha256  text        NOT NULL,
+    state        text        NOT NULL CHECK (state IN ('failed', 'pending', 'dismissed')),
+    created_at   timestamptz NOT NULL,
+    updated_at   timestamptz NOT NULL,
+    dismissed_at timestamptz,
+    UNIQUE (source, body_sha256)
+);
+CREATE INDEX jadpo_parked_messages_state ON jadpo_parked_messages (state, created_at);
+`,
+}}
+
+// SchemaSQL is the store's whole PostgreSQL schema as one SQL text, written by jadpo build
+// to build/sql/postgres.sql. Applied by hand, it leaves a database the store accepts as
+// migrated.
+func SchemaSQL() string {
+	return sqlcommon.RenderSchema("PostgreSQL", migrationsTable, migrations, func(m sqlcommon.Migration) string {
+		return fmt.Sprintf("INSERT INTO jadpo_schema_migrations (version, name) VALUES (%d, '%s') ON CONFLICT (version) DO NOTHING;", m.Version, m.Name)
+	})
+}

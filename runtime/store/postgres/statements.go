@@ -1,0 +1,250 @@
+package postgres
+
+import (
+	"github.com/jadpo/jadpo/runtime/store/internal/sqlcommon"
+)
+
+const (
+	tReceived   = sqlcommon.TableReceived
+	tOutbox     = sqlcommon.TableOutbox
+	tDeliveries = sqlcommon.TableDeliveries
+	tParked     = sqlcommon.TableParked
+	tMigrations = sqlcommon.TableMigrations
+)
+
+// One statement per message: the id recorded (a conflict keeps nothing more), the outbox
+// row and a pending delivery per subscriber written from it, and the re-read parked row
+// deleted whether the message is kept or a repeat. Data-modifying CTEs always run to
+// completion, and see each other's rows through RETURNING only.
+var stmtKeep = sqlcommon.Statement{
+	Name:   "keep",
+	Tables: []string{tReceived, tOutbox, tDeliveries, tParked},
+	SQL: `WITH r AS (
+    INSERT INTO jadpo_received_events (source, received_id, received_at)
+    VALUES ($1, $2, $3)
+    ON CONFLICT (source, received_id) DO NOTHING
+    RETURNING 1
+), o AS (
+    INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at)
+    SELECT $1, $4, $5, $2, $3 FROM r
+    RETURNING id
+), d AS (
+    INSERT INTO jadpo_deliveries (outbox_id, subscriber, state, attempts, next_attempt_at, fencing_token, created_at, updated_at)
+    SELECT o.id, s.subscriber, 'pending', 0, $3, 0, $3, $3
+    FROM o CROSS JOIN unnest($6::text[]) AS s (subscriber)
+), p AS (
+    DELETE FROM jadpo_parked_messages WHERE id = $7
+)
+SELECT id FROM o`,
+}
+
+var stmtPark = sqlcommon.Statement{
+	Name:   "park",
+	Tables: []string{tParked},
+	SQL: `INSERT INTO jadpo_parked_messages
+    (source, wire_type, event_name, reason, problems, body, body_sha256, state, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, 'failed', $8, $8)
+ON CONFLICT (source, body_sha256) DO NOTHING
+RETURNING id`,
+}
+
+var stmtParkAgain = sqlcommon.Statement{
+	Name:   "park again",
+	Tables: []string{tParked},
+	SQL: `UPDATE jadpo_parked_messages
+SET state = 'failed', wire_type = $2, event_name = $3, reason = $4, problems = $5, updated_at = $6
+WHERE id = $1 AND state = 'pending'`,
+}
+
+var stmtRetriedParked = sqlcommon.Statement{
+	Name:   "retried parked messages",
+	Tables: []string{tParked},
+	SQL: `SELECT id, source, wire_type, event_name, reason, problems, body, created_at, updated_at
+FROM jadpo_parked_messages
+WHERE state = 'pending'
+ORDER BY updated_at, id
+LIMIT $1`,
+}
+
+// The claim: River's shape. The due rows are picked and locked, skipping rows another
+// claim holds, and updated in the same statement (one short transaction).
+var stmtClaim = sqlcommon.Statement{
+	Name:   "claim deliveries",
+	Tables: []string{tDeliveries, tOutbox},
+	SQL: `WITH due AS MATERIALIZED (
+    SELECT id FROM jadpo_deliveries
+    WHERE (state IN ('pending', 'retry_wait') AND next_attempt_at <= $1)
+       OR (state = 'running' AND lease_expires_at < $1)
+    ORDER BY next_attempt_at, id
+    LIMIT $3
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE jadpo_deliveries AS d
+SET state = 'running',
+    attempts = d.attempts + 1,
+    lease_expires_at = $2,
+    fencing_token = d.fencing_token + 1,
+    updated_at = $1
+FROM due, jadpo_outbox AS o
+WHERE d.id = due.id AND o.id = d.outbox_id
+RETURNING d.id, d.fencing_token, d.attempts, d.max_attempts, d.lease_expires_at, d.subscriber,
+    d.outbox_id, o.source, o.received_id, o.event_name, o.event_json`,
+}
+
+var stmtSettle = sqlcommon.Statement{
+	Name:   "settle delivery",
+	Tables: []string{tDeliveries},
+	SQL: `UPDATE jadpo_deliveries
+SET state = $3::text,
+    next_attempt_at = COALESCE($4::timestamptz, next_attempt_at),
+    last_error_code = $5::text,
+    lease_expires_at = NULL,
+    settled_at = CASE WHEN $3::text IN ('succeeded', 'failed') THEN $6::timestamptz END,
+    updated_at = $6::timestamptz
+WHERE id = $1 AND fencing_token = $2 AND state = 'running'`,
+}
+
+const deliveryColumns = `d.id, d.state, d.subscriber, d.attempts, d.max_attempts, d.next_attempt_at,
+    d.last_error_code, d.created_at, d.updated_at, d.settled_at, d.dismissed_at,
+    o.source, o.event_name, o.received_id`
+
+var stmtListDeliveries = sqlcommon.Statement{
+	Name:   "list deliveries",
+	Tables: []string{tDeliveries, tOutbox},
+	SQL: `SELECT ` + deliveryColumns + `, NULL::text
+FROM jadpo_deliveries AS d JOIN jadpo_outbox AS o ON o.id = d.outbox_id
+WHERE d.state = ANY($1::text[])
+ORDER BY d.created_at, d.id
+LIMIT $2`,
+}
+
+var stmtShowDelivery = sqlcommon.Statement{
+	Name:   "show delivery",
+	Tables: []string{tDeliveries, tOutbox},
+	SQL: `SELECT ` + deliveryColumns + `, CASE WHEN $2::boolean THEN o.event_json::text END
+FROM jadpo_deliveries AS d JOIN jadpo_outbox AS o ON o.id = d.outbox_id
+WHERE d.id = $1`,
+}
+
+const parkedColumns = `id, state, source, wire_type, event_name, reason, problems, body_sha256,
+    created_at, updated_at, dismissed_at`
+
+var stmtListParked = sqlcommon.Statement{
+	Name:   "list parked messages",
+	Tables: []string{tParked},
+	SQL: `SELECT ` + parkedColumns + `, NULL::bytea
+FROM jadpo_parked_messages
+WHERE state = ANY($1::text[])
+ORDER BY created_at, id
+LIMIT $2`,
+}
+
+var stmtShowParked = sqlcommon.Statement{
+	Name:   "show parked message",
+	Tables: []string{tParked},
+	SQL: `SELECT ` + parkedColumns + `, CASE WHEN $2::boolean THEN body END
+FROM jadpo_parked_messages
+WHERE id = $1`,
+}
+
+var stmtLockDeliveries = sqlcommon.Statement{
+	Name:   "lock deliveries",
+	Tables: []string{tDeliveries},
+	SQL:    `SELECT id, state FROM jadpo_deliveries WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`,
+}
+
+var stmtLockParked = sqlcommon.Statement{
+	Name:   "lock parked messages",
+	Tables: []string{tParked},
+	SQL:    `SELECT id, state FROM jadpo_parked_messages WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`,
+}
+
+var stmtRetryDeliveries = sqlcommon.Statement{
+	Name:   "retry deliveries",
+	Tables: []string{tDeliveries},
+	SQL: `UPDATE jadpo_deliveries
+SET state = 'pending', attempts = 0, next_attempt_at = $2, lease_expires_at = NULL,
+    settled_at = NULL, updated_at = $2
+WHERE id = ANY($1::bigint[]) AND state = 'failed'`,
+}
+
+var stmtRetryParked = sqlcommon.Statement{
+	Name:   "retry parked messages",
+	Tables: []string{tParked},
+	SQL: `UPDATE jadpo_parked_messages SET state = 'pending', updated_at = $2
+WHERE id = ANY($1::bigint[]) AND state = 'failed'`,
+}
+
+var stmtDismissDeliveries = sqlcommon.Statement{
+	Name:   "dismiss deliveries",
+	Tables: []string{tDeliveries},
+	SQL: `UPDATE jadpo_deliveries SET state = 'dismissed', dismissed_at = $2, updated_at = $2
+WHERE id = ANY($1::bigint[]) AND state = 'failed'`,
+}
+
+var stmtDismissParked = sqlcommon.Statement{
+	Name:   "dismiss parked messages",
+	Tables: []string{tParked},
+	SQL: `UPDATE jadpo_parked_messages SET state = 'dismissed', dismissed_at = $2, updated_at = $2
+WHERE id = ANY($1::bigint[]) AND state = 'failed'`,
+}
+
+var stmtForgetReceived = sqlcommon.Statement{
+	Name:   "housekeep received ids",
+	Tables: []string{tReceived},
+	SQL:    `DELETE FROM jadpo_received_events WHERE received_at < $1`,
+}
+
+var stmtForgetParked = sqlcommon.Statement{
+	Name:   "housekeep parked messages",
+	Tables: []string{tParked},
+	SQL:    `DELETE FROM jadpo_parked_messages WHERE state = 'dismissed' AND dismissed_at < $1`,
+}
+
+var stmtForgetDeliveries = sqlcommon.Statement{
+	Name:   "housekeep deliveries",
+	Tables: []string{tDeliveries},
+	SQL:    `DELETE FROM jadpo_deliveries WHERE state = 'dismissed' AND dismissed_at < $1`,
+}
+
+var stmtCountReceived = sqlcommon.Statement{
+	Name:   "count received ids",
+	Tables: []string{tReceived},
+	SQL:    `SELECT count(*) FROM jadpo_received_events`,
+}
+
+var stmtCountOutbox = sqlcommon.Statement{
+	Name:   "count outbox",
+	Tables: []string{tOutbox},
+	SQL:    `SELECT count(*) FROM jadpo_outbox`,
+}
+
+var stmtCountDeliveries = sqlcommon.Statement{
+	Name:   "count deliveries",
+	Tables: []string{tDeliveries},
+	SQL:    `SELECT state, count(*) FROM jadpo_deliveries GROUP BY state`,
+}
+
+var stmtCountParked = sqlcommon.Statement{
+	Name:   "count parked messages",
+	Tables: []string{tParked},
+	SQL:    `SELECT reason, state, count(*) FROM jadpo_parked_messages GROUP BY reason, state`,
+}
+
+var stmtMigrationVersions = sqlcommon.Statement{
+	Name:   "migration versions",
+	Tables: []string{tMigrations},
+	SQL:    `SELECT version FROM jadpo_schema_migrations ORDER BY version`,
+}
+
+// statements are every statement the store runs after migrating; Migrate checks each
+// against the schema.
+var statements = []sqlcommon.Statement{
+	stmtKeep, stmtPark, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtSettle,
+	stmtListDeliveries, stmtShowDelivery, stmtListParked, stmtShowParked,
+	stmtLockDeliveries, stmtLockParked, stmtRetryDeliveries, stmtRetryParked,
+	stmtDismissDeliveries, stmtDismissParked,
+	stmtForgetReceived, stmtForgetParked, stmtForgetDeliveries,
+	stmtCountReceived, stmtCountOutbox, stmtCountDeliveries, stmtCountParked,
+	stmtMigrationVersions,
+}
