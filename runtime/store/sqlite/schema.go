@@ -1,0 +1,103 @@
+package sqlite
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/jadpo/jadpo/runtime/store/internal/sqlcommon"
+)
+
+// Times are INTEGER microseconds since the Unix epoch, UTC. Tables are STRICT, and CHECK
+// constraints refuse what PostgreSQL's types refuse, so that both adapters refuse the same
+// messages: a NUL character in text (PostgreSQL: 22021), event JSON that is not JSON
+// (PostgreSQL's json type: 22P02), an empty id.
+
+const migrationsTable = `
+CREATE TABLE IF NOT EXISTS jadpo_schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT    NOT NULL,
+    applied_at INTEGER NOT NULL DEFAULT (CAST(unixepoch('subsec') * 1000000 AS INTEGER))
+) STRICT;`
+
+// text is the CHECK of a text column that must hold something and no NUL character.
+func text(col string) string {
+	return fmt.Sprintf("CHECK (%[1]s <> '' AND instr(CAST(%[1]s AS BLOB), X'00') = 0)", col)
+}
+
+var migrations = []sqlcommon.Migration{{
+	Version: 1,
+	Name:    "received events, outbox, deliveries, parked messages",
+	SQL: strings.NewReplacer(
+		"{source}", text("source"),
+		"{received_id}", text("received_id"),
+		"{event_name}", text("event_name"),
+		"{subscriber}", text("subscriber"),
+	).Replace(`
+CREATE TABLE jadpo_received_events (
+    source      TEXT    NOT NULL {source},
+    received_id TEXT    NOT NULL {received_id},
+    received_at INTEGER NOT NULL,
+    PRIMARY KEY (source, received_id)
+) STRICT;
+CREATE INDEX jadpo_received_events_received_at ON jadpo_received_events (received_at);
+
+CREATE TABLE jadpo_outbox (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    source      TEXT    NOT NULL {source},
+    event_name  TEXT    NOT NULL {event_name},
+    event_json  TEXT    NOT NULL CHECK (json_valid(event_json)),
+    received_id TEXT    NOT NULL,
+    created_at  INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE jadpo_deliveries (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    outbox_id        INTEGER NOT NULL REFERENCES jadpo_outbox (id),
+    subscriber       TEXT    NOT NULL {subscriber},
+    state            TEXT    NOT NULL CHECK (state IN ('pending', 'running', 'retry_wait', 'succeeded', 'failed', 'dismissed')),
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    max_attempts     INTEGER CHECK (max_attempts > 0),
+    next_attempt_at  INTEGER NOT NULL,
+    lease_expires_at INTEGER,
+    fencing_token    INTEGER NOT NULL DEFAULT 0,
+    last_error_code  TEXT,
+    created_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL,
+    settled_at       INTEGER,
+    dismissed_at     INTEGER,
+    UNIQUE (outbox_id, subscriber)
+) STRICT;
+CREATE INDEX jadpo_deliveries_due ON jadpo_deliveries (next_attempt_at, id)
+    WHERE state IN ('pending', 'retry_wait');
+CREATE INDEX jadpo_deliveries_leased ON jadpo_deliveries (lease_expires_at)
+    WHERE state = 'running';
+CREATE INDEX jadpo_deliveries_parked ON jadpo_deliveries (state, created_at)
+    WHERE state IN ('failed', 'dismissed');
+
+CREATE TABLE jadpo_parked_messages (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    source       TEXT    NOT NULL {source},
+    wire_type    TEXT,
+    event_name   TEXT,
+    reason       TEXT    NOT NULL CHECK (reason IN ('unlisted_type', 'unreadable', 'too_large')),
+    problems     TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(problems)),
+    body         BLOB    NOT NULL,
+    body_sha256  TEXT    NOT NULL,
+    state        TEXT    NOT NULL CHECK (state IN ('failed', 'pending', 'dismissed')),
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    dismissed_at INTEGER,
+    UNIQUE (source, body_sha256)
+) STRICT;
+CREATE INDEX jadpo_parked_messages_state ON jadpo_parked_messages (state, created_at);
+`),
+}}
+
+// SchemaSQL is the store's whole SQLite schema as one SQL text, written by jadpo build to
+// build/sql/sqlite.sql. Applied by hand, it leaves a database the store accepts as
+// migrated.
+func SchemaSQL() string {
+	return sqlcommon.RenderSchema("SQLite", migrationsTable, migrations, func(m sqlcommon.Migration) string {
+		return fmt.Sprintf("INSERT OR IGNORE INTO jadpo_schema_migrations (version, name) VALUES (%d, '%s');", m.Version, m.Name)
+	})
+}

@@ -1,0 +1,819 @@
+// Package sqlite is the events' store on an embedded SQLite database (modernc.org/sqlite,
+// pure Go, no cgo), the default store (docs/store.md).
+//
+// The database is in WAL mode with synchronous=FULL. Every write goes through one
+// connection whose transactions are BEGIN IMMEDIATE, so writers in this process queue for
+// that connection and writers in other processes wait for the write lock (busy_timeout)
+// instead of failing half-way; reads use a small pool of query_only connections.
+//
+// Importing the package registers it with store.Open for sqlite:PATH URLs.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
+	"github.com/jadpo/jadpo/runtime/store"
+	"github.com/jadpo/jadpo/runtime/store/internal/sqlcommon"
+)
+
+func init() {
+	store.Register("sqlite", func(ctx context.Context, url string) (store.Store, error) { return Open(ctx, url) })
+}
+
+// Options tune a store. The zero value is the default.
+type Options struct {
+	// BusyTimeout is how long a write waits for another process's write lock before it
+	// fails transiently (SQLITE_BUSY); default 5 s.
+	BusyTimeout time.Duration
+	// Readers is the number of read connections; default 4.
+	Readers int
+}
+
+// Store is the events' store on SQLite.
+type Store struct {
+	path string
+	w    *sql.DB // one connection; BEGIN IMMEDIATE
+	r    *sql.DB // query_only connections
+
+	mu       sync.Mutex
+	prepared map[string]*sql.Stmt // by statement name
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open opens the store of a sqlite:PATH URL (sqlite://PATH is the same path) with the
+// default options. Call Migrate next.
+func Open(ctx context.Context, rawURL string) (*Store, error) {
+	path, err := PathOf(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	return OpenPath(ctx, path, Options{})
+}
+
+// PathOf returns the file path of a sqlite: URL.
+func PathOf(rawURL string) (string, error) {
+	rest, ok := strings.CutPrefix(rawURL, "sqlite:")
+	if !ok {
+		return "", fmt.Errorf("store: %q is not a sqlite:PATH URL", rawURL)
+	}
+	rest = strings.TrimPrefix(rest, "//")
+	switch {
+	case rest == "":
+		return "", fmt.Errorf("store: sqlite URL %q has no path", rawURL)
+	case strings.ContainsAny(rest, "?#"):
+		return "", fmt.Errorf("store: sqlite URL %q: the path may not hold ? or #", rawURL)
+	case rest == ":memory:" || strings.HasPrefix(rest, "file:"):
+		return "", fmt.Errorf("store: sqlite URL %q: the store needs a file path", rawURL)
+	}
+	return rest, nil
+}
+
+// OpenPath opens (creating it if need be) the database file at path.
+func OpenPath(ctx context.Context, path string, opts Options) (*Store, error) {
+	if opts.BusyTimeout <= 0 {
+		opts.BusyTimeout = 5 * time.Second
+	}
+	if opts.Readers <= 0 {
+		opts.Readers = 4
+	}
+	w, err := sql.Open("sqlite", dsn(path, opts, true))
+	if err != nil {
+		return nil, wrap("open", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxIdleTime(0)
+	w.SetConnMaxLifetime(0)
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		return nil, wrap("open "+path, err)
+	}
+	r, err := sql.Open("sqlite", dsn(path, opts, false))
+	if err != nil {
+		w.Close()
+		return nil, wrap("open", err)
+	}
+	r.SetMaxOpenConns(opts.Readers)
+	r.SetMaxIdleConns(opts.Readers)
+	if err := r.PingContext(ctx); err != nil {
+		w.Close()
+		r.Close()
+		return nil, wrap("open "+path, err)
+	}
+	return &Store{path: path, w: w, r: r, prepared: map[string]*sql.Stmt{}}, nil
+}
+
+func dsn(path string, opts Options, write bool) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", opts.BusyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	if write {
+		q.Set("_txlock", "immediate")
+	} else {
+		q.Add("_pragma", "query_only(1)")
+	}
+	return path + "?" + q.Encode()
+}
+
+// Path is the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the connections.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	for _, st := range s.prepared {
+		st.Close()
+	}
+	s.prepared = map[string]*sql.Stmt{}
+	s.mu.Unlock()
+	return errors.Join(s.r.Close(), s.w.Close())
+}
+
+// stmt returns st prepared on its pool, preparing it the first time.
+func (s *Store) stmt(ctx context.Context, st statement) (*sql.Stmt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.prepared[st.Name]; p != nil {
+		return p, nil
+	}
+	db := s.w
+	if st.read {
+		db = s.r
+	}
+	p, err := db.PrepareContext(ctx, st.SQL)
+	if err != nil {
+		return nil, err
+	}
+	s.prepared[st.Name] = p
+	return p, nil
+}
+
+// stmts returns sts prepared, in order. A transaction on the writer calls it before it
+// begins: the writer's one connection is the transaction's until it ends, so preparing a
+// writer statement inside it would wait for itself.
+func (s *Store) stmts(ctx context.Context, sts ...statement) ([]*sql.Stmt, error) {
+	out := make([]*sql.Stmt, len(sts))
+	for i, st := range sts {
+		p, err := s.stmt(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
+func micros(t time.Time) int64 { return sqlcommon.Micro(t).UnixMicro() }
+
+func fromMicros(n int64) time.Time { return time.UnixMicro(n).UTC() }
+
+func fromNullMicros(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return fromMicros(n.Int64)
+}
+
+// jsonList encodes a list as the JSON array json_each reads.
+func jsonList[T any](xs []T) string {
+	if xs == nil {
+		xs = []T{}
+	}
+	b, err := json.Marshal(xs)
+	if err != nil { // ints and strings always encode
+		panic(err)
+	}
+	return string(b)
+}
+
+// Migrate applies the missing migrations in one BEGIN IMMEDIATE transaction, so that
+// processes starting together apply them once, then checks every statement.
+func (s *Store) Migrate(ctx context.Context) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return wrap("migrate", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, migrationsTable); err != nil {
+		return wrap("migrate", err)
+	}
+	rows, err := tx.QueryContext(ctx, stmtMigrationVersions.SQL)
+	if err != nil {
+		return wrap("migrate", err)
+	}
+	have := map[int]bool{}
+	maxHave := 0
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return wrap("migrate", err)
+		}
+		have[v] = true
+		maxHave = max(maxHave, v)
+	}
+	if err := rows.Close(); err != nil {
+		return wrap("migrate", err)
+	}
+	if latest := sqlcommon.LatestVersion(migrations); maxHave > latest {
+		return sqlcommon.TooNew(maxHave, latest)
+	}
+	for _, m := range migrations {
+		if have[m.Version] {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			return wrap(fmt.Sprintf("migrate to version %d (%s)", m.Version, m.Name), err)
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO jadpo_schema_migrations (version, name) VALUES (?1, ?2)", m.Version, m.Name); err != nil {
+			return wrap("migrate", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return wrap("migrate", err)
+	}
+	return s.check(ctx)
+}
+
+// check compares the tables' columns with what the statements use, then prepares every
+// statement so that any other mismatch fails now, naming the statement.
+func (s *Store) check(ctx context.Context) error {
+	have := map[string][]string{}
+	for _, table := range sqlcommon.TableOrder {
+		rows, err := s.w.QueryContext(ctx, "SELECT name FROM pragma_table_info(?1)", table)
+		if err != nil {
+			return wrap("check schema", err)
+		}
+		for rows.Next() {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				rows.Close()
+				return wrap("check schema", err)
+			}
+			have[table] = append(have[table], name)
+		}
+		if err := rows.Close(); err != nil {
+			return wrap("check schema", err)
+		}
+	}
+	if err := sqlcommon.CheckColumns(have, commonStatements()); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	for _, p := range s.prepared {
+		p.Close()
+	}
+	s.prepared = map[string]*sql.Stmt{}
+	s.mu.Unlock()
+	for _, st := range statements {
+		if _, err := s.stmt(ctx, st); err != nil {
+			if class, _ := classify(err); class == store.ClassTransient {
+				return wrap("check schema", err)
+			}
+			return sqlcommon.SchemaMismatch(st.Statement, err)
+		}
+	}
+	return nil
+}
+
+// KeepBatch keeps the messages in one transaction, a savepoint each.
+func (s *Store) KeepBatch(ctx context.Context, now time.Time, keeps []store.Keep) ([]store.KeepResult, error) {
+	results := make([]store.KeepResult, len(keeps))
+	if len(keeps) == 0 {
+		return results, nil
+	}
+	at := micros(now)
+	ps, err := s.stmts(ctx, stmtRecordReceived, stmtWriteOutbox, stmtWriteDeliveries, stmtDeleteParked)
+	if err != nil {
+		return nil, wrap("keep", err)
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, wrap("keep", err)
+	}
+	defer tx.Rollback()
+	k := keepStmts{
+		record:     tx.StmtContext(ctx, ps[0]),
+		outbox:     tx.StmtContext(ctx, ps[1]),
+		deliveries: tx.StmtContext(ctx, ps[2]),
+		unpark:     tx.StmtContext(ctx, ps[3]),
+	}
+	for i, m := range keeps {
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT jadpo_keep"); err != nil {
+			return nil, wrap("keep", err)
+		}
+		res, err := k.keep(ctx, at, m)
+		if err != nil {
+			if class, _ := classify(err); class != store.ClassRefused {
+				return nil, wrap("keep", err)
+			}
+			if _, err := tx.ExecContext(ctx, "ROLLBACK TO jadpo_keep"); err != nil {
+				return nil, wrap("keep", err)
+			}
+			res = store.KeepResult{Outcome: store.Refused, Err: wrap("keep", err)}
+		}
+		if _, err := tx.ExecContext(ctx, "RELEASE jadpo_keep"); err != nil {
+			return nil, wrap("keep", err)
+		}
+		results[i] = res
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, wrap("keep", err)
+	}
+	return results, nil
+}
+
+type keepStmts struct {
+	record, outbox, deliveries, unpark *sql.Stmt
+}
+
+// keep writes one message; an error leaves its savepoint to be rolled back.
+func (k keepStmts) keep(ctx context.Context, at int64, m store.Keep) (store.KeepResult, error) {
+	res, err := k.record.ExecContext(ctx, m.Source, m.ReceivedID, at)
+	if err != nil {
+		return store.KeepResult{}, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return store.KeepResult{}, err
+	}
+	out := store.KeepResult{Outcome: store.Repeat}
+	if n == 1 {
+		var id int64
+		if err := k.outbox.QueryRowContext(ctx, m.Source, m.EventName, string(m.EventJSON), m.ReceivedID, at).Scan(&id); err != nil {
+			return store.KeepResult{}, err
+		}
+		if _, err := k.deliveries.ExecContext(ctx, id, at, jsonList(sqlcommon.Subscribers(m.Subscribers))); err != nil {
+			return store.KeepResult{}, err
+		}
+		out = store.KeepResult{Outcome: store.Kept, OutboxID: id}
+	}
+	if m.RetriedParkedID != 0 {
+		if _, err := k.unpark.ExecContext(ctx, m.RetriedParkedID); err != nil {
+			return store.KeepResult{}, err
+		}
+	}
+	return out, nil
+}
+
+// Park writes the parked row once per (source, body), or sets a re-read parked row back
+// to failed.
+func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.ParkResult, error) {
+	if err := sqlcommon.CheckParked(p); err != nil {
+		return 0, err
+	}
+	at := micros(now)
+	problems := string(sqlcommon.ProblemsJSON(p.Problems))
+	wire, event := nullText(p.WireType), nullText(p.EventName)
+	if p.RetriedParkedID != 0 {
+		st, err := s.stmt(ctx, stmtParkAgain)
+		if err != nil {
+			return 0, wrap("park", err)
+		}
+		res, err := st.ExecContext(ctx, p.RetriedParkedID, wire, event, string(p.Reason), problems, at)
+		if err != nil {
+			return 0, wrap("park", err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return store.ParkGone, wrap("park", err)
+		}
+		return store.ParkFailedAgain, nil
+	}
+	body := p.Body
+	if body == nil {
+		body = []byte{}
+	}
+	st, err := s.stmt(ctx, stmtPark)
+	if err != nil {
+		return 0, wrap("park", err)
+	}
+	res, err := st.ExecContext(ctx, sqlcommon.StorableText(p.Source), wire, event, string(p.Reason), problems, body,
+		sqlcommon.BodySHA256(p.Body), at)
+	if err != nil {
+		return 0, wrap("park", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, wrap("park", err)
+	}
+	if n == 0 {
+		return store.ParkAlready, nil
+	}
+	return store.ParkAdded, nil
+}
+
+func nullText(s string) sql.NullString {
+	if s == "" {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: sqlcommon.StorableText(s), Valid: true}
+}
+
+// RetriedParked lists the parked messages operators retried, oldest retry first.
+func (s *Store) RetriedParked(ctx context.Context, limit int) ([]store.ParkedMessage, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	st, err := s.stmt(ctx, stmtRetriedParked)
+	if err != nil {
+		return nil, wrap("retried parked messages", err)
+	}
+	rows, err := st.QueryContext(ctx, limit)
+	if err != nil {
+		return nil, wrap("retried parked messages", err)
+	}
+	defer rows.Close()
+	var out []store.ParkedMessage
+	for rows.Next() {
+		var m store.ParkedMessage
+		var wire, event sql.NullString
+		var reason, problems string
+		var created, updated int64
+		if err := rows.Scan(&m.ID, &m.Source, &wire, &event, &reason, &problems, &m.Body, &created, &updated); err != nil {
+			return nil, wrap("retried parked messages", err)
+		}
+		if m.Problems, err = sqlcommon.ParseProblems([]byte(problems)); err != nil {
+			return nil, wrap("retried parked messages", err)
+		}
+		m.WireType, m.EventName, m.Reason = wire.String, event.String, store.Reason(reason)
+		m.CreatedAt, m.UpdatedAt = fromMicros(created), fromMicros(updated)
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("retried parked messages", err)
+	}
+	return out, nil
+}
+
+// ClaimDeliveries claims due deliveries, and running ones whose lease expired, in one
+// BEGIN IMMEDIATE transaction.
+func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]store.Claimed, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	at := micros(now)
+	ps, err := s.stmts(ctx, stmtClaim, stmtClaimedEvents)
+	if err != nil {
+		return nil, wrap("claim deliveries", err)
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, wrap("claim deliveries", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.StmtContext(ctx, ps[0]).QueryContext(ctx, at, micros(now.Add(lease)), limit)
+	if err != nil {
+		return nil, wrap("claim deliveries", err)
+	}
+	var out []store.Claimed
+	var outboxIDs []int64
+	for rows.Next() {
+		var c store.Claimed
+		var maxAttempts sql.NullInt64
+		var leaseEnd int64
+		if err := rows.Scan(&c.ID, &c.Token, &c.Attempt, &maxAttempts, &leaseEnd, &c.Subscriber, &c.OutboxID); err != nil {
+			rows.Close()
+			return nil, wrap("claim deliveries", err)
+		}
+		c.MaxAttempts, c.LeaseExpiresAt = int(maxAttempts.Int64), fromMicros(leaseEnd)
+		out = append(out, c)
+		outboxIDs = append(outboxIDs, c.OutboxID)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, wrap("claim deliveries", err)
+	}
+	if len(out) == 0 {
+		return nil, wrap("claim deliveries", tx.Commit())
+	}
+	type event struct{ source, receivedID, name, json string }
+	byID := map[int64]event{}
+	rows, err = tx.StmtContext(ctx, ps[1]).QueryContext(ctx, jsonList(outboxIDs))
+	if err != nil {
+		return nil, wrap("claim deliveries", err)
+	}
+	for rows.Next() {
+		var id int64
+		var e event
+		if err := rows.Scan(&id, &e.source, &e.receivedID, &e.name, &e.json); err != nil {
+			rows.Close()
+			return nil, wrap("claim deliveries", err)
+		}
+		byID[id] = e
+	}
+	if err := rows.Close(); err != nil {
+		return nil, wrap("claim deliveries", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, wrap("claim deliveries", err)
+	}
+	for i := range out {
+		e := byID[out[i].OutboxID]
+		out[i].Source, out[i].ReceivedID, out[i].EventName, out[i].EventJSON = e.source, e.receivedID, e.name, []byte(e.json)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// SettleDelivery settles a delivery if it is still running under the settlement's token.
+func (s *Store) SettleDelivery(ctx context.Context, now time.Time, st store.Settlement) (bool, error) {
+	if err := sqlcommon.CheckSettlement(st); err != nil {
+		return false, err
+	}
+	var next sql.NullInt64
+	if st.Outcome == store.SettleRetryWait {
+		next = sql.NullInt64{Int64: micros(st.NextAttemptAt), Valid: true}
+	}
+	p, err := s.stmt(ctx, stmtSettle)
+	if err != nil {
+		return false, wrap("settle delivery", err)
+	}
+	res, err := p.ExecContext(ctx, st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), micros(now))
+	if err != nil {
+		return false, wrap("settle delivery", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, wrap("settle delivery", err)
+	}
+	return n == 1, nil
+}
+
+// List lists deliveries and parked messages in the filter's state, oldest first.
+func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Entry, error) {
+	dStates, pStates, err := sqlcommon.ListStates(f)
+	if err != nil {
+		return nil, err
+	}
+	limit := -1
+	if f.Limit > 0 {
+		limit = f.Limit
+	}
+	deliveries, err := s.queryEntries(ctx, stmtListDeliveries, scanDelivery, jsonList(dStates), limit)
+	if err != nil {
+		return nil, wrap("list", err)
+	}
+	parked, err := s.queryEntries(ctx, stmtListParked, scanParked, jsonList(pStates), limit)
+	if err != nil {
+		return nil, wrap("list", err)
+	}
+	return sqlcommon.MergeEntries(deliveries, parked, f.Limit), nil
+}
+
+// Show returns one delivery or parked message.
+func (s *Store) Show(ctx context.Context, id store.ID, withBody bool) (store.Entry, error) {
+	var entries []store.Entry
+	var err error
+	switch id.Kind {
+	case store.KindDelivery:
+		entries, err = s.queryEntries(ctx, stmtShowDelivery, scanDelivery, id.N, withBody)
+	case store.KindParked:
+		entries, err = s.queryEntries(ctx, stmtShowParked, scanParked, id.N, withBody)
+	}
+	if err != nil {
+		return store.Entry{}, wrap("show "+id.String(), err)
+	}
+	if len(entries) == 0 {
+		return store.Entry{}, fmt.Errorf("store: show %s: %w", id, store.ErrUnknownID)
+	}
+	return entries[0], nil
+}
+
+func (s *Store) queryEntries(ctx context.Context, st statement, scan func(*sql.Rows) (store.Entry, error), args ...any) ([]store.Entry, error) {
+	p, err := s.stmt(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := p.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.Entry
+	for rows.Next() {
+		e, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func scanDelivery(rows *sql.Rows) (store.Entry, error) {
+	var (
+		id, next, created, updated             int64
+		state, subscriber, source, event, recv string
+		attempts                               int
+		maxAttempts, settled, dismissed        sql.NullInt64
+		code, body                             sql.NullString
+	)
+	if err := rows.Scan(&id, &state, &subscriber, &attempts, &maxAttempts, &next, &code, &created, &updated,
+		&settled, &dismissed, &source, &event, &recv, &body); err != nil {
+		return store.Entry{}, err
+	}
+	e := store.Entry{
+		ID: store.DeliveryID(id), State: sqlcommon.ListStateOfDelivery(state), RowState: state,
+		Source: source, Subscriber: subscriber, EventName: event, ReceivedID: recv, Code: code.String,
+		Attempts: attempts, MaxAttempts: int(maxAttempts.Int64),
+		CreatedAt: fromMicros(created), UpdatedAt: fromMicros(updated),
+		SettledAt: fromNullMicros(settled), DismissedAt: fromNullMicros(dismissed),
+	}
+	if state == "pending" || state == "retry_wait" {
+		e.NextAttemptAt = fromMicros(next)
+	}
+	if body.Valid {
+		e.Body = []byte(body.String)
+	}
+	return e, nil
+}
+
+func scanParked(rows *sql.Rows) (store.Entry, error) {
+	var (
+		id, created, updated            int64
+		state, source, reason, problems string
+		sha                             string
+		wire, event                     sql.NullString
+		dismissed                       sql.NullInt64
+		body                            []byte
+	)
+	if err := rows.Scan(&id, &state, &source, &wire, &event, &reason, &problems, &sha, &created, &updated,
+		&dismissed, &body); err != nil {
+		return store.Entry{}, err
+	}
+	ps, err := sqlcommon.ParseProblems([]byte(problems))
+	if err != nil {
+		return store.Entry{}, err
+	}
+	return store.Entry{
+		ID: store.ParkedID(id), State: store.ListState(state), RowState: state, Source: source,
+		WireType: wire.String, EventName: event.String, Code: reason, Problems: ps, BodySHA256: sha,
+		CreatedAt: fromMicros(created), UpdatedAt: fromMicros(updated), DismissedAt: fromNullMicros(dismissed),
+		Body: body,
+	}, nil
+}
+
+// Retry makes failed deliveries and parked messages pending, all or none.
+func (s *Store) Retry(ctx context.Context, now time.Time, ids []store.ID) error {
+	return s.transition(ctx, "retry", now, ids, stmtRetryDeliveries, stmtRetryParked)
+}
+
+// Dismiss sets failed deliveries and parked messages aside, all or none.
+func (s *Store) Dismiss(ctx context.Context, now time.Time, ids []store.ID) error {
+	return s.transition(ctx, "dismiss", now, ids, stmtDismissDeliveries, stmtDismissParked)
+}
+
+// transition moves ids from failed with the two statements, in one BEGIN IMMEDIATE
+// transaction that first reads their states: any id unknown or not failed refuses the call.
+func (s *Store) transition(ctx context.Context, op string, now time.Time, ids []store.ID, onDeliveries, onParked statement) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	deliveries, parked, _ := sqlcommon.SplitIDs(ids)
+	ps, err := s.stmts(ctx, stmtStatesDeliveries, stmtStatesParked, onDeliveries, onParked)
+	if err != nil {
+		return wrap(op, err)
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return wrap(op, err)
+	}
+	defer tx.Rollback()
+	states := map[store.ID]string{}
+	for _, q := range []struct {
+		st   *sql.Stmt
+		ids  []int64
+		kind store.Kind
+	}{{ps[0], deliveries, store.KindDelivery}, {ps[1], parked, store.KindParked}} {
+		if len(q.ids) == 0 {
+			continue
+		}
+		rows, err := tx.StmtContext(ctx, q.st).QueryContext(ctx, jsonList(q.ids))
+		if err != nil {
+			return wrap(op, err)
+		}
+		for rows.Next() {
+			var id int64
+			var state string
+			if err := rows.Scan(&id, &state); err != nil {
+				rows.Close()
+				return wrap(op, err)
+			}
+			states[store.ID{Kind: q.kind, N: id}] = state
+		}
+		if err := rows.Close(); err != nil {
+			return wrap(op, err)
+		}
+	}
+	if refused := sqlcommon.Refusals(ids, states, "failed"); len(refused) > 0 {
+		return &store.StateError{Op: op, Refused: refused}
+	}
+	at := micros(now)
+	for _, q := range []struct {
+		st  *sql.Stmt
+		ids []int64
+	}{{ps[2], deliveries}, {ps[3], parked}} {
+		if len(q.ids) == 0 {
+			continue
+		}
+		if _, err := tx.StmtContext(ctx, q.st).ExecContext(ctx, jsonList(q.ids), at); err != nil {
+			return wrap(op, err)
+		}
+	}
+	return wrap(op, tx.Commit())
+}
+
+// Housekeep deletes received ids older than 30 days, and parked messages and deliveries
+// dismissed more than 30 days ago.
+func (s *Store) Housekeep(ctx context.Context, now time.Time) (store.Housekept, error) {
+	before := micros(now.Add(-store.HousekeepAfter))
+	var h store.Housekept
+	for _, q := range []struct {
+		st statement
+		n  *int64
+	}{{stmtForgetReceived, &h.ReceivedIDs}, {stmtForgetParked, &h.ParkedMessages}, {stmtForgetDeliveries, &h.Deliveries}} {
+		p, err := s.stmt(ctx, q.st)
+		if err != nil {
+			return h, wrap("housekeep", err)
+		}
+		res, err := p.ExecContext(ctx, before)
+		if err != nil {
+			return h, wrap("housekeep", err)
+		}
+		if *q.n, err = res.RowsAffected(); err != nil {
+			return h, wrap("housekeep", err)
+		}
+	}
+	return h, nil
+}
+
+// Stats counts the rows of each table.
+func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
+	st := store.Stats{Deliveries: map[store.DeliveryState]int64{}, Parked: map[store.ParkedKey]int64{}}
+	for _, q := range []struct {
+		st statement
+		n  *int64
+	}{{stmtCountReceived, &st.ReceivedIDs}, {stmtCountOutbox, &st.Outbox}} {
+		p, err := s.stmt(ctx, q.st)
+		if err != nil {
+			return st, wrap("stats", err)
+		}
+		if err := p.QueryRowContext(ctx).Scan(q.n); err != nil {
+			return st, wrap("stats", err)
+		}
+	}
+	if err := s.eachRow(ctx, stmtCountDeliveries, func(rows *sql.Rows) error {
+		var state string
+		var n int64
+		if err := rows.Scan(&state, &n); err != nil {
+			return err
+		}
+		st.Deliveries[store.DeliveryState(state)] = n
+		return nil
+	}); err != nil {
+		return st, wrap("stats", err)
+	}
+	if err := s.eachRow(ctx, stmtCountParked, func(rows *sql.Rows) error {
+		var reason, state string
+		var n int64
+		if err := rows.Scan(&reason, &state, &n); err != nil {
+			return err
+		}
+		st.Parked[store.ParkedKey{Reason: store.Reason(reason), State: store.ParkedState(state)}] = n
+		return nil
+	}); err != nil {
+		return st, wrap("stats", err)
+	}
+	return st, nil
+}
+
+func (s *Store) eachRow(ctx context.Context, st statement, fn func(*sql.Rows) error, args ...any) error {
+	p, err := s.stmt(ctx, st)
+	if err != nil {
+		return err
+	}
+	rows, err := p.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

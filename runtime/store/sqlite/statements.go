@@ -1,0 +1,175 @@
+package sqlite
+
+import (
+	"github.com/jadpo/jadpo/runtime/store/internal/sqlcommon"
+)
+
+const (
+	tReceived   = sqlcommon.TableReceived
+	tOutbox     = sqlcommon.TableOutbox
+	tDeliveries = sqlcommon.TableDeliveries
+	tParked     = sqlcommon.TableParked
+	tMigrations = sqlcommon.TableMigrations
+)
+
+// statement is a statement of the store and the connection pool it runs on.
+type statement struct {
+	sqlcommon.Statement
+	// read: runs on the readers; else on the one writer.
+	read bool
+}
+
+func writer(name string, sql string, tables ...string) statement {
+	return statement{Statement: sqlcommon.Statement{Name: name, Tables: tables, SQL: sql}}
+}
+
+func reader(name string, sql string, tables ...string) statement {
+	return statement{Statement: sqlcommon.Statement{Name: name, Tables: tables, SQL: sql}, read: true}
+}
+
+// Lists of ids and states are passed as one JSON array, read with json_each.
+
+var (
+	stmtRecordReceived = writer("record received id", `INSERT INTO jadpo_received_events (source, received_id, received_at)
+VALUES (?1, ?2, ?3)
+ON CONFLICT (source, received_id) DO NOTHING`, tReceived)
+
+	stmtWriteOutbox = writer("write outbox", `INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at)
+VALUES (?1, ?2, ?3, ?4, ?5)
+RETURNING id`, tOutbox)
+
+	stmtWriteDeliveries = writer("write deliveries", `INSERT INTO jadpo_deliveries
+    (outbox_id, subscriber, state, attempts, next_attempt_at, fencing_token, created_at, updated_at)
+SELECT ?1, value, 'pending', 0, ?2, 0, ?2, ?2 FROM json_each(?3)`, tDeliveries)
+
+	stmtDeleteParked = writer("delete re-read parked message", `DELETE FROM jadpo_parked_messages WHERE id = ?1`, tParked)
+
+	stmtPark = writer("park", `INSERT INTO jadpo_parked_messages
+    (source, wire_type, event_name, reason, problems, body, body_sha256, state, created_at, updated_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'failed', ?8, ?8)
+ON CONFLICT (source, body_sha256) DO NOTHING`, tParked)
+
+	stmtParkAgain = writer("park again", `UPDATE jadpo_parked_messages
+SET state = 'failed', wire_type = ?2, event_name = ?3, reason = ?4, problems = ?5, updated_at = ?6
+WHERE id = ?1 AND state = 'pending'`, tParked)
+
+	stmtRetriedParked = reader("retried parked messages", `SELECT id, source, wire_type, event_name, reason, problems, body, created_at, updated_at
+FROM jadpo_parked_messages
+WHERE state = 'pending'
+ORDER BY updated_at, id
+LIMIT ?1`, tParked)
+
+	stmtClaim = writer("claim deliveries", `UPDATE jadpo_deliveries
+SET state = 'running',
+    attempts = attempts + 1,
+    lease_expires_at = ?2,
+    fencing_token = fencing_token + 1,
+    updated_at = ?1
+WHERE id IN (
+    SELECT id FROM jadpo_deliveries
+    WHERE (state IN ('pending', 'retry_wait') AND next_attempt_at <= ?1)
+       OR (state = 'running' AND lease_expires_at < ?1)
+    ORDER BY next_attempt_at, id
+    LIMIT ?3
+)
+RETURNING id, fencing_token, attempts, max_attempts, lease_expires_at, subscriber, outbox_id`, tDeliveries)
+
+	stmtClaimedEvents = writer("read claimed events", `SELECT id, source, received_id, event_name, event_json
+FROM jadpo_outbox WHERE id IN (SELECT value FROM json_each(?1))`, tOutbox)
+
+	stmtSettle = writer("settle delivery", `UPDATE jadpo_deliveries
+SET state = ?3,
+    next_attempt_at = COALESCE(?4, next_attempt_at),
+    last_error_code = ?5,
+    lease_expires_at = NULL,
+    settled_at = CASE WHEN ?3 IN ('succeeded', 'failed') THEN ?6 END,
+    updated_at = ?6
+WHERE id = ?1 AND fencing_token = ?2 AND state = 'running'`, tDeliveries)
+)
+
+const deliveryColumns = `d.id, d.state, d.subscriber, d.attempts, d.max_attempts, d.next_attempt_at,
+    d.last_error_code, d.created_at, d.updated_at, d.settled_at, d.dismissed_at,
+    o.source, o.event_name, o.received_id`
+
+const parkedColumns = `id, state, source, wire_type, event_name, reason, problems, body_sha256,
+    created_at, updated_at, dismissed_at`
+
+var (
+	stmtListDeliveries = reader("list deliveries", `SELECT `+deliveryColumns+`, NULL
+FROM jadpo_deliveries AS d JOIN jadpo_outbox AS o ON o.id = d.outbox_id
+WHERE d.state IN (SELECT value FROM json_each(?1))
+ORDER BY d.created_at, d.id
+LIMIT ?2`, tDeliveries, tOutbox)
+
+	stmtShowDelivery = reader("show delivery", `SELECT `+deliveryColumns+`, CASE WHEN ?2 THEN o.event_json END
+FROM jadpo_deliveries AS d JOIN jadpo_outbox AS o ON o.id = d.outbox_id
+WHERE d.id = ?1`, tDeliveries, tOutbox)
+
+	stmtListParked = reader("list parked messages", `SELECT `+parkedColumns+`, NULL
+FROM jadpo_parked_messages
+WHERE state IN (SELECT value FROM json_each(?1))
+ORDER BY created_at, id
+LIMIT ?2`, tParked)
+
+	stmtShowParked = reader("show parked message", `SELECT `+parkedColumns+`, CASE WHEN ?2 THEN body END
+FROM jadpo_parked_messages
+WHERE id = ?1`, tParked)
+
+	stmtStatesDeliveries = writer("lock deliveries", `SELECT id, state FROM jadpo_deliveries
+WHERE id IN (SELECT value FROM json_each(?1))`, tDeliveries)
+
+	stmtStatesParked = writer("lock parked messages", `SELECT id, state FROM jadpo_parked_messages
+WHERE id IN (SELECT value FROM json_each(?1))`, tParked)
+
+	stmtRetryDeliveries = writer("retry deliveries", `UPDATE jadpo_deliveries
+SET state = 'pending', attempts = 0, next_attempt_at = ?2, lease_expires_at = NULL,
+    settled_at = NULL, updated_at = ?2
+WHERE id IN (SELECT value FROM json_each(?1)) AND state = 'failed'`, tDeliveries)
+
+	stmtRetryParked = writer("retry parked messages", `UPDATE jadpo_parked_messages SET state = 'pending', updated_at = ?2
+WHERE id IN (SELECT value FROM json_each(?1)) AND state = 'failed'`, tParked)
+
+	stmtDismissDeliveries = writer("dismiss deliveries", `UPDATE jadpo_deliveries SET state = 'dismissed', dismissed_at = ?2, updated_at = ?2
+WHERE id IN (SELECT value FROM json_each(?1)) AND state = 'failed'`, tDeliveries)
+
+	stmtDismissParked = writer("dismiss parked messages", `UPDATE jadpo_parked_messages SET state = 'dismissed', dismissed_at = ?2, updated_at = ?2
+WHERE id IN (SELECT value FROM json_each(?1)) AND state = 'failed'`, tParked)
+
+	stmtForgetReceived = writer("housekeep received ids",
+		`DELETE FROM jadpo_received_events WHERE received_at < ?1`, tReceived)
+
+	stmtForgetParked = writer("housekeep parked messages",
+		`DELETE FROM jadpo_parked_messages WHERE state = 'dismissed' AND dismissed_at < ?1`, tParked)
+
+	stmtForgetDeliveries = writer("housekeep deliveries",
+		`DELETE FROM jadpo_deliveries WHERE state = 'dismissed' AND dismissed_at < ?1`, tDeliveries)
+
+	stmtCountReceived   = reader("count received ids", `SELECT count(*) FROM jadpo_received_events`, tReceived)
+	stmtCountOutbox     = reader("count outbox", `SELECT count(*) FROM jadpo_outbox`, tOutbox)
+	stmtCountDeliveries = reader("count deliveries", `SELECT state, count(*) FROM jadpo_deliveries GROUP BY state`, tDeliveries)
+	stmtCountParked     = reader("count parked messages",
+		`SELECT reason, state, count(*) FROM jadpo_parked_messages GROUP BY reason, state`, tParked)
+
+	stmtMigrationVersions = writer("migration versions",
+		`SELECT version FROM jadpo_schema_migrations ORDER BY version`, tMigrations)
+)
+
+// statements are every statement the store runs after migrating; Migrate prepares each.
+var statements = []statement{
+	stmtRecordReceived, stmtWriteOutbox, stmtWriteDeliveries, stmtDeleteParked,
+	stmtPark, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtClaimedEvents, stmtSettle,
+	stmtListDeliveries, stmtShowDelivery, stmtListParked, stmtShowParked,
+	stmtStatesDeliveries, stmtStatesParked, stmtRetryDeliveries, stmtRetryParked,
+	stmtDismissDeliveries, stmtDismissParked,
+	stmtForgetReceived, stmtForgetParked, stmtForgetDeliveries,
+	stmtCountReceived, stmtCountOutbox, stmtCountDeliveries, stmtCountParked,
+	stmtMigrationVersions,
+}
+
+func commonStatements() []sqlcommon.Statement {
+	out := make([]sqlcommon.Statement, len(statements))
+	for i, s := range statements {
+		out[i] = s.Statement
+	}
+	return out
+}
