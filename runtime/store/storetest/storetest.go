@@ -1,0 +1,990 @@
+// Package storetest is the conformance suite of the events' store: every adapter runs
+// exactly these tests (River's driver tests are the model). An adapter's test gives Run a
+// Harness that makes fresh databases:
+//
+//	func TestConformance(t *testing.T) {
+//		storetest.Run(t, storetest.Harness{NewDatabase: newTestDatabase})
+//	}
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jadpo/jadpo/runtime/store"
+)
+
+// Harness is what an adapter gives the suite.
+type Harness struct {
+	// NewDatabase makes a fresh, empty database (or schema) private to t, and removes it
+	// when t ends.
+	NewDatabase func(t *testing.T) Database
+}
+
+// Database is one fresh database of a test.
+type Database interface {
+	// Open opens a new store on this database, as another process would: its own
+	// connections, not yet migrated. The store is closed when t ends.
+	Open(t *testing.T) store.Store
+	// Exec runs sql on this database outside any store (to break its schema).
+	Exec(t *testing.T, sql string)
+	// FailTransiently runs call, which uses s to write the received id (BlockedSource,
+	// BlockedID) among others, and makes the store fail it with a transient fault while it
+	// runs; it returns call's error. PostgreSQL blocks the statement on that id, held by
+	// another connection's open transaction, and terminates the store's backend; SQLite
+	// holds the write lock in another connection until the store's busy timeout gives up.
+	FailTransiently(t *testing.T, s store.Store, call func() error) error
+}
+
+// The received id that Database.FailTransiently holds.
+const (
+	BlockedSource = "queue blocked"
+	BlockedID     = "blocker"
+)
+
+// Run runs the conformance suite.
+func Run(t *testing.T, h Harness) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, Harness)
+	}{
+		{"MigrateIsIdempotent", testMigrateIsIdempotent},
+		{"MigrateConcurrently", testMigrateConcurrently},
+		{"SchemaMismatchMissingColumn", testSchemaMismatchMissingColumn},
+		{"SchemaMismatchMissingTable", testSchemaMismatchMissingTable},
+		{"KeepAndRepeat", testKeepAndRepeat},
+		{"KeepRefusedRollsBackToSavepoint", testKeepRefusedRollsBackToSavepoint},
+		{"KeepRefusedLastAndAll", testKeepRefusedLastAndAll},
+		{"KeepDeletesRetriedParked", testKeepDeletesRetriedParked},
+		{"KeepTransientFailureCommitsNothing", testKeepTransientFailureCommitsNothing},
+		{"ParkOncePerSourceAndBody", testParkOncePerSourceAndBody},
+		{"ParkRetriedFailsAgain", testParkRetriedFailsAgain},
+		{"RetriedParkedOldestFirst", testRetriedParkedOldestFirst},
+		{"ClaimAndSettle", testClaimAndSettle},
+		{"ClaimLimitAndDue", testClaimLimitAndDue},
+		{"LeaseExpiryTakeover", testLeaseExpiryTakeover},
+		{"ConcurrentClaims", testConcurrentClaims},
+		{"RetryDismissStateMachine", testRetryDismissStateMachine},
+		{"ListAndShow", testListAndShow},
+		{"Housekeep", testHousekeep},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
+	}
+}
+
+// t0 is the suite's clock: every test passes times from it.
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+const (
+	srcWarehouse = "queue warehouse_queue"
+	srcReturns   = "queue returns_queue"
+	eventShipped = "OrderShipped"
+)
+
+func migrated(t *testing.T, db Database) store.Store {
+	t.Helper()
+	s := db.Open(t)
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
+	return s
+}
+
+func fresh(t *testing.T, h Harness) (Database, store.Store) {
+	t.Helper()
+	db := h.NewDatabase(t)
+	return db, migrated(t, db)
+}
+
+func keepOf(source, id string, subscribers ...string) store.Keep {
+	return store.Keep{
+		Source:      source,
+		ReceivedID:  id,
+		EventName:   eventShipped,
+		EventJSON:   []byte(`{"order_id":"` + id + `","lines":[1,2]}`),
+		Subscribers: subscribers,
+	}
+}
+
+func keepBatch(t *testing.T, s store.Store, now time.Time, keeps ...store.Keep) []store.KeepResult {
+	t.Helper()
+	res, err := s.KeepBatch(context.Background(), now, keeps)
+	if err != nil {
+		t.Fatalf("KeepBatch: %v", err)
+	}
+	if len(res) != len(keeps) {
+		t.Fatalf("KeepBatch returned %d results for %d messages", len(res), len(keeps))
+	}
+	return res
+}
+
+func outcomes(res []store.KeepResult) []store.KeepOutcome {
+	out := make([]store.KeepOutcome, len(res))
+	for i, r := range res {
+		out[i] = r.Outcome
+	}
+	return out
+}
+
+func wantOutcomes(t *testing.T, res []store.KeepResult, want ...store.KeepOutcome) {
+	t.Helper()
+	if got := outcomes(res); !slices.Equal(got, want) {
+		t.Fatalf("outcomes = %v, want %v (results %+v)", got, want, res)
+	}
+}
+
+func stats(t *testing.T, s store.Store) store.Stats {
+	t.Helper()
+	st, err := s.Stats(context.Background())
+	if err != nil {
+		t.Fatalf("Stats: %v", err)
+	}
+	return st
+}
+
+// counts is the part of Stats the tests compare.
+type counts struct {
+	Received, Outbox, Deliveries, Parked int64
+}
+
+func countsOf(st store.Stats) counts {
+	return counts{st.ReceivedIDs, st.Outbox, st.DeliveriesTotal(), st.ParkedTotal()}
+}
+
+func wantCounts(t *testing.T, s store.Store, want counts) {
+	t.Helper()
+	if got := countsOf(stats(t, s)); got != want {
+		t.Fatalf("counts = %+v, want %+v", got, want)
+	}
+}
+
+func park(t *testing.T, s store.Store, now time.Time, p store.Parked) store.ParkResult {
+	t.Helper()
+	r, err := s.Park(context.Background(), now, p)
+	if err != nil {
+		t.Fatalf("Park: %v", err)
+	}
+	return r
+}
+
+// parkID parks p, which must be new, and returns its operator ID (ids are the database's
+// to choose: PostgreSQL's sequences skip numbers a conflict or a rollback used).
+func parkID(t *testing.T, s store.Store, now time.Time, p store.Parked) store.ID {
+	t.Helper()
+	if r := park(t, s, now, p); r != store.ParkAdded {
+		t.Fatalf("Park = %v, want added", r)
+	}
+	sum := sha256Hex(string(p.Body))
+	for _, e := range list(t, s, store.Filter{State: store.ListAll}) {
+		if e.ID.Kind == store.KindParked && e.BodySHA256 == sum && e.Source == p.Source {
+			return e.ID
+		}
+	}
+	t.Fatalf("the parked message is not listed")
+	return store.ID{}
+}
+
+func parkedOf(source, body string) store.Parked {
+	return store.Parked{
+		Source:   source,
+		WireType: "order.shipped",
+		Reason:   store.ReasonUnlistedType,
+		Body:     []byte(body),
+	}
+}
+
+func claim(t *testing.T, s store.Store, now time.Time, limit int, lease time.Duration) []store.Claimed {
+	t.Helper()
+	c, err := s.ClaimDeliveries(context.Background(), now, limit, lease)
+	if err != nil {
+		t.Fatalf("ClaimDeliveries: %v", err)
+	}
+	return c
+}
+
+func settle(t *testing.T, s store.Store, now time.Time, st store.Settlement) bool {
+	t.Helper()
+	ok, err := s.SettleDelivery(context.Background(), now, st)
+	if err != nil {
+		t.Fatalf("SettleDelivery: %v", err)
+	}
+	return ok
+}
+
+func list(t *testing.T, s store.Store, f store.Filter) []store.Entry {
+	t.Helper()
+	es, err := s.List(context.Background(), f)
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	return es
+}
+
+func show(t *testing.T, s store.Store, id store.ID, body bool) store.Entry {
+	t.Helper()
+	e, err := s.Show(context.Background(), id, body)
+	if err != nil {
+		t.Fatalf("Show %s: %v", id, err)
+	}
+	return e
+}
+
+func ids(es []store.Entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.ID.String()
+	}
+	return out
+}
+
+func wantIDs(t *testing.T, what string, es []store.Entry, want ...store.ID) {
+	t.Helper()
+	w := make([]string, len(want))
+	for i, id := range want {
+		w[i] = id.String()
+	}
+	if got := ids(es); !slices.Equal(got, w) {
+		t.Fatalf("%s = %v, want %v", what, got, w)
+	}
+}
+
+// failedDelivery keeps a message for one subscriber and fails its delivery; it returns the
+// delivery's id.
+func failedDelivery(t *testing.T, s store.Store, now time.Time, receivedID, subscriber string) int64 {
+	t.Helper()
+	wantOutcomes(t, keepBatch(t, s, now, keepOf(srcWarehouse, receivedID, subscriber)), store.Kept)
+	var target *store.Claimed
+	for _, c := range claim(t, s, now, 100, time.Minute) {
+		if c.ReceivedID == receivedID {
+			target = &c
+		} else if !settle(t, s, now, store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleRetryWait, NextAttemptAt: now.Add(time.Hour)}) {
+			t.Fatalf("could not put d%d back", c.ID)
+		}
+	}
+	if target == nil {
+		t.Fatalf("the delivery of %s was not claimed", receivedID)
+	}
+	if !settle(t, s, now, store.Settlement{ID: target.ID, Token: target.Token, Outcome: store.SettleFailed, ErrorCode: "http.500"}) {
+		t.Fatalf("could not fail d%d", target.ID)
+	}
+	return target.ID
+}
+
+func testMigrateIsIdempotent(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatalf("second Migrate: %v", err)
+	}
+	wantCounts(t, s, counts{})
+}
+
+func testMigrateConcurrently(t *testing.T, h Harness) {
+	db := h.NewDatabase(t)
+	const n = 4
+	stores := make([]store.Store, n)
+	for i := range stores {
+		stores[i] = db.Open(t)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i, s := range stores {
+		wg.Go(func() {
+			<-start
+			errs[i] = s.Migrate(context.Background())
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("Migrate of store %d: %v", i, err)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	// Every store works on the one schema.
+	for i, s := range stores {
+		wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, fmt.Sprint("m", i), "pack_order")), store.Kept)
+	}
+	wantCounts(t, stores[0], counts{Received: n, Outbox: n, Deliveries: n})
+}
+
+func testSchemaMismatchMissingColumn(t *testing.T, h Harness) {
+	db, _ := fresh(t, h)
+	db.Exec(t, "ALTER TABLE jadpo_deliveries DROP COLUMN fencing_token")
+	err := db.Open(t).Migrate(context.Background())
+	var se *store.SchemaError
+	if !errors.As(err, &se) {
+		t.Fatalf("Migrate after dropping a column = %v, want a *store.SchemaError", err)
+	}
+	if se.Table != "jadpo_deliveries" || se.Column != "fencing_token" || se.Statement == "" || se.Statement == "(none)" {
+		t.Fatalf("SchemaError = %+v, want table jadpo_deliveries, column fencing_token and a statement", se)
+	}
+	msg := err.Error()
+	for _, want := range []string{"jadpo_deliveries", "fencing_token", se.Statement} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not name %q", msg, want)
+		}
+	}
+	if store.IsTransient(err) || store.IsRefused(err) {
+		t.Errorf("a schema mismatch is classified %v, want other", store.ClassOf(err))
+	}
+}
+
+func testSchemaMismatchMissingTable(t *testing.T, h Harness) {
+	db, _ := fresh(t, h)
+	db.Exec(t, "DROP TABLE jadpo_parked_messages")
+	err := db.Open(t).Migrate(context.Background())
+	var se *store.SchemaError
+	if !errors.As(err, &se) {
+		t.Fatalf("Migrate after dropping a table = %v, want a *store.SchemaError", err)
+	}
+	if se.Table != "jadpo_parked_messages" || !strings.Contains(err.Error(), "jadpo_parked_messages") || se.Statement == "" {
+		t.Fatalf("SchemaError = %+v (%v), want table jadpo_parked_messages and a statement", se, err)
+	}
+}
+
+func testKeepAndRepeat(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	res := keepBatch(t, s, t0,
+		keepOf(srcWarehouse, "m1", "pack_order", "notify"),
+		keepOf(srcWarehouse, "m2", "pack_order", "notify", "pack_order"), // a subscriber named twice
+		keepOf(srcWarehouse, "m1", "pack_order"),                         // the same id in the batch
+		keepOf(srcReturns, "m1", "pack_order"),                           // the same id from another source
+	)
+	wantOutcomes(t, res, store.Kept, store.Kept, store.Repeat, store.Kept)
+	if res[0].OutboxID == 0 || res[1].OutboxID == 0 || res[0].OutboxID == res[1].OutboxID {
+		t.Fatalf("outbox ids = %d, %d, want two distinct ids", res[0].OutboxID, res[1].OutboxID)
+	}
+	st := stats(t, s)
+	if got := countsOf(st); got != (counts{Received: 3, Outbox: 3, Deliveries: 5}) {
+		t.Fatalf("counts = %+v, want 3 received, 3 outbox, 5 deliveries", got)
+	}
+	if st.Deliveries[store.DeliveryPending] != 5 {
+		t.Fatalf("deliveries by state = %v, want 5 pending", st.Deliveries)
+	}
+	// Redelivered later: repeats, nothing written.
+	res = keepBatch(t, s, t0.Add(time.Minute), keepOf(srcWarehouse, "m1", "pack_order"), keepOf(srcWarehouse, "m2", "pack_order"))
+	wantOutcomes(t, res, store.Repeat, store.Repeat)
+	wantCounts(t, s, counts{Received: 3, Outbox: 3, Deliveries: 5})
+	// An empty batch is nothing.
+	if res, err := s.KeepBatch(context.Background(), t0, nil); err != nil || len(res) != 0 {
+		t.Fatalf("KeepBatch(nil) = %v, %v", res, err)
+	}
+	// The pending deliveries are due at the keep's time, and carry the event byte for byte.
+	if c := claim(t, s, t0.Add(-time.Microsecond), 10, time.Minute); len(c) != 0 {
+		t.Fatalf("claimed %d deliveries before they were due", len(c))
+	}
+	c := claim(t, s, t0, 10, time.Minute)
+	if len(c) != 5 {
+		t.Fatalf("claimed %d deliveries, want 5", len(c))
+	}
+	for _, d := range c {
+		want := keepOf(d.Source, d.ReceivedID).EventJSON
+		if !bytes.Equal(d.EventJSON, want) || d.EventName != eventShipped {
+			t.Errorf("d%d carries %s %q, want %s %q", d.ID, d.EventName, d.EventJSON, eventShipped, want)
+		}
+	}
+}
+
+// poisoned is a message the store refuses as it would every time: both adapters refuse a
+// NUL character in text (PostgreSQL 22021; SQLite a CHECK constraint), event JSON that is
+// not JSON (PostgreSQL's json type, 22P02; SQLite json_valid) and an empty id (a CHECK).
+func poisoned(kind, id string) store.Keep {
+	k := keepOf(srcWarehouse, id, "pack_order")
+	switch kind {
+	case "nul in event json":
+		k.EventJSON = []byte("{\"card\":\"4111-secret\x00\"}")
+	case "not json":
+		k.EventJSON = []byte(`{"card":"4111-secret"`)
+	case "nul in received id":
+		k.ReceivedID = id + "\x00"
+	case "empty received id":
+		k.ReceivedID = ""
+	default:
+		panic(kind)
+	}
+	return k
+}
+
+func testKeepRefusedRollsBackToSavepoint(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	res := keepBatch(t, s, t0,
+		keepOf(srcWarehouse, "ok1", "pack_order", "notify"),
+		poisoned("nul in event json", "bad1"),
+		keepOf(srcWarehouse, "ok2", "pack_order"),
+		poisoned("not json", "bad2"),
+		poisoned("nul in received id", "bad3"),
+		poisoned("empty received id", "bad4"),
+		keepOf(srcWarehouse, "ok3", "pack_order"),
+	)
+	wantOutcomes(t, res, store.Kept, store.Refused, store.Kept, store.Refused, store.Refused, store.Refused, store.Kept)
+	for _, i := range []int{1, 3, 4, 5} {
+		err := res[i].Err
+		if !store.IsRefused(err) {
+			t.Errorf("message %d: Err = %v, want a refused store error", i, err)
+			continue
+		}
+		if strings.Contains(err.Error(), "4111") {
+			t.Errorf("message %d: the error holds a value of the event: %v", i, err)
+		}
+	}
+	// Nothing of a refused message was written; everything of the others was.
+	wantCounts(t, s, counts{Received: 3, Outbox: 3, Deliveries: 4})
+	// The refused ids were not recorded: kept now with good JSON.
+	res = keepBatch(t, s, t0, keepOf(srcWarehouse, "bad1", "pack_order"), keepOf(srcWarehouse, "bad2", "pack_order"))
+	wantOutcomes(t, res, store.Kept, store.Kept)
+}
+
+func testKeepRefusedLastAndAll(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	res := keepBatch(t, s, t0, keepOf(srcWarehouse, "ok1", "pack_order"), poisoned("nul in event json", "bad1"))
+	wantOutcomes(t, res, store.Kept, store.Refused)
+	res = keepBatch(t, s, t0, poisoned("not json", "bad2"), poisoned("nul in event json", "bad3"))
+	wantOutcomes(t, res, store.Refused, store.Refused)
+	res = keepBatch(t, s, t0, poisoned("not json", "bad4"))
+	wantOutcomes(t, res, store.Refused)
+	wantCounts(t, s, counts{Received: 1, Outbox: 1, Deliveries: 1})
+}
+
+func testKeepDeletesRetriedParked(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	ctx := context.Background()
+	var parked []store.ID
+	for _, body := range []string{`{"id":"a"}`, `{"id":"b"}`, `{"id":"c"}`} {
+		parked = append(parked, parkID(t, s, t0, parkedOf(srcWarehouse, body)))
+	}
+	if err := s.Retry(ctx, t0, parked); err != nil {
+		t.Fatalf("Retry: %v", err)
+	}
+	retried, err := s.RetriedParked(ctx, 20)
+	if err != nil || len(retried) != 3 {
+		t.Fatalf("RetriedParked = %d messages, %v; want 3", len(retried), err)
+	}
+	// "a" was kept before (its row is a repeat now), "b" is kept, "c" is refused.
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "a", "pack_order")), store.Kept)
+	ka := keepOf(srcWarehouse, "a", "pack_order")
+	ka.RetriedParkedID = retried[0].ID
+	kb := keepOf(srcWarehouse, "b", "pack_order")
+	kb.RetriedParkedID = retried[1].ID
+	kc := poisoned("not json", "c")
+	kc.RetriedParkedID = retried[2].ID
+	wantOutcomes(t, keepBatch(t, s, t0, ka, kb, kc), store.Repeat, store.Kept, store.Refused)
+	left, err := s.RetriedParked(ctx, 20)
+	if err != nil {
+		t.Fatalf("RetriedParked: %v", err)
+	}
+	if len(left) != 1 || left[0].ID != retried[2].ID {
+		t.Fatalf("parked rows left = %+v, want only the refused one (p%d)", left, retried[2].ID)
+	}
+	wantCounts(t, s, counts{Received: 2, Outbox: 2, Deliveries: 2, Parked: 1})
+}
+
+func testKeepTransientFailureCommitsNothing(t *testing.T, h Harness) {
+	db, s := fresh(t, h)
+	ctx := context.Background()
+	p1 := parkID(t, s, t0, parkedOf(srcWarehouse, `{"id":"re-read"}`))
+	if err := s.Retry(ctx, t0, []store.ID{p1}); err != nil {
+		t.Fatalf("Retry: %v", err)
+	}
+	k1 := keepOf(srcWarehouse, "t1", "pack_order")
+	k1.RetriedParkedID = p1.N
+	keeps := []store.Keep{k1, keepOf(srcWarehouse, "t2", "pack_order"), keepOf(BlockedSource, BlockedID, "pack_order")}
+	err := db.FailTransiently(t, s, func() error {
+		res, err := s.KeepBatch(ctx, t0, keeps)
+		if err == nil {
+			return fmt.Errorf("KeepBatch succeeded (%v) under a transient fault", outcomes(res))
+		}
+		return err
+	})
+	if !store.IsTransient(err) {
+		t.Fatalf("KeepBatch under a transient fault: %v (class %v), want a transient error", err, store.ClassOf(err))
+	}
+	// Nothing was committed: the parked row is still there, no id, no outbox row.
+	wantCounts(t, s, counts{Parked: 1})
+	// The store works again, and the messages are kept, not repeats.
+	wantOutcomes(t, keepBatch(t, s, t0, keeps...), store.Kept, store.Kept, store.Kept)
+	wantCounts(t, s, counts{Received: 3, Outbox: 3, Deliveries: 3})
+}
+
+func testParkOncePerSourceAndBody(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	body := `{"id":"m1","type":"order.exploded"}`
+	p := parkedOf(srcWarehouse, body)
+	p.Reason = store.ReasonUnreadable
+	p.Problems = []store.Problem{{Field: "order_id", Rule: "required"}, {Field: "lines[0].qty", Rule: "whole_number"}}
+	first := parkID(t, s, t0, p)
+	again := p
+	again.Reason = store.ReasonTooLarge
+	if r := park(t, s, t0.Add(time.Minute), again); r != store.ParkAlready {
+		t.Fatalf("second Park of the same body = %v, want already parked", r)
+	}
+	if r := park(t, s, t0, parkedOf(srcReturns, body)); r != store.ParkAdded {
+		t.Fatalf("Park from another source = %v, want added", r)
+	}
+	if r := park(t, s, t0, parkedOf(srcWarehouse, body+" ")); r != store.ParkAdded {
+		t.Fatalf("Park of another body = %v, want added", r)
+	}
+	// Text the databases cannot hold is made storable; the body is kept byte for byte.
+	odd := store.Parked{Source: srcWarehouse, WireType: "bad\x00type\xff", Reason: store.ReasonUnlistedType,
+		Problems: []store.Problem{{Field: "x\x00", Rule: "y"}}, Body: []byte("\x00\xff{not json")}
+	oddID := parkID(t, s, t0, odd)
+	st := stats(t, s)
+	if st.ParkedTotal() != 4 || st.Parked[store.ParkedKey{Reason: store.ReasonUnreadable, State: store.ParkedFailed}] != 1 {
+		t.Fatalf("parked = %v, want 4, one unreadable", st.Parked)
+	}
+	e := show(t, s, first, true)
+	if e.Code != string(store.ReasonUnreadable) || !slices.Equal(e.Problems, p.Problems) || string(e.Body) != body {
+		t.Fatalf("%s = %+v, want the first park's reason, problems and body", first, e)
+	}
+	e = show(t, s, oddID, true)
+	if !bytes.Equal(e.Body, odd.Body) || e.WireType != "bad\uFFFDtype\uFFFD" || e.Problems[0].Field != "x\uFFFD" {
+		t.Fatalf("%s = wire type %q, problems %+v, body %q", oddID, e.WireType, e.Problems, e.Body)
+	}
+}
+
+func testParkRetriedFailsAgain(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	ctx := context.Background()
+	p1 := parkID(t, s, t0, parkedOf(srcWarehouse, `{"id":"m1"}`))
+	if err := s.Retry(ctx, t0.Add(time.Minute), []store.ID{p1}); err != nil {
+		t.Fatalf("Retry: %v", err)
+	}
+	retried, err := s.RetriedParked(ctx, 20)
+	if err != nil || len(retried) != 1 {
+		t.Fatalf("RetriedParked = %+v, %v", retried, err)
+	}
+	again := store.Parked{Source: srcWarehouse, WireType: "order.shipped", EventName: eventShipped,
+		Reason: store.ReasonUnreadable, Problems: []store.Problem{{Field: "order_id", Rule: "required"}},
+		Body: retried[0].Body, RetriedParkedID: retried[0].ID}
+	if r := park(t, s, t0.Add(2*time.Minute), again); r != store.ParkFailedAgain {
+		t.Fatalf("Park of the re-read message = %v, want failed again", r)
+	}
+	e := show(t, s, p1, false)
+	if e.State != store.ListFailed || e.Code != "unreadable" || e.EventName != eventShipped ||
+		!slices.Equal(e.Problems, again.Problems) || !e.UpdatedAt.Equal(t0.Add(2*time.Minute)) {
+		t.Fatalf("p1 = %+v, want failed again as unreadable with the new problems", e)
+	}
+	wantCounts(t, s, counts{Parked: 1})
+	// Another process re-read it too: the row is failed already, nothing changes.
+	if r := park(t, s, t0.Add(3*time.Minute), again); r != store.ParkGone {
+		t.Fatalf("second Park of the re-read message = %v, want gone", r)
+	}
+	if e := show(t, s, p1, false); !e.UpdatedAt.Equal(t0.Add(2 * time.Minute)) {
+		t.Fatalf("p1 changed: %+v", e)
+	}
+}
+
+func testRetriedParkedOldestFirst(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	ctx := context.Background()
+	var p []store.ID
+	for i := range 4 {
+		p = append(p, parkID(t, s, t0, parkedOf(srcWarehouse, fmt.Sprintf(`{"id":"m%d"}`, i))))
+	}
+	for i, id := range []store.ID{p[2], p[0], p[1]} { // retried in this order; p[3] stays failed
+		if err := s.Retry(ctx, t0.Add(time.Duration(i+1)*time.Minute), []store.ID{id}); err != nil {
+			t.Fatalf("Retry %s: %v", id, err)
+		}
+	}
+	got, err := s.RetriedParked(ctx, 2)
+	if err != nil {
+		t.Fatalf("RetriedParked: %v", err)
+	}
+	if len(got) != 2 || got[0].ID != p[2].N || got[1].ID != p[0].N {
+		t.Fatalf("RetriedParked(2) = %+v, want %s, %s", got, p[2], p[0])
+	}
+	if got[0].Source != srcWarehouse || string(got[0].Body) != `{"id":"m2"}` || got[0].Reason != store.ReasonUnlistedType || got[0].WireType != "order.shipped" {
+		t.Fatalf("RetriedParked()[0] = %+v", got[0])
+	}
+	if all, err := s.RetriedParked(ctx, 20); err != nil || len(all) != 3 {
+		t.Fatalf("RetriedParked(20) = %d, %v; want 3", len(all), err)
+	}
+	if none, err := s.RetriedParked(ctx, 0); err != nil || len(none) != 0 {
+		t.Fatalf("RetriedParked(0) = %d, %v; want none", len(none), err)
+	}
+}
+
+func testClaimAndSettle(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "m1", "pack_order", "notify")), store.Kept)
+	lease := 30 * time.Second
+	c := claim(t, s, t0, 10, lease)
+	if len(c) != 2 {
+		t.Fatalf("claimed %d, want 2", len(c))
+	}
+	for _, d := range c {
+		if d.Attempt != 1 || d.Source != srcWarehouse || d.ReceivedID != "m1" || d.EventName != eventShipped ||
+			!d.LeaseExpiresAt.Equal(t0.Add(lease)) || d.OutboxID == 0 || d.MaxAttempts != 0 {
+			t.Fatalf("claimed %+v", d)
+		}
+	}
+	if c[0].Subscriber == c[1].Subscriber {
+		t.Fatalf("both claims are for %s", c[0].Subscriber)
+	}
+	// Held: not claimed again while the lease lasts.
+	if again := claim(t, s, t0.Add(lease), 10, lease); len(again) != 0 {
+		t.Fatalf("claimed %d running deliveries within their lease", len(again))
+	}
+	done, retry := c[0], c[1]
+	if !settle(t, s, t0.Add(time.Second), store.Settlement{ID: done.ID, Token: done.Token, Outcome: store.SettleSucceeded}) {
+		t.Fatal("settling a held delivery as succeeded changed nothing")
+	}
+	if settle(t, s, t0.Add(2*time.Second), store.Settlement{ID: done.ID, Token: done.Token, Outcome: store.SettleFailed}) {
+		t.Fatal("a settled delivery was settled again")
+	}
+	next := t0.Add(time.Minute)
+	if !settle(t, s, t0.Add(time.Second), store.Settlement{ID: retry.ID, Token: retry.Token, Outcome: store.SettleRetryWait, NextAttemptAt: next, ErrorCode: "http.429"}) {
+		t.Fatal("settling a held delivery as retry_wait changed nothing")
+	}
+	if early := claim(t, s, next.Add(-time.Microsecond), 10, lease); len(early) != 0 {
+		t.Fatalf("claimed %d deliveries before their next attempt", len(early))
+	}
+	second := claim(t, s, next, 10, lease)
+	if len(second) != 1 || second[0].ID != retry.ID || second[0].Attempt != 2 || second[0].Token == retry.Token {
+		t.Fatalf("second claim = %+v, want d%d attempt 2 with a new token", second, retry.ID)
+	}
+	if !settle(t, s, next, store.Settlement{ID: retry.ID, Token: second[0].Token, Outcome: store.SettleFailed, ErrorCode: "http.500"}) {
+		t.Fatal("settling as failed changed nothing")
+	}
+	st := stats(t, s)
+	if st.Deliveries[store.DeliverySucceeded] != 1 || st.Deliveries[store.DeliveryFailed] != 1 || st.DeliveriesTotal() != 2 {
+		t.Fatalf("deliveries = %v, want one succeeded, one failed", st.Deliveries)
+	}
+	failed := list(t, s, store.Filter{})
+	wantIDs(t, "failed", failed, store.DeliveryID(retry.ID))
+	e := failed[0]
+	if e.Code != "http.500" || e.Attempts != 2 || e.RowState != "failed" || !e.SettledAt.Equal(next) ||
+		e.Label() != "subscriber "+retry.Subscriber+" · OrderShipped" {
+		t.Fatalf("failed entry = %+v (label %q)", e, e.Label())
+	}
+	// A settlement that is not one is refused before the store is touched.
+	if _, err := s.SettleDelivery(context.Background(), next, store.Settlement{ID: retry.ID, Token: second[0].Token, Outcome: store.SettleRetryWait}); err == nil {
+		t.Fatal("retry_wait without a next attempt time was accepted")
+	}
+}
+
+func testClaimLimitAndDue(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	for i := range 5 {
+		wantOutcomes(t, keepBatch(t, s, t0.Add(time.Duration(i)*time.Second), keepOf(srcWarehouse, fmt.Sprint("m", i), "pack_order")), store.Kept)
+	}
+	now := t0.Add(time.Hour)
+	var got []int
+	for {
+		c := claim(t, s, now, 2, time.Minute)
+		if len(c) == 0 {
+			break
+		}
+		if len(c) > 2 {
+			t.Fatalf("claimed %d with a limit of 2", len(c))
+		}
+		got = append(got, len(c))
+	}
+	if !slices.Equal(got, []int{2, 2, 1}) {
+		t.Fatalf("claims = %v, want 2, 2, 1", got)
+	}
+	if c, err := s.ClaimDeliveries(context.Background(), now, 0, time.Minute); err != nil || len(c) != 0 {
+		t.Fatalf("ClaimDeliveries(limit 0) = %v, %v", c, err)
+	}
+}
+
+func testLeaseExpiryTakeover(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "m1", "pack_order")), store.Kept)
+	lease := 30 * time.Second
+	first := claim(t, s, t0, 10, lease)
+	if len(first) != 1 {
+		t.Fatalf("claimed %d, want 1", len(first))
+	}
+	if c := claim(t, s, t0.Add(lease), 10, lease); len(c) != 0 {
+		t.Fatalf("claimed at the lease's end: %+v", c)
+	}
+	// The first worker crashed: its lease expires, another takes the delivery over.
+	later := t0.Add(lease + time.Second)
+	second := claim(t, s, later, 10, lease)
+	if len(second) != 1 || second[0].ID != first[0].ID || second[0].Attempt != 2 || second[0].Token == first[0].Token {
+		t.Fatalf("takeover = %+v, want d%d, attempt 2, a new token", second, first[0].ID)
+	}
+	// The late first worker settles: nothing changes.
+	if settle(t, s, later, store.Settlement{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleFailed, ErrorCode: "late"}) {
+		t.Fatal("a stale token settled the delivery")
+	}
+	e := show(t, s, store.DeliveryID(first[0].ID), false)
+	if e.RowState != "running" || e.Attempts != 2 || e.Code != "" {
+		t.Fatalf("after the stale settlement: %+v, want running, attempt 2, no error code", e)
+	}
+	if !settle(t, s, later, store.Settlement{ID: second[0].ID, Token: second[0].Token, Outcome: store.SettleSucceeded}) {
+		t.Fatal("the current token did not settle the delivery")
+	}
+	if e := show(t, s, store.DeliveryID(first[0].ID), false); e.RowState != "succeeded" {
+		t.Fatalf("state = %s, want succeeded", e.RowState)
+	}
+}
+
+func testConcurrentClaims(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	const n = 60
+	var keeps []store.Keep
+	for i := range n / 2 {
+		keeps = append(keeps, keepOf(srcWarehouse, fmt.Sprint("m", i), "pack_order", "notify"))
+	}
+	keepBatch(t, s, t0, keeps...)
+	const workers = 8
+	claimed := make([][]int64, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for w := range workers {
+		wg.Go(func() {
+			<-start
+			for {
+				c, err := s.ClaimDeliveries(context.Background(), t0, 3, time.Minute)
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				if len(c) == 0 {
+					return
+				}
+				for _, d := range c {
+					claimed[w] = append(claimed[w], d.ID)
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	times := map[int64]int{}
+	for w := range workers {
+		if errs[w] != nil {
+			t.Fatalf("worker %d: %v", w, errs[w])
+		}
+		for _, id := range claimed[w] {
+			times[id]++
+		}
+	}
+	if len(times) != n {
+		t.Fatalf("%d deliveries claimed, want %d", len(times), n)
+	}
+	for id, k := range times {
+		if k != 1 {
+			t.Errorf("d%d claimed %d times", id, k)
+		}
+	}
+	if st := stats(t, s); st.Deliveries[store.DeliveryRunning] != n {
+		t.Fatalf("deliveries = %v, want %d running", st.Deliveries, n)
+	}
+}
+
+func wantStateError(t *testing.T, err error, op string, want ...store.Refusal) {
+	t.Helper()
+	var se *store.StateError
+	if !errors.As(err, &se) {
+		t.Fatalf("%s = %v, want a *store.StateError", op, err)
+	}
+	if se.Op != op || !slices.Equal(se.Refused, want) {
+		t.Fatalf("%s refused %+v (op %q), want %+v", op, se.Refused, se.Op, want)
+	}
+	for _, r := range want {
+		if !strings.Contains(err.Error(), r.ID.String()) || !strings.Contains(err.Error(), r.State) {
+			t.Fatalf("error %q does not name %s and %s", err, r.ID, r.State)
+		}
+	}
+}
+
+func testRetryDismissStateMachine(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	ctx := context.Background()
+	d1 := failedDelivery(t, s, t0, "m1", "pack_order")
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "m2", "notify")), store.Kept)
+	c := claim(t, s, t0, 10, time.Minute)
+	if len(c) != 1 {
+		t.Fatalf("claimed %d, want 1", len(c))
+	}
+	d2 := c[0].ID
+	settle(t, s, t0, store.Settlement{ID: d2, Token: c[0].Token, Outcome: store.SettleSucceeded})
+	p1 := parkID(t, s, t0, parkedOf(srcWarehouse, `{"id":"p"}`))
+	before := list(t, s, store.Filter{State: store.ListAll})
+	later := t0.Add(time.Hour)
+
+	// Refusals change nothing at all.
+	wantStateError(t, s.Retry(ctx, later, []store.ID{store.DeliveryID(d1), p1, store.DeliveryID(d2)}), "retry",
+		store.Refusal{ID: store.DeliveryID(d2), State: "succeeded"})
+	wantStateError(t, s.Retry(ctx, later, []store.ID{store.DeliveryID(d1), store.DeliveryID(999), store.ParkedID(999)}), "retry",
+		store.Refusal{ID: store.DeliveryID(999), State: store.StateUnknown}, store.Refusal{ID: store.ParkedID(999), State: store.StateUnknown})
+	wantStateError(t, s.Dismiss(ctx, later, []store.ID{p1, store.DeliveryID(d2), store.DeliveryID(d1)}), "dismiss",
+		store.Refusal{ID: store.DeliveryID(d2), State: "succeeded"})
+	if after := list(t, s, store.Filter{State: store.ListAll}); !slices.EqualFunc(before, after, sameEntry) {
+		t.Fatalf("a refused call changed the listing:\nbefore %+v\nafter  %+v", before, after)
+	}
+
+	// Retry: the delivery is pending with a fresh budget, due now; the parked message pending.
+	if err := s.Retry(ctx, later, []store.ID{store.DeliveryID(d1), p1, store.DeliveryID(d1)}); err != nil {
+		t.Fatalf("Retry: %v", err)
+	}
+	e := show(t, s, store.DeliveryID(d1), false)
+	if e.State != store.ListPending || e.RowState != "pending" || e.Attempts != 0 || !e.NextAttemptAt.Equal(later) || !e.UpdatedAt.Equal(later) {
+		t.Fatalf("retried d%d = %+v, want pending, 0 attempts, due %v", d1, e, later)
+	}
+	if e := show(t, s, p1, false); e.State != store.ListPending {
+		t.Fatalf("retried p1 = %+v, want pending", e)
+	}
+	wantIDs(t, "pending", list(t, s, store.Filter{State: store.ListPending}), store.DeliveryID(d1), p1)
+	wantIDs(t, "failed", list(t, s, store.Filter{}))
+	// Pending is not failed: neither retried nor dismissed again.
+	wantStateError(t, s.Retry(ctx, later, []store.ID{p1}), "retry", store.Refusal{ID: p1, State: "pending"})
+	again := claim(t, s, later, 10, time.Minute)
+	if len(again) != 1 || again[0].ID != d1 || again[0].Attempt != 1 {
+		t.Fatalf("claim after retry = %+v, want d%d attempt 1", again, d1)
+	}
+	wantStateError(t, s.Dismiss(ctx, later, []store.ID{store.DeliveryID(d1)}), "dismiss", store.Refusal{ID: store.DeliveryID(d1), State: "running"})
+
+	// Dismiss: failed ones set aside.
+	settle(t, s, later, store.Settlement{ID: d1, Token: again[0].Token, Outcome: store.SettleFailed, ErrorCode: "http.500"})
+	park(t, s, later, store.Parked{Source: srcWarehouse, Reason: store.ReasonUnreadable, Body: []byte("not json"),
+		RetriedParkedID: p1.N})
+	if err := s.Dismiss(ctx, later, []store.ID{store.DeliveryID(d1), p1}); err != nil {
+		t.Fatalf("Dismiss: %v", err)
+	}
+	dismissed := list(t, s, store.Filter{State: store.ListDismissed})
+	wantIDs(t, "dismissed", dismissed, store.DeliveryID(d1), p1)
+	for _, e := range dismissed {
+		if e.State != store.ListDismissed || !e.DismissedAt.Equal(later) {
+			t.Fatalf("dismissed entry %+v, want dismissed at %v", e, later)
+		}
+	}
+	wantStateError(t, s.Retry(ctx, later, []store.ID{p1}), "retry", store.Refusal{ID: p1, State: "dismissed"})
+	wantStateError(t, s.Dismiss(ctx, later, []store.ID{store.DeliveryID(d1)}), "dismiss", store.Refusal{ID: store.DeliveryID(d1), State: "dismissed"})
+	if err := s.Retry(ctx, later, nil); err != nil {
+		t.Fatalf("Retry of nothing: %v", err)
+	}
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// sameEntry compares what a listing shows.
+func sameEntry(a, b store.Entry) bool {
+	return a.ID == b.ID && a.State == b.State && a.RowState == b.RowState && a.Attempts == b.Attempts &&
+		a.Code == b.Code && a.UpdatedAt.Equal(b.UpdatedAt) && a.NextAttemptAt.Equal(b.NextAttemptAt) &&
+		a.DismissedAt.Equal(b.DismissedAt)
+}
+
+func testListAndShow(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	ctx := context.Background()
+	d1 := failedDelivery(t, s, t0, "m1", "pack_order")
+	p1 := parkID(t, s, t0.Add(time.Second), store.Parked{Source: srcWarehouse, WireType: "order.shipped", EventName: eventShipped,
+		Reason: store.ReasonUnreadable, Problems: []store.Problem{{Field: "order_id", Rule: "required"}}, Body: []byte(`{"type":"order.shipped"}`)})
+	p2 := parkID(t, s, t0.Add(2*time.Second), store.Parked{Source: srcWarehouse, WireType: "order.lost", Reason: store.ReasonUnlistedType, Body: []byte(`{"type":"order.lost"}`)})
+	p3 := parkID(t, s, t0.Add(3*time.Second), store.Parked{Source: srcReturns, Reason: store.ReasonUnreadable, Body: []byte(`not json`)})
+	wantOutcomes(t, keepBatch(t, s, t0.Add(4*time.Second), keepOf(srcWarehouse, "m2", "notify")), store.Kept)
+
+	failed := list(t, s, store.Filter{State: store.ListFailed})
+	wantIDs(t, "failed", failed, store.DeliveryID(d1), p1, p2, p3)
+	labels := []string{
+		"subscriber pack_order · OrderShipped",
+		"queue warehouse_queue · OrderShipped",
+		"queue warehouse_queue · order.lost",
+		"queue returns_queue · ?",
+	}
+	for i, e := range failed {
+		if e.Label() != labels[i] {
+			t.Errorf("label of %s = %q, want %q", e.ID, e.Label(), labels[i])
+		}
+		if e.Body != nil {
+			t.Errorf("List gave the body of %s", e.ID)
+		}
+	}
+	if failed[1].Code != "unreadable" || failed[2].Code != "unlisted_type" || failed[0].Code != "http.500" {
+		t.Errorf("codes = %q, %q, %q", failed[0].Code, failed[1].Code, failed[2].Code)
+	}
+	wantIDs(t, "limited", list(t, s, store.Filter{State: store.ListFailed, Limit: 2}), store.DeliveryID(d1), p1)
+	pending := list(t, s, store.Filter{State: store.ListPending})
+	if len(pending) != 1 || pending[0].Subscriber != "notify" || pending[0].RowState != "pending" {
+		t.Fatalf("pending = %+v, want the notify delivery", pending)
+	}
+	if all := list(t, s, store.Filter{State: store.ListAll}); len(all) != 5 {
+		t.Fatalf("all = %v, want 5 entries", ids(all))
+	}
+	if _, err := s.List(ctx, store.Filter{State: "exploded"}); err == nil {
+		t.Fatal("List with an unknown state succeeded")
+	}
+
+	e := show(t, s, p1, false)
+	if e.Body != nil || e.Source != srcWarehouse || e.WireType != "order.shipped" || e.EventName != eventShipped ||
+		!slices.Equal(e.Problems, []store.Problem{{Field: "order_id", Rule: "required"}}) || !e.CreatedAt.Equal(t0.Add(time.Second)) ||
+		e.BodySHA256 != sha256Hex(`{"type":"order.shipped"}`) {
+		t.Fatalf("Show p1 = %+v", e)
+	}
+	if e := show(t, s, p1, true); string(e.Body) != `{"type":"order.shipped"}` {
+		t.Fatalf("Show p1 with body = %q", e.Body)
+	}
+	e = show(t, s, store.DeliveryID(d1), true)
+	if string(e.Body) != string(keepOf(srcWarehouse, "m1").EventJSON) || e.ReceivedID != "m1" || e.Source != srcWarehouse ||
+		e.Subscriber != "pack_order" || e.Attempts != 1 || e.Code != "http.500" {
+		t.Fatalf("Show d%d with body = %+v", d1, e)
+	}
+	if e := show(t, s, store.DeliveryID(d1), false); e.Body != nil {
+		t.Fatalf("Show without body gave %q", e.Body)
+	}
+	for _, id := range []store.ID{store.DeliveryID(999), store.ParkedID(999)} {
+		if _, err := s.Show(ctx, id, false); !errors.Is(err, store.ErrUnknownID) || !strings.Contains(err.Error(), id.String()) {
+			t.Fatalf("Show %s = %v, want ErrUnknownID naming it", id, err)
+		}
+	}
+}
+
+func testHousekeep(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	ctx := context.Background()
+	d1 := failedDelivery(t, s, t0, "old", "pack_order")
+	d2 := failedDelivery(t, s, t0, "old-failed", "pack_order")
+	p1 := parkID(t, s, t0, parkedOf(srcWarehouse, `{"id":"dismissed"}`))
+	p2 := parkID(t, s, t0, parkedOf(srcWarehouse, `{"id":"failed"}`))
+	if err := s.Dismiss(ctx, t0, []store.ID{store.DeliveryID(d1), p1}); err != nil {
+		t.Fatalf("Dismiss: %v", err)
+	}
+	wantOutcomes(t, keepBatch(t, s, t0.Add(24*time.Hour), keepOf(srcWarehouse, "new", "pack_order")), store.Kept)
+	newer := list(t, s, store.Filter{State: store.ListPending})
+	if len(newer) != 1 {
+		t.Fatalf("pending = %v, want the new message's delivery", ids(newer))
+	}
+
+	h0, err := s.Housekeep(ctx, t0.Add(store.HousekeepAfter))
+	if err != nil {
+		t.Fatalf("Housekeep: %v", err)
+	}
+	if h0 != (store.Housekept{}) {
+		t.Fatalf("Housekeep at exactly 30 days deleted %+v", h0)
+	}
+	h1, err := s.Housekeep(ctx, t0.Add(store.HousekeepAfter+time.Microsecond))
+	if err != nil {
+		t.Fatalf("Housekeep: %v", err)
+	}
+	if h1 != (store.Housekept{ReceivedIDs: 2, ParkedMessages: 1, Deliveries: 1}) {
+		t.Fatalf("Housekeep after 30 days = %+v, want 2 received ids, 1 parked message, 1 delivery", h1)
+	}
+	wantIDs(t, "left", list(t, s, store.Filter{State: store.ListAll}), store.DeliveryID(d2), p2, newer[0].ID)
+	// A forgotten id is kept again; a remembered one is a repeat.
+	wantOutcomes(t, keepBatch(t, s, t0.Add(store.HousekeepAfter+time.Hour), keepOf(srcWarehouse, "old", "pack_order"), keepOf(srcWarehouse, "new", "pack_order")),
+		store.Kept, store.Repeat)
+	if h2, err := s.Housekeep(ctx, t0.Add(store.HousekeepAfter+time.Microsecond)); err != nil || h2 != (store.Housekept{}) {
+		t.Fatalf("second Housekeep = %+v, %v; want nothing", h2, err)
+	}
+}
