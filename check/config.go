@@ -44,10 +44,14 @@ func (c *checker) checkConfig() {
 			c.add("type.mismatch", d.file.Range(f.Type.Span()), "config field `%s` is %s; config values are single values read from the environment", f.Name.Name, describe(t)).
 				WithHelp("use a scalar type: Text, Int, Decimal, Bool, Url, Email, Uuid, Instant, Duration, an enum or a refinement of one")
 		}
+		before := len(c.diags)
 		opts := c.configOptions(d.file, f, &t)
+		optionsReported := len(c.diags) > before
 		cf.ir.Type = t
 		b := opts["binding"]
 		switch {
+		case b == nil && optionsReported:
+			// a misspelt option was reported; that is the one mistake
 		case b == nil:
 			c.add("config.binding_required", d.file.Range(f.Name.Span()), "config field `%s` has no `binding`", f.Name.Name).
 				WithHelp(`name the environment variable it is read from: { binding: "` + upperSnake(f.Name.Name) + `" }`)

@@ -16,7 +16,10 @@ type module struct {
 	// imports holds the names `use` brought in; a nil entry is a name whose
 	// import failed and was reported once: its uses stay silent.
 	imports map[string]*decl
-	uses    []*ast.Use
+	// silenced names are not reported when used: a misspelt import's
+	// intended name.
+	silenced map[string]bool
+	uses     []*ast.Use
 }
 
 // scope is where a name in a file is looked up.
@@ -44,6 +47,9 @@ func (c *checker) lookup(s scope, q *ast.QualName) lookupResult {
 		if s.mod != nil {
 			if d, ok := s.mod.imports[name]; ok {
 				return lookupResult{decl: d, silenced: d == nil}
+			}
+			if s.mod.silenced[name] {
+				return lookupResult{silenced: true}
 			}
 		}
 	case 2:
@@ -109,7 +115,7 @@ func (c *checker) addModule(path string, f *ast.File) {
 	if f == nil {
 		return
 	}
-	m := &module{path: path, file: f, ns: &namespace{qualifier: path, decls: map[string]*decl{}}, imports: map[string]*decl{}}
+	m := &module{path: path, file: f, ns: &namespace{qualifier: path, decls: map[string]*decl{}}, imports: map[string]*decl{}, silenced: map[string]bool{}}
 	m.ns.module = m
 	c.modules[path] = m
 	seenDecl := false
@@ -292,9 +298,13 @@ func (c *checker) importName(m, tm *module, target string, n *ast.Ident) {
 		for k := range tm.ns.decls {
 			names = append(names, k)
 		}
-		c.add("module.name_not_found", rng, "module `%s` declares no `%s`", target, n.Name).
-			Suggest(suggest(n.Name, names))
+		sugg := suggest(n.Name, names)
+		c.add("module.name_not_found", rng, "module `%s` declares no `%s`", target, n.Name).Suggest(sugg)
 		m.imports[n.Name] = nil
+		if sugg != "" {
+			// the file's uses of the intended name are the same mistake
+			m.silenced[sugg] = true
+		}
 		return
 	}
 	if !d.public {

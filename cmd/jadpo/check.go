@@ -51,6 +51,14 @@ func (e *env) report(command, dir, format string, res check.Result) {
 	if res.Diags.HasErrors() {
 		status = "failed"
 	}
-	fmt.Fprintf(e.stderr, "%s %s: %d files, %d declarations; %d errors, %d warnings\n",
-		command, status, res.Files, res.Declarations, res.Diags.Errors(), res.Diags.Warnings())
+	fmt.Fprintf(e.stderr, "%s %s: %s, %s; %s, %s\n", command, status,
+		plural(res.Files, "file"), plural(res.Declarations, "declaration"),
+		plural(res.Diags.Errors(), "error"), plural(res.Diags.Warnings(), "warning"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

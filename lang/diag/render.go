@@ -106,19 +106,6 @@ func writeSnippet(w io.Writer, r source.Range, label string, gutter int, paint f
 	fmt.Fprintf(w, "%s %s %s%s\n", pad, paint(ansiBlue, "|"), lead.String(), paint(ansiRed, carets))
 }
 
-// Summary line: what a run found.
-func WriteTotals(w io.Writer, l List) {
-	e, wn := l.Errors(), l.Warnings()
-	fmt.Fprintf(w, "%s, %s\n", plural(e, "error"), plural(wn, "warning"))
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 // Report is the JSON document editors and scripts read (diagnostics.md).
 type Report struct {
 	SchemaVersion int          `json:"schemaVersion"`

@@ -138,6 +138,9 @@ func splitDecls(src []byte, toks []plexer.Token) [][]plexer.Token {
 		if prev.Type == lexer.Ident && declKeywords[prev.Value] {
 			continue // a name in a keyword's place, or `public event`
 		}
+		if prev.Type == lexer.Punct && strings.Contains("/.:=,<", prev.Value) {
+			continue // part of a path or a value: use stock/event { ... }
+		}
 		if depth > 0 && !(atLineStart(src, toks[i]) && startsDeclaration(toks, i)) {
 			continue
 		}
@@ -162,6 +165,14 @@ func startsDeclaration(toks []plexer.Token, i int) bool {
 }
 
 func parseDecl(chunk []plexer.Token) (*ast.Decl, error) {
+	if d, ok := fastDecl(chunk); ok {
+		return d, nil
+	}
+	return slowDecl(chunk)
+}
+
+// slowDecl is participle's parse of a declaration, and its error.
+func slowDecl(chunk []plexer.Token) (*ast.Decl, error) {
 	lex, err := plexer.Upgrade(&sliceLexer{toks: chunk, eof: endOf(chunk)})
 	if err != nil {
 		return nil, err
