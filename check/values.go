@@ -222,4 +222,3 @@ func assignable(src, dst ir.Type) bool {
 	}
 	return src.Kind == dst.Kind
 }
-

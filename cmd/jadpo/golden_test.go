@@ -2,9 +2,9 @@ package main
 
 import (
 	"bufio"
-	"flag"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
