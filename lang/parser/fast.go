@@ -1,0 +1,511 @@
+package parser
+
+import (
+	plexer "github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/lexer"
+)
+
+// The fast path: a hand-written recursive descent over the same grammar as
+// the struct tags in lang/ast, building the very tree participle would build
+// (each node's Tokens included) without reflection, branch contexts or
+// deferred field setters, which cost participle some 200 bytes and 15
+// allocations per token.
+//
+// It only ever accepts: the first thing it does not expect (any syntax
+// error, and any shape it was not written for) makes it give up, and
+// participle parses the declaration again and reports the error as before.
+// So diagnostics still come from participle alone, and the fast path must
+// only agree with participle on what both accept. FuzzParse checks that it
+// does, declaration by declaration, on every input it tries.
+
+// fastDecl parses one declaration's tokens, or reports false.
+func fastDecl(chunk []plexer.Token) (*ast.Decl, bool) {
+	if len(chunk) == 0 {
+		return nil, false
+	}
+	p := fastParser{toks: chunk}
+	d := p.decl()
+	if p.failed || p.i != len(chunk) {
+		return nil, false
+	}
+	return d, true
+}
+
+type fastParser struct {
+	toks   []plexer.Token
+	i      int
+	failed bool
+	// idents is a slab the identifiers are cut from: they are half the
+	// nodes, and one allocation per few hundred is cheaper than one each.
+	idents []ast.Ident
+}
+
+func (p *fastParser) fail() { p.failed = true }
+
+// is reports whether the token at i has the given value (a keyword or a
+// punctuation mark: participle's literals match the value alone).
+func (p *fastParser) is(i int, value string) bool {
+	return i < len(p.toks) && p.toks[i].Value == value
+}
+
+func (p *fastParser) isIdent(i int) bool {
+	return i < len(p.toks) && p.toks[i].Type == lexer.Ident
+}
+
+// expect consumes the literal or fails.
+func (p *fastParser) expect(value string) {
+	if p.failed || !p.is(p.i, value) {
+		p.fail()
+		return
+	}
+	p.i++
+}
+
+// node is the tokens from start to the current position.
+func (p *fastParser) node(start int) ast.Node {
+	return ast.Node{Tokens: p.toks[start:p.i:p.i]}
+}
+
+func (p *fastParser) ident() *ast.Ident {
+	if p.failed || !p.isIdent(p.i) {
+		p.fail()
+		return nil
+	}
+	if len(p.idents) == cap(p.idents) {
+		n := len(p.toks) - p.i
+		if n > 256 {
+			n = 256
+		}
+		p.idents = make([]ast.Ident, 0, n)
+	}
+	p.idents = append(p.idents, ast.Ident{Node: ast.Node{Tokens: p.toks[p.i : p.i+1 : p.i+1]}, Name: p.toks[p.i].Value})
+	p.i++
+	return &p.idents[len(p.idents)-1]
+}
+
+func (p *fastParser) decl() *ast.Decl {
+	d := &ast.Decl{}
+	switch p.toks[0].Value {
+	case "use":
+		d.Use = p.use()
+	case "package":
+		d.Package = p.pkg()
+	case "provider":
+		d.Provider = p.provider()
+	case "settings":
+		d.Settings = p.settings()
+	case "resource":
+		d.Resource = p.resource()
+	case "subscriber":
+		d.Subscriber = p.subscriber()
+	default:
+		d.Named = p.named()
+	}
+	d.Node = p.node(0)
+	return d
+}
+
+func (p *fastParser) use() *ast.Use {
+	start := p.i
+	p.expect("use")
+	u := &ast.Use{Path: p.modulePath()}
+	p.expect("{")
+	if !p.failed && !p.is(p.i, "}") {
+		u.Names = append(u.Names, p.ident())
+		for !p.failed && p.is(p.i, ",") {
+			p.i++
+			if p.is(p.i, "}") {
+				break
+			}
+			u.Names = append(u.Names, p.ident())
+		}
+	}
+	p.expect("}")
+	u.Node = p.node(start)
+	return u
+}
+
+func (p *fastParser) modulePath() *ast.ModulePath {
+	start := p.i
+	if p.failed || !p.isIdent(p.i) {
+		p.fail()
+		return nil
+	}
+	m := &ast.ModulePath{Parts: []string{p.toks[p.i].Value}}
+	p.i++
+	for p.is(p.i, "/") && p.isIdent(p.i+1) {
+		m.Parts = append(m.Parts, p.toks[p.i+1].Value)
+		p.i += 2
+	}
+	m.Node = p.node(start)
+	return m
+}
+
+func (p *fastParser) qualName() *ast.QualName {
+	start := p.i
+	q := &ast.QualName{Parts: []*ast.Ident{p.ident()}}
+	for !p.failed && p.is(p.i, ".") && p.isIdent(p.i+1) {
+		p.i++
+		q.Parts = append(q.Parts, p.ident())
+	}
+	q.Node = p.node(start)
+	return q
+}
+
+func (p *fastParser) pkg() *ast.Package {
+	start := p.i
+	p.expect("package")
+	k := &ast.Package{Name: p.qualName()}
+	k.Node = p.node(start)
+	return k
+}
+
+func (p *fastParser) provider() *ast.Provider {
+	start := p.i
+	p.expect("provider")
+	v := &ast.Provider{Body: p.block()}
+	v.Node = p.node(start)
+	return v
+}
+
+func (p *fastParser) settings() *ast.Settings {
+	start := p.i
+	p.expect("settings")
+	s := &ast.Settings{Fields: p.fields()}
+	s.Node = p.node(start)
+	return s
+}
+
+func (p *fastParser) resource() *ast.Resource {
+	start := p.i
+	p.expect("resource")
+	r := &ast.Resource{Name: p.ident()}
+	p.expect("{")
+	for !p.failed && !p.is(p.i, "}") {
+		r.Operations = append(r.Operations, p.operation())
+	}
+	p.expect("}")
+	r.Node = p.node(start)
+	return r
+}
+
+func (p *fastParser) operation() *ast.Operation {
+	start := p.i
+	p.expect("operation")
+	o := &ast.Operation{Name: p.ident(), Body: p.block()}
+	o.Node = p.node(start)
+	return o
+}
+
+func (p *fastParser) subscriber() *ast.Subscriber {
+	start := p.i
+	p.expect("subscriber")
+	s := &ast.Subscriber{Name: p.ident()}
+	p.expect("{")
+	for !p.failed && !p.is(p.i, "}") {
+		s.Items = append(s.Items, p.subscriberItem())
+	}
+	p.expect("}")
+	s.Node = p.node(start)
+	return s
+}
+
+func (p *fastParser) subscriberItem() *ast.SubscriberItem {
+	start := p.i
+	it := &ast.SubscriberItem{}
+	switch {
+	case p.is(p.i, "on") && p.isIdent(p.i+1):
+		it.Handler = p.handler()
+	case p.is(p.i, "on") && !p.is(p.i+1, ":"):
+		// Participle would try a handler, fail after one token and take
+		// `on` for an entry; rare enough to leave to it.
+		p.fail()
+	default:
+		it.Member = p.member()
+	}
+	it.Node = p.node(start)
+	return it
+}
+
+func (p *fastParser) handler() *ast.Handler {
+	start := p.i
+	p.expect("on")
+	h := &ast.Handler{Event: p.qualName()}
+	p.expect("(")
+	h.Binding = p.ident()
+	p.expect(")")
+	p.expect("{")
+	for !p.failed && !p.is(p.i, "}") {
+		h.Steps = append(h.Steps, p.attempt())
+	}
+	p.expect("}")
+	h.Node = p.node(start)
+	return h
+}
+
+func (p *fastParser) attempt() *ast.Attempt {
+	start := p.i
+	p.expect("attempt")
+	a := &ast.Attempt{Call: p.expr()}
+	a.Node = p.node(start)
+	return a
+}
+
+func (p *fastParser) named() *ast.Named {
+	start := p.i
+	n := &ast.Named{}
+	if p.is(p.i, "public") {
+		n.Public = true
+		p.i++
+	}
+	if p.i >= len(p.toks) {
+		p.fail()
+		return nil
+	}
+	switch p.toks[p.i].Value {
+	case "type":
+		n.Type = p.typeDecl()
+	case "enum":
+		n.Enum = p.enum()
+	case "value", "event":
+		n.Record = p.record()
+	case "config":
+		n.Config = p.config()
+	case "store", "connection", "queue", "provide":
+		n.BlockDecl = p.blockDecl()
+	default:
+		p.fail()
+		return nil
+	}
+	n.Node = p.node(start)
+	return n
+}
+
+func (p *fastParser) typeDecl() *ast.TypeDecl {
+	start := p.i
+	p.expect("type")
+	t := &ast.TypeDecl{Name: p.ident()}
+	p.expect("=")
+	t.Base = p.typeExpr()
+	if !p.failed && p.is(p.i, "{") {
+		t.Rules = p.block()
+	}
+	t.Node = p.node(start)
+	return t
+}
+
+func (p *fastParser) enum() *ast.Enum {
+	start := p.i
+	p.expect("enum")
+	e := &ast.Enum{Name: p.ident()}
+	p.expect("{")
+	for !p.failed && !p.is(p.i, "}") {
+		e.Variants = append(e.Variants, p.ident())
+	}
+	p.expect("}")
+	e.Node = p.node(start)
+	return e
+}
+
+func (p *fastParser) record() *ast.Record {
+	start := p.i
+	r := &ast.Record{Kind: p.toks[p.i].Value}
+	p.i++
+	r.Name = p.ident()
+	r.Fields = p.fields()
+	r.Node = p.node(start)
+	return r
+}
+
+func (p *fastParser) config() *ast.Config {
+	start := p.i
+	p.expect("config")
+	c := &ast.Config{Name: p.ident()}
+	c.Fields = p.fields()
+	c.Node = p.node(start)
+	return c
+}
+
+func (p *fastParser) blockDecl() *ast.BlockDecl {
+	start := p.i
+	b := &ast.BlockDecl{Kind: p.toks[p.i].Value}
+	p.i++
+	b.Name = p.ident()
+	b.Body = p.block()
+	b.Node = p.node(start)
+	return b
+}
+
+// fields is `{ field* }`.
+func (p *fastParser) fields() []*ast.Field {
+	p.expect("{")
+	var fs []*ast.Field
+	for !p.failed && !p.is(p.i, "}") {
+		fs = append(fs, p.field())
+	}
+	p.expect("}")
+	return fs
+}
+
+func (p *fastParser) field() *ast.Field {
+	start := p.i
+	f := &ast.Field{Name: p.ident()}
+	p.expect(":")
+	f.Type = p.typeExpr()
+	if !p.failed && p.is(p.i, "{") {
+		f.Options = p.block()
+	}
+	f.Node = p.node(start)
+	return f
+}
+
+func (p *fastParser) typeExpr() *ast.TypeExpr {
+	start := p.i
+	t := &ast.TypeExpr{Name: p.qualName()}
+	if !p.failed && p.is(p.i, "<") {
+		p.i++
+		t.Args = append(t.Args, p.typeExpr())
+		for !p.failed && p.is(p.i, ",") {
+			p.i++
+			t.Args = append(t.Args, p.typeExpr())
+		}
+		p.expect(">")
+	}
+	if !p.failed && p.is(p.i, "?") {
+		t.Optional = true
+		p.i++
+	}
+	t.Node = p.node(start)
+	return t
+}
+
+func (p *fastParser) block() *ast.Block {
+	start := p.i
+	p.expect("{")
+	b := &ast.Block{}
+	for !p.failed && !p.is(p.i, "}") {
+		b.Members = append(b.Members, p.member())
+	}
+	p.expect("}")
+	b.Node = p.node(start)
+	return b
+}
+
+func (p *fastParser) member() *ast.Member {
+	start := p.i
+	m := &ast.Member{}
+	switch {
+	case p.failed:
+		return nil
+	case p.isIdent(p.i) && p.is(p.i+1, ":"):
+		m.Key = p.ident()
+		p.i++
+		m.Value = p.expr()
+	case p.isIdent(p.i):
+		m.Entry = p.qualName()
+		if !p.failed && p.is(p.i, "{") {
+			m.EntryBody = p.block()
+		}
+	default:
+		p.fail()
+		return nil
+	}
+	m.Node = p.node(start)
+	return m
+}
+
+func (p *fastParser) expr() *ast.Expr {
+	if p.failed || p.i >= len(p.toks) {
+		p.fail()
+		return nil
+	}
+	start := p.i
+	e := &ast.Expr{}
+	t := &p.toks[p.i]
+	switch {
+	case t.Type == lexer.String:
+		e.Text = &t.Value
+		p.i++
+	case t.Type == lexer.Duration:
+		e.Duration = &t.Value
+		p.i++
+	case t.Type == lexer.Number:
+		e.Number = &t.Value
+		p.i++
+	case t.Value == "[":
+		e.List = p.list()
+	case t.Value == "{":
+		e.Record = p.block()
+	case t.Type == lexer.Ident:
+		e.Ref = p.ref()
+	default:
+		p.fail()
+		return nil
+	}
+	e.Node = p.node(start)
+	return e
+}
+
+func (p *fastParser) list() *ast.List {
+	start := p.i
+	p.expect("[")
+	l := &ast.List{}
+	if !p.failed && !p.is(p.i, "]") {
+		l.Items = append(l.Items, p.expr())
+		for !p.failed && p.is(p.i, ",") {
+			p.i++
+			if p.is(p.i, "]") {
+				break
+			}
+			l.Items = append(l.Items, p.expr())
+		}
+	}
+	p.expect("]")
+	l.Node = p.node(start)
+	return l
+}
+
+func (p *fastParser) ref() *ast.Ref {
+	start := p.i
+	r := &ast.Ref{Path: p.qualName()}
+	if !p.failed && p.is(p.i, "(") {
+		p.i++
+		r.Call = p.args()
+		p.expect(")")
+	}
+	r.Node = p.node(start)
+	return r
+}
+
+func (p *fastParser) args() *ast.Args {
+	start := p.i
+	a := &ast.Args{}
+	if !p.failed && !p.is(p.i, ")") {
+		a.Items = append(a.Items, p.arg())
+		for !p.failed && !p.is(p.i, ")") {
+			if p.is(p.i, ",") {
+				p.i++
+				if p.is(p.i, ")") {
+					break
+				}
+			}
+			a.Items = append(a.Items, p.arg())
+		}
+	}
+	a.Node = p.node(start)
+	return a
+}
+
+func (p *fastParser) arg() *ast.Arg {
+	start := p.i
+	a := &ast.Arg{}
+	if p.isIdent(p.i) && p.is(p.i+1, ":") {
+		a.Name = p.ident()
+		p.i++
+	}
+	a.Value = p.expr()
+	a.Node = p.node(start)
+	return a
+}

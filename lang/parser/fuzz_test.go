@@ -1,0 +1,270 @@
+package parser
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/jadpo/jadpo/check/projectgen"
+	"github.com/jadpo/jadpo/lang/diag"
+	"github.com/jadpo/jadpo/lang/lexer"
+	"github.com/jadpo/jadpo/lang/source"
+)
+
+// maxFuzzInput bounds an input: the parser is linear, so a longer one only
+// slows the fuzzer down (and a hang shows on short inputs as well).
+const maxFuzzInput = 64 << 10
+
+// inlineSeeds cover each declaration kind of the language reference, and a
+// few broken shapes for the recovery paths.
+var inlineSeeds = []string{
+	"use stock/events { OrderShipped, OrderCancelled }\nuse common { Money, }\n",
+	"type OrderId = Text { min_length: 1 max_length: 64 }\ntype Quantity = Int { min: 1 max: 1000 }\n" +
+		"type Sku = Text { pattern: \"[A-Z0-9-]+\" }\ntype ShippedAt = Instant\n",
+	"public enum Carrier { dhl ups royal_mail }\n",
+	"value OrderLine {\n    sku: Sku\n    quantity: Quantity\n}\n",
+	"public event OrderShipped {\n    order_id: OrderId\n    lines: List<OrderLine>\n    note: Text? { max_length: 500 }\n" +
+		"    attrs: Map<Text, Int>\n    md5: Text { wire_name: \"MD5OfBody\" }\n}\n",
+	"config ShopConfig {\n    key: Text { binding: \"AWS_ACCESS_KEY_ID\" }\n    secret: Text { binding: \"S\" secret: true }\n" +
+		"    host: Url { binding: \"SQS_HOST\" default: \"https://sqs.eu-west-1.amazonaws.com\" }\n}\n",
+	"store primary {\n    database: config.database_url      // optional\n}\n",
+	"connection warehouse_queue {\n    package: AmazonSqs.v2012_11_05\n    host: config.sqs_host\n" +
+		"    credential: { key_id: config.a secret: config.b }\n    settings: { queue_url: config.q wait_time_seconds: 0 }\n}\n",
+	"queue warehouse_queue {\n    id_at: \"id\"\n    type_at: \"type\"\n    events: {\n        OrderShipped { wire_name: \"order_shipped\" }\n" +
+		"        Billing.InvoicePaid { wire_name: \"invoice_paid\" }\n    }\n}\nqueue r { id_at: \"meta.id\" events: { ReturnRequested } }\n",
+	"subscriber pack_order {\n    on OrderShipped(shipment) {\n        attempt packing.jobs.create_job(order_id: shipment.order_id, " +
+		"tags: [\"a\", \"b\"], label: { a: 1 } payload: json(shipment))\n    }\n    retry: { max_attempts: 8 first_delay: 10s max_delay: 1h }\n}\n",
+	"package AmazonSqs.v2012_11_05\n\nprovider {\n    protocol: Protocol.aws_json\n    credential: CredentialScheme.aws_sigv4\n" +
+		"    aws: { service: \"sqs\" target: \"AmazonSQS\" }\n    error_code: \"__type\"\n}\n\nsettings {\n    queue_url: Url\n" +
+		"    wait_time_seconds: WaitTimeSeconds { default: 0 }\n}\n",
+	"resource messages {\n    operation receive_message {\n        input: ReceiveMessageInput\n        output: ReceiveMessageOutput\n" +
+		"        retry_safe: true\n    }\n    operation delete_message { input: DeleteMessageInput decode: \"x\" }\n}\n",
+	"provide receiving {\n    receive: {\n        call: messages.receive_message\n        input: { queue_url: settings.queue_url max: 10 }\n" +
+		"        messages: response.messages\n        body: item.body\n        handle: item.receipt_handle\n    }\n" +
+		"    acknowledge: { call: messages.delete_message input: { receipt_handle: message.handle } }\n}\n",
+	// Broken shapes.
+	"type A = Int { min 1 }\nenum B { a, b }\nvalue C { x Int }\nevent D { y: Text }\n",
+	"value C {\n  x: Int\n\nevent D { y: Text }\n",
+	"store s { a: \"open\n  b: \"\\q\" c: 30x d: -7 e: 1.5h f: [1, 2,] }\n",
+	"subscriber s { on A(x { } }\n} ) ] type\npublic\n",
+	"connection c { host: = }\n\xff",
+}
+
+// repoRoot walks up from the test's directory to the one holding go.mod.
+func repoRoot(t testing.TB) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// repoSeeds reads every .jadpo file under the repository's testdata/ and
+// examples/ (either may be missing or sparse).
+func repoSeeds(t testing.TB) map[string][]byte {
+	root := repoRoot(t)
+	out := map[string][]byte{}
+	for _, top := range []string{"testdata", "examples"} {
+		_ = filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jadpo") {
+				return nil
+			}
+			if b, err := os.ReadFile(path); err == nil && len(b) <= maxFuzzInput {
+				out[path] = b
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+func FuzzParse(f *testing.F) {
+	for _, b := range repoSeeds(f) {
+		f.Add(b)
+	}
+	for _, s := range inlineSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, content []byte) {
+		if len(content) > maxFuzzInput {
+			t.Skip()
+		}
+		checkInvariants(t, content)
+	})
+}
+
+// checkInvariants is the fuzz body: no panic (the fuzzer catches those),
+// every diagnostic in the file with start <= end and a catalogued code, the
+// same result twice, and the fast path agreeing with participle.
+func checkInvariants(t *testing.T, content []byte) {
+	t.Helper()
+	file := source.NewFile("fuzz.jadpo", content)
+	tree, diags := ParseFile(file)
+	if tree == nil || tree.Source != file {
+		t.Fatal("no tree, or a tree of another file")
+	}
+	for _, d := range diags {
+		if _, ok := diag.Catalogue[d.Code]; !ok {
+			t.Fatalf("code %q not in the catalogue", d.Code)
+		}
+		if d.Subject.File != file {
+			t.Fatalf("%s: diagnostic of another file", d.Code)
+		}
+		s := d.Subject.Span
+		if s.Start < 0 || s.Start > s.End || s.End > len(content) {
+			t.Fatalf("%s: range [%d,%d) outside the file of %d bytes", d.Code, s.Start, s.End, len(content))
+		}
+		if d.Summary == "" {
+			t.Fatalf("%s: no summary", d.Code)
+		}
+	}
+	for _, decl := range tree.Decls {
+		s := decl.Span()
+		if s.Start < 0 || s.Start > s.End || s.End > len(content) {
+			t.Fatalf("declaration range [%d,%d) outside the file", s.Start, s.End)
+		}
+	}
+	tree2, diags2 := ParseFile(source.NewFile("fuzz.jadpo", content))
+	if len(tree.Decls) != len(tree2.Decls) || !reflect.DeepEqual(tree.Decls, tree2.Decls) {
+		t.Fatal("two parses of the same input give different trees")
+	}
+	if render(diags) != render(diags2) {
+		t.Fatalf("two parses give different diagnostics:\n%s\n---\n%s", render(diags), render(diags2))
+	}
+	checkFastPath(t, content)
+}
+
+func render(l diag.List) string {
+	var b strings.Builder
+	for _, d := range l {
+		fmt.Fprintf(&b, "%s [%d,%d) %s | %s\n", d.Code, d.Subject.Span.Start, d.Subject.Span.End, d.Summary, d.Label)
+	}
+	return b.String()
+}
+
+// checkFastPath: wherever the hand-written fast path accepts a declaration,
+// participle accepts it too and builds the same tree, tokens and all.
+func checkFastPath(t *testing.T, content []byte) {
+	t.Helper()
+	toks, _ := lexer.Lex(string(content))
+	for _, chunk := range splitDecls(content, toks) {
+		fast, ok := fastDecl(chunk)
+		if !ok {
+			continue
+		}
+		slow, err := slowDecl(chunk)
+		src := string(content[chunk[0].Pos.Offset:endOf(chunk)])
+		if err != nil {
+			t.Fatalf("the fast path accepts what participle rejects (%v):\n%s", err, src)
+		}
+		if diff := firstDiff(reflect.ValueOf(fast), reflect.ValueOf(slow), "Decl"); diff != "" {
+			t.Fatalf("the fast path builds another tree than participle: %s\nin:\n%s", diff, src)
+		}
+	}
+}
+
+// firstDiff names the first place two values differ ("" when equal),
+// telling a nil slice from an empty one as reflect.DeepEqual does.
+func firstDiff(a, b reflect.Value, path string) string {
+	if a.IsValid() != b.IsValid() {
+		return path + ": one is invalid"
+	}
+	if !a.IsValid() {
+		return ""
+	}
+	if a.Type() != b.Type() {
+		return fmt.Sprintf("%s: type %s vs %s", path, a.Type(), b.Type())
+	}
+	switch a.Kind() {
+	case reflect.Pointer:
+		if a.IsNil() || b.IsNil() {
+			if a.IsNil() != b.IsNil() {
+				return fmt.Sprintf("%s: fast nil=%v, participle nil=%v", path, a.IsNil(), b.IsNil())
+			}
+			return ""
+		}
+		return firstDiff(a.Elem(), b.Elem(), path)
+	case reflect.Struct:
+		for i := 0; i < a.NumField(); i++ {
+			if d := firstDiff(a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name); d != "" {
+				return d
+			}
+		}
+		return ""
+	case reflect.Slice:
+		if a.IsNil() != b.IsNil() {
+			return fmt.Sprintf("%s: fast nil=%v len %d, participle nil=%v len %d", path, a.IsNil(), a.Len(), b.IsNil(), b.Len())
+		}
+		if a.Len() != b.Len() {
+			return fmt.Sprintf("%s: len %d vs %d", path, a.Len(), b.Len())
+		}
+		for i := 0; i < a.Len(); i++ {
+			if d := firstDiff(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i)); d != "" {
+				return d
+			}
+		}
+		return ""
+	default:
+		if !reflect.DeepEqual(a.Interface(), b.Interface()) {
+			return fmt.Sprintf("%s: %v vs %v", path, a.Interface(), b.Interface())
+		}
+		return ""
+	}
+}
+
+// TestSeeds runs the fuzz body over every seed, so `go test` checks them
+// without -fuzz (the regression inputs under testdata/fuzz run too).
+func TestSeeds(t *testing.T) {
+	for path, b := range repoSeeds(t) {
+		t.Run(filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), func(t *testing.T) { checkInvariants(t, b) })
+	}
+	for i, s := range inlineSeeds {
+		t.Run(fmt.Sprint("inline", i), func(t *testing.T) { checkInvariants(t, []byte(s)) })
+	}
+}
+
+// TestFastPathTakesRealProjects: the fast path, not participle, parses every
+// declaration of a realistic project, and agrees with participle on each.
+func TestFastPathTakesRealProjects(t *testing.T) {
+	fsys := projectgen.Generate(20000)
+	inputs := map[string][]byte{}
+	for _, name := range projectgen.Files(fsys) {
+		inputs[name] = fsys[name].Data
+	}
+	for path, b := range repoSeeds(t) {
+		if strings.Contains(filepath.ToSlash(path), "/examples/") {
+			inputs[path] = b
+		}
+	}
+	for i, s := range inlineSeeds[:13] {
+		inputs[fmt.Sprint("inline", i)] = []byte(s)
+	}
+	decls := 0
+	for name, content := range inputs {
+		toks, probs := lexer.Lex(string(content))
+		if len(probs) > 0 {
+			t.Fatalf("%s: %v", name, probs)
+		}
+		for _, chunk := range splitDecls(content, toks) {
+			if _, ok := fastDecl(chunk); !ok {
+				t.Errorf("%s: the fast path gives up on:\n%s", name, content[chunk[0].Pos.Offset:endOf(chunk)])
+			}
+			decls++
+		}
+		checkFastPath(t, content)
+	}
+	t.Logf("%d files, %d declarations", len(inputs), decls)
+}
