@@ -636,7 +636,11 @@ func (g *gen) writeModule(i int, m *module, budget int) {
 		case "Text", "Email", "Url":
 			x.line("type %s = %s { max_length: %d }", refined, s.name, 20+r.IntN(200))
 		case "Int", "Decimal":
-			x.line("type %s = %s { min: %d }", refined, s.name, r.IntN(10))
+			if s.name == p+"Ratio" { // 0 to 1
+				x.line("type %s = %s { max: 0.%d }", refined, s.name, 1+r.IntN(9))
+			} else {
+				x.line("type %s = %s { min: %d }", refined, s.name, r.IntN(10))
+			}
 		default:
 			x.line("type %s = %s", refined, s.name)
 		}
