@@ -26,13 +26,21 @@ const (
 
 // node is one parsed JSON value. The children of an array or object are
 // p.nodes[first : first+n], in document order; an object's children carry
-// their member name in key.
+// their member name. Texts are spans of the body, or of p.esc for a string
+// that held an escape: a node holds no pointer, so the garbage collector
+// never looks at the tree and appending to it costs no write barrier.
 type node struct {
-	key   []byte // the member's name, unescaped, when the node is an object member
-	val   []byte // a string's unescaped bytes, or a number's text
+	key   span // the member's name, unescaped, when the node is an object member
+	val   span // a string's unescaped bytes, or a number's text
 	first int32
 	n     int32
 	kind  kind
+}
+
+// span is a text in the body, or in the escape buffer when esc is set.
+type span struct {
+	off, len int32
+	esc      bool
 }
 
 // parser is a strict JSON parser (RFC 8259) that builds a flat tree of
@@ -47,11 +55,20 @@ type node struct {
 // bodies.
 type parser struct {
 	b     []byte
+	esc   []byte // unescaped strings that held an escape
 	i     int
 	depth int
 	nodes []node
 	stack []node
 	seen  map[string]struct{}
+}
+
+// text gives a span's bytes.
+func (p *parser) text(s span) []byte {
+	if s.esc {
+		return p.esc[s.off : s.off+s.len]
+	}
+	return p.b[s.off : s.off+s.len]
 }
 
 // parse reads a whole body. ok is false when the body is not one JSON value
@@ -63,6 +80,7 @@ func (p *parser) parse(b []byte) (root node, ok bool) {
 	p.b, p.i, p.depth = b, 0, 0
 	p.nodes = p.nodes[:0]
 	p.stack = p.stack[:0]
+	p.esc = p.esc[:0]
 	p.ws()
 	root, ok = p.value()
 	if !ok {
@@ -83,7 +101,7 @@ func (p *parser) children(n *node) []node {
 func (p *parser) member(obj *node, name string) *node {
 	cs := p.children(obj)
 	for i := range cs {
-		if string(cs[i].key) == name {
+		if string(p.text(cs[i].key)) == name {
 			return &cs[i]
 		}
 	}
@@ -126,7 +144,7 @@ func (p *parser) value() (node, bool) {
 			return node{}, false
 		}
 		p.i = end
-		return node{kind: kNum, val: p.b[start:end]}, true
+		return node{kind: kNum, val: span{off: int32(start), len: int32(end - start)}}, true
 	}
 	return node{}, false
 }
@@ -152,7 +170,7 @@ func (p *parser) container(k kind, closer byte) (node, bool) {
 		p.i++
 	} else {
 		for {
-			var key []byte
+			var key span
 			if k == kObj {
 				if p.i >= len(p.b) || p.b[p.i] != '"' {
 					return node{}, false
@@ -205,7 +223,7 @@ func (p *parser) hasDuplicate(ms []node) bool {
 	if len(ms) <= 16 {
 		for i := 1; i < len(ms); i++ {
 			for j := 0; j < i; j++ {
-				if bytes.Equal(ms[i].key, ms[j].key) {
+				if ms[i].key.len == ms[j].key.len && bytes.Equal(p.text(ms[i].key), p.text(ms[j].key)) {
 					return true
 				}
 			}
@@ -218,46 +236,57 @@ func (p *parser) hasDuplicate(ms []node) bool {
 		clear(p.seen)
 	}
 	for i := range ms {
-		if _, dup := p.seen[string(ms[i].key)]; dup {
+		k := p.text(ms[i].key)
+		if _, dup := p.seen[string(k)]; dup {
 			return true
 		}
-		p.seen[string(ms[i].key)] = struct{}{}
+		p.seen[string(k)] = struct{}{}
 	}
 	return false
 }
 
 // str reads a string, the opening quote at p.i, and returns its unescaped
-// bytes: a slice of the body when it holds no escape.
-func (p *parser) str() ([]byte, bool) {
+// bytes: a span of the body when it holds no escape.
+func (p *parser) str() (span, bool) {
 	p.i++
 	start := p.i
 	for p.i < len(p.b) {
 		c := p.b[p.i]
 		switch {
 		case c == '"':
-			s := p.b[start:p.i]
+			s := span{off: int32(start), len: int32(p.i - start)}
 			p.i++
 			return s, true
 		case c == '\\':
 			return p.strEscaped(start)
 		case c < 0x20:
-			return nil, false
+			return span{}, false
 		case c < utf8.RuneSelf:
 			p.i++
 		default:
 			r, size := utf8.DecodeRune(p.b[p.i:])
 			if r == utf8.RuneError && size <= 1 {
-				return nil, false
+				return span{}, false
 			}
 			p.i += size
 		}
 	}
-	return nil, false
+	return span{}, false
 }
 
-// strEscaped finishes a string holding an escape, p.i at the first backslash.
-func (p *parser) strEscaped(start int) ([]byte, bool) {
-	buf := make([]byte, 0, p.i-start+16)
+// strEscaped finishes a string holding an escape, p.i at the first
+// backslash, unescaping it onto p.esc.
+func (p *parser) strEscaped(start int) (span, bool) {
+	off := len(p.esc)
+	buf, ok := p.unescape(p.esc, start)
+	p.esc = buf
+	if !ok || len(p.esc) > math.MaxInt32 {
+		return span{}, false
+	}
+	return span{off: int32(off), len: int32(len(p.esc) - off), esc: true}, true
+}
+
+func (p *parser) unescape(buf []byte, start int) ([]byte, bool) {
 	buf = append(buf, p.b[start:p.i]...)
 	for p.i < len(p.b) {
 		c := p.b[p.i]
@@ -267,7 +296,7 @@ func (p *parser) strEscaped(start int) ([]byte, bool) {
 			return buf, true
 		case c == '\\':
 			if p.i+1 >= len(p.b) {
-				return nil, false
+				return buf, false
 			}
 			e := p.b[p.i+1]
 			p.i += 2
@@ -287,41 +316,41 @@ func (p *parser) strEscaped(start int) ([]byte, bool) {
 			case 'u':
 				r, ok := p.hex4()
 				if !ok {
-					return nil, false
+					return buf, false
 				}
 				if r >= 0xD800 && r < 0xDC00 {
 					// a high surrogate must be followed by an escaped low one
 					if p.i+1 >= len(p.b) || p.b[p.i] != '\\' || p.b[p.i+1] != 'u' {
-						return nil, false
+						return buf, false
 					}
 					p.i += 2
 					lo, ok := p.hex4()
 					if !ok || lo < 0xDC00 || lo >= 0xE000 {
-						return nil, false
+						return buf, false
 					}
 					r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
 				} else if r >= 0xDC00 && r < 0xE000 {
-					return nil, false
+					return buf, false
 				}
 				buf = utf8.AppendRune(buf, r)
 			default:
-				return nil, false
+				return buf, false
 			}
 		case c < 0x20:
-			return nil, false
+			return buf, false
 		case c < utf8.RuneSelf:
 			buf = append(buf, c)
 			p.i++
 		default:
 			r, size := utf8.DecodeRune(p.b[p.i:])
 			if r == utf8.RuneError && size <= 1 {
-				return nil, false
+				return buf, false
 			}
 			buf = append(buf, p.b[p.i:p.i+size]...)
 			p.i += size
 		}
 	}
-	return nil, false
+	return buf, false
 }
 
 func (p *parser) hex4() (rune, bool) {

@@ -14,7 +14,6 @@ package reading
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -167,14 +166,14 @@ func (r *Reader) read(st *state, body []byte) Outcome {
 	case id == nil || id.kind == kNull:
 		head = append(head, Problem{r.idField, RuleRequired})
 	case id.kind == kStr:
-		if len(id.val) == 0 {
+		if id.val.len == 0 {
 			head = append(head, Problem{r.idField, RuleRequired})
 		} else {
-			o.ID = string(id.val)
+			o.ID = string(st.p.text(id.val))
 		}
 	case id.kind == kNum:
 		var n int64
-		if n, st.num, ok = wholeNumber(id.val, st.num); ok {
+		if n, st.num, ok = wholeNumber(st.p.text(id.val), st.num); ok {
 			o.ID = strconv.FormatInt(n, 10)
 		} else {
 			head = append(head, Problem{r.idField, RuleType})
@@ -190,12 +189,12 @@ func (r *Reader) read(st *state, body []byte) Outcome {
 		case t.kind != kStr:
 			head = append(head, Problem{r.typeField, RuleType})
 		default:
-			o.WireType = string(t.val)
-			i, listed := r.byWire[o.WireType]
-			if !listed {
-				i = -1
+			wire := st.p.text(t.val)
+			if i, listed := r.byWire[string(wire)]; listed {
+				ev, o.WireType = i, r.events[i].WireName
+			} else {
+				ev, o.WireType = -1, string(wire)
 			}
-			ev = i
 		}
 	}
 	if len(head) > 0 {
@@ -249,7 +248,7 @@ type ftype struct {
 	optional bool
 	minLen   int // -1 when none
 	maxLen   int // -1 when none
-	patterns []*regexp.Regexp
+	patterns []*pattern
 	email    bool // format: email, or the Email kind
 	min, max *bound
 	variants map[string]struct{}
@@ -362,7 +361,7 @@ func (c *compiler) typ(t *ir.Type) (*ftype, error) {
 		}
 	}
 	for _, p := range rs.Patterns {
-		re, err := regexp.Compile("^(?:" + p + ")$")
+		re, err := newPattern(p)
 		if err != nil {
 			return nil, fmt.Errorf("pattern %q: %w", p, err)
 		}
@@ -392,10 +391,8 @@ type state struct {
 func (st *state) reset() {
 	st.out, st.path, st.slots, st.order, st.num = st.out[:0], st.path[:0], st.slots[:0], st.order[:0], st.num[:0]
 	st.problems = st.problems[:0]
-	// drop references into the body
-	clear(st.p.nodes)
-	st.p.nodes = st.p.nodes[:0]
-	st.p.b = nil
+	st.p.nodes, st.p.esc = st.p.nodes[:0], st.p.esc[:0]
+	st.p.b = nil // the body is the caller's
 }
 
 // find follows a dotted path of object members from the root.
@@ -460,7 +457,19 @@ func (st *state) record(r *record, obj *node) {
 	}
 	ms := st.p.children(obj)
 	for i := range ms {
-		if fi, ok := r.index[string(ms[i].key)]; ok {
+		key := st.p.text(ms[i].key)
+		fi := -1
+		if len(r.fields) <= 8 {
+			for j := range r.fields {
+				if string(r.fields[j].name) == string(key) {
+					fi = j
+					break
+				}
+			}
+		} else if j, ok := r.index[string(key)]; ok {
+			fi = j
+		}
+		if fi >= 0 {
 			st.slots[base+fi] = obj.first + int32(i)
 		}
 	}
@@ -507,44 +516,45 @@ func (st *state) elem(t *ftype, n *node) {
 
 // value reads a present, non-null value of type t.
 func (st *state) value(t *ftype, n *node) {
+	v := st.p.text(n.val)
 	switch t.kind {
 	case ir.Text, ir.Email, ir.Url:
 		if n.kind != kStr {
 			st.problem(RuleType)
 			return
 		}
-		st.text(t, n.val)
-		st.out = appendString(st.out, n.val)
+		st.text(t, v)
+		st.out = appendString(st.out, v)
 	case ir.Uuid:
 		if n.kind != kStr {
 			st.problem(RuleType)
 			return
 		}
-		if !validUUID(n.val) {
+		if !validUUID(v) {
 			st.problem(RuleFormat)
 			return
 		}
 		st.out = append(st.out, '"')
-		st.out = appendLower(st.out, n.val)
+		st.out = appendLower(st.out, v)
 		st.out = append(st.out, '"')
 	case ir.Int:
 		if n.kind != kNum {
 			st.problem(RuleType)
 			return
 		}
-		var v int64
-		var ok bool
-		if v, st.num, ok = wholeNumber(n.val, st.num); !ok {
+		i, num, ok := wholeNumber(v, st.num)
+		st.num = num
+		if !ok {
 			st.problem(RuleType)
 			return
 		}
-		if t.min != nil && st.cmpInt(v, t.min) < 0 {
+		if t.min != nil && st.cmpInt(i, t.min) < 0 {
 			st.problem(RuleMin)
 		}
-		if t.max != nil && st.cmpInt(v, t.max) > 0 {
+		if t.max != nil && st.cmpInt(i, t.max) > 0 {
 			st.problem(RuleMax)
 		}
-		st.out = strconv.AppendInt(st.out, v, 10)
+		st.out = strconv.AppendInt(st.out, i, 10)
 	case ir.Decimal:
 		if n.kind != kNum {
 			st.problem(RuleType)
@@ -552,7 +562,7 @@ func (st *state) value(t *ftype, n *node) {
 		}
 		if t.min != nil || t.max != nil {
 			var d dec
-			d, st.num = parseDec(st.num[:0], n.val)
+			d, st.num = parseDec(st.num[:0], v)
 			if t.min != nil && cmpDec(d, t.min.d) < 0 {
 				st.problem(RuleMin)
 			}
@@ -560,7 +570,7 @@ func (st *state) value(t *ftype, n *node) {
 				st.problem(RuleMax)
 			}
 		}
-		st.out = append(st.out, n.val...)
+		st.out = append(st.out, v...)
 	case ir.Bool:
 		switch n.kind {
 		case kTrue:
@@ -577,7 +587,7 @@ func (st *state) value(t *ftype, n *node) {
 		}
 		st.out = append(st.out, '"')
 		var ok bool
-		if st.out, ok = appendInstant(st.out, n.val); !ok {
+		if st.out, ok = appendInstant(st.out, v); !ok {
 			st.problem(RuleFormat)
 			return
 		}
@@ -587,23 +597,23 @@ func (st *state) value(t *ftype, n *node) {
 			st.problem(RuleType)
 			return
 		}
-		if !validDuration(n.val) {
+		if !validDuration(v) {
 			st.problem(RuleFormat)
 			return
 		}
 		st.out = append(st.out, '"')
-		st.out = append(st.out, n.val...)
+		st.out = append(st.out, v...)
 		st.out = append(st.out, '"')
 	case ir.Enum:
 		if n.kind != kStr {
 			st.problem(RuleType)
 			return
 		}
-		if _, ok := t.variants[string(n.val)]; !ok {
+		if _, ok := t.variants[string(v)]; !ok {
 			st.problem(RuleEnum)
 			return
 		}
-		st.out = appendString(st.out, n.val)
+		st.out = appendString(st.out, v)
 	case ir.RecordK:
 		if n.kind != kObj {
 			st.problem(RuleType)
@@ -634,9 +644,9 @@ func (st *state) value(t *ftype, n *node) {
 		for i := range n.n {
 			st.order = append(st.order, n.first+i)
 		}
-		nodes := st.p.nodes
+		p := &st.p
 		slices.SortFunc(st.order[base:], func(a, b int32) int {
-			return bytes.Compare(nodes[a].key, nodes[b].key)
+			return bytes.Compare(p.text(p.nodes[a].key), p.text(p.nodes[b].key))
 		})
 		st.out = append(st.out, '{')
 		for i := range int(n.n) {
@@ -644,9 +654,10 @@ func (st *state) value(t *ftype, n *node) {
 			if i > 0 {
 				st.out = append(st.out, ',')
 			}
-			st.out = appendString(st.out, m.key)
+			key := st.p.text(m.key)
+			st.out = appendString(st.out, key)
 			st.out = append(st.out, ':')
-			mark := st.pushKey(m.key)
+			mark := st.pushKey(key)
 			st.elem(t.elem, m)
 			st.path = st.path[:mark]
 		}
@@ -667,7 +678,7 @@ func (st *state) text(t *ftype, s []byte) {
 		}
 	}
 	for _, re := range t.patterns {
-		if !re.Match(s) {
+		if !re.match(s) {
 			st.problem(RulePattern)
 			break
 		}
