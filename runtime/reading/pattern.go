@@ -21,16 +21,19 @@ type pattern struct {
 	ranges []rune    // the class as lo, hi pairs, for runes past ASCII
 }
 
+// The pattern must parse on its own before it is anchored: wrapped blindly,
+// an unbalanced `a)|(b` would compile as `^(?:a)|(b)$`, which matches any
+// text that starts with an a.
 func newPattern(src string) (*pattern, error) {
+	parsed, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
 	re, err := regexp.Compile("^(?:" + src + ")$")
 	if err != nil {
 		return nil, err
 	}
 	p := &pattern{re: re}
-	parsed, err := syntax.Parse(src, syntax.Perl)
-	if err != nil {
-		return p, nil
-	}
 	parsed = parsed.Simplify()
 	if (parsed.Op != syntax.OpPlus && parsed.Op != syntax.OpStar) || len(parsed.Sub) != 1 {
 		return p, nil

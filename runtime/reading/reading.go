@@ -149,7 +149,7 @@ func (r *Reader) Read(body []byte) Outcome {
 	st := r.pool.Get().(*state)
 	out := r.read(st, body)
 	st.reset()
-	if cap(st.out) <= 1<<20 && cap(st.p.nodes) <= 1<<16 {
+	if cap(st.out) <= 1<<20 && cap(st.p.esc) <= 1<<20 && cap(st.p.nodes) <= 1<<16 && cap(st.p.stack) <= 1<<16 {
 		r.pool.Put(st)
 	}
 	return out

@@ -614,6 +614,9 @@ func TestNewReaderRefusesAnInconsistentPlan(t *testing.T) {
 		{"a pattern that does not compile", func(p *ir.Program, q *ir.Queue) {
 			p.RecordByID("stock/events.OrderLine").Fields[0].Type.Rules.Patterns = []string{"(["}
 		}, "pattern"},
+		{"a pattern that only compiles once wrapped", func(p *ir.Program, q *ir.Queue) {
+			p.RecordByID("stock/events.OrderLine").Fields[0].Type.Rules.Patterns = []string{"A)|(B"}
+		}, "pattern"},
 		{"min on text", func(p *ir.Program, q *ir.Queue) {
 			p.RecordByID("stock/events.OrderLine").Fields[0].Type.Rules.Min = sp("1")
 		}, "min or max on text"},

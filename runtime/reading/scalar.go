@@ -233,7 +233,7 @@ func appendLower(dst, s []byte) []byte {
 // validEmail accepts a bare address as net/mail reads it: no display name, no
 // angle brackets, no comment, nothing around it.
 func validEmail(s []byte) bool {
-	if len(s) == 0 || len(s) > 998 {
+	if len(s) == 0 {
 		return false
 	}
 	text := string(s)
