@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jadpo/jadpo/runtime"
+	"github.com/jadpo/jadpo/runtime/store"
+)
+
+func (e *env) deliveriesCommand() *cobra.Command {
+	var f appFlags
+	var state string
+	var asJSON, withBody bool
+	var dir string
+	open := func(ctx context.Context) (store.Store, error) {
+		var url string
+		if f.database != "" {
+			url = f.database
+		} else {
+			p, err := e.loadPlan(dir, &f)
+			if err != nil {
+				return nil, err
+			}
+			cfg, err := runtime.LoadConfig(p, os.Environ(), filepath.Join(dir, ".env.local"))
+			if err != nil && p.Store != nil && p.Store.Database != nil && p.Store.Database.Config != "" {
+				return nil, startupError{"cannot start: " + strings.ReplaceAll(err.Error(), "\n", "; ")}
+			}
+			if cfg == nil {
+				cfg = runtime.EmptyConfig()
+			}
+			if url, err = databaseURL(dir, p, cfg, ""); err != nil {
+				return nil, startupError{err.Error()}
+			}
+		}
+		return openStore(ctx, url)
+	}
+	root := &cobra.Command{
+		Use:   "deliveries",
+		Short: "List, show, retry and dismiss failed deliveries and parked messages",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return e.listEntries(c.Context(), open, state, asJSON)
+		},
+	}
+	root.PersistentFlags().StringVar(&dir, "dir", ".", "the project directory")
+	root.PersistentFlags().StringVar(&f.database, "database", "", "the events' store (default: as `jadpo run` finds it)")
+	root.PersistentFlags().StringVar(&f.plan, "plan", "", "read the store's database from this plan")
+	root.PersistentFlags().BoolVar(&asJSON, "json", false, "print JSON for scripts")
+	root.Flags().StringVar(&state, "state", "failed", "failed, pending, dismissed or all")
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List failed deliveries and parked messages (--state to choose)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return e.listEntries(c.Context(), open, state, asJSON)
+		},
+	}
+	list.Flags().StringVar(&state, "state", "failed", "failed, pending, dismissed or all")
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one delivery or parked message whole (the body only with --body)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			id, err := store.ParseID(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			st, err := open(c.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			en, err := st.Show(c.Context(), id, withBody)
+			if errors.Is(err, store.ErrUnknownID) {
+				fmt.Fprintf(e.stderr, "jadpo: %s: no such delivery or parked message\n", id)
+				return exitError{exitFound}
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(e.stdout, entryJSON(en, withBody))
+			}
+			e.printEntry(en, withBody)
+			return nil
+		},
+	}
+	show.Flags().BoolVar(&withBody, "body", false, "print the message body too")
+	change := func(use, short, done string, apply func(store.Store, context.Context, time.Time, []store.ID) error) *cobra.Command {
+		return &cobra.Command{
+			Use:   use + " ID...",
+			Short: short,
+			Args:  cobra.MinimumNArgs(1),
+			RunE: func(c *cobra.Command, args []string) error {
+				ids := make([]store.ID, 0, len(args))
+				for _, a := range args {
+					id, err := store.ParseID(a)
+					if err != nil {
+						return usageError{err}
+					}
+					ids = append(ids, id)
+				}
+				st, err := open(c.Context())
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				if err := apply(st, c.Context(), time.Now(), ids); err != nil {
+					var se *store.StateError
+					if errors.As(err, &se) {
+						fmt.Fprintf(e.stderr, "jadpo: %v; nothing was changed\n", err)
+						return exitError{exitFound}
+					}
+					return err
+				}
+				for _, id := range ids {
+					fmt.Fprintf(e.stdout, "%s %s\n", id, done)
+				}
+				return nil
+			},
+		}
+	}
+	retry := change("retry", "Make failed deliveries and parked messages pending again (read on the next tick)", "is pending again",
+		func(s store.Store, ctx context.Context, now time.Time, ids []store.ID) error { return s.Retry(ctx, now, ids) })
+	dismiss := change("dismiss", "Set failed deliveries and parked messages aside (deleted 30 days later)", "is dismissed",
+		func(s store.Store, ctx context.Context, now time.Time, ids []store.ID) error { return s.Dismiss(ctx, now, ids) })
+	root.AddCommand(list, show, retry, dismiss)
+	return root
+}
+
+func (e *env) listEntries(ctx context.Context, open func(context.Context) (store.Store, error), state string, asJSON bool) error {
+	ls := store.ListState(state)
+	switch ls {
+	case store.ListFailed, store.ListPending, store.ListDismissed, store.ListAll:
+	default:
+		return usageError{fmt.Errorf("--state must be failed, pending, dismissed or all, not %q", state)}
+	}
+	st, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	entries, err := st.List(ctx, store.Filter{State: ls})
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		out := make([]map[string]any, 0, len(entries))
+		for _, en := range entries {
+			out = append(out, entryJSON(en, false))
+		}
+		return writeJSON(e.stdout, out)
+	}
+	if len(entries) == 0 {
+		fmt.Fprintf(e.stdout, "no %s deliveries or parked messages\n", strings.TrimPrefix(state, "all"))
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATE\tWHAT\tCODE\tATTEMPTS\tSINCE")
+	for _, en := range entries {
+		attempts := "-"
+		if en.ID.Kind == store.KindDelivery {
+			attempts = fmt.Sprintf("%d/%d", en.Attempts, en.MaxAttempts)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", en.ID, en.State, en.Label(), en.Code, attempts, en.UpdatedAt.UTC().Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
+
+func (e *env) printEntry(en store.Entry, withBody bool) {
+	w := e.stdout
+	fmt.Fprintf(w, "%s  %s  %s\n", en.ID, en.State, en.Label())
+	fmt.Fprintf(w, "  source:      %s\n", en.Source)
+	if en.ReceivedID != "" {
+		fmt.Fprintf(w, "  message id:  %s\n", en.ReceivedID)
+	}
+	if en.EventName != "" {
+		fmt.Fprintf(w, "  event:       %s\n", en.EventName)
+	} else if en.WireType != "" {
+		fmt.Fprintf(w, "  wire type:   %s\n", en.WireType)
+	}
+	if en.Code != "" {
+		fmt.Fprintf(w, "  code:        %s\n", en.Code)
+	}
+	for _, p := range en.Problems {
+		field := p.Field
+		if field == "" {
+			field = "(the message)"
+		}
+		fmt.Fprintf(w, "  problem:     %s: %s\n", field, p.Rule)
+	}
+	if en.ID.Kind == store.KindDelivery {
+		fmt.Fprintf(w, "  attempts:    %d of %d\n", en.Attempts, en.MaxAttempts)
+	}
+	fmt.Fprintf(w, "  created:     %s\n", en.CreatedAt.UTC().Format(time.RFC3339))
+	fmt.Fprintf(w, "  updated:     %s\n", en.UpdatedAt.UTC().Format(time.RFC3339))
+	if !en.NextAttemptAt.IsZero() && en.ID.Kind == store.KindDelivery {
+		fmt.Fprintf(w, "  next try:    %s\n", en.NextAttemptAt.UTC().Format(time.RFC3339))
+	}
+	if !en.DismissedAt.IsZero() {
+		fmt.Fprintf(w, "  dismissed:   %s\n", en.DismissedAt.UTC().Format(time.RFC3339))
+	}
+	if en.BodySHA256 != "" {
+		fmt.Fprintf(w, "  body sha256: %s\n", en.BodySHA256)
+	}
+	if withBody && en.Body != nil {
+		fmt.Fprintf(w, "  body:\n%s\n", en.Body)
+	}
+}
+
+func entryJSON(en store.Entry, withBody bool) map[string]any {
+	m := map[string]any{
+		"id": en.ID.String(), "state": string(en.State), "what": en.Label(), "source": en.Source,
+		"event": en.EventName, "wire_type": en.WireType, "message_id": en.ReceivedID, "code": en.Code,
+		"problems": en.Problems, "created_at": en.CreatedAt.UTC(), "updated_at": en.UpdatedAt.UTC(),
+	}
+	if en.Problems == nil {
+		m["problems"] = []store.Problem{}
+	}
+	if en.ID.Kind == store.KindDelivery {
+		m["kind"], m["subscriber"], m["attempts"], m["max_attempts"] = "delivery", en.Subscriber, en.Attempts, en.MaxAttempts
+	} else {
+		m["kind"], m["body_sha256"] = "parked_message", en.BodySHA256
+	}
+	if withBody && en.Body != nil {
+		m["body"] = string(en.Body)
+	}
+	return m
+}
+
+func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

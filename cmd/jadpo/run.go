@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+
+	"github.com/jadpo/jadpo/runtime"
+)
+
+func (e *env) runCommand() *cobra.Command {
+	var f appFlags
+	var metricsAddr string
+	var interval time.Duration
+	c := &cobra.Command{
+		Use:   "run [dir]",
+		Short: "Receive the app's queues and run its subscribers until stopped",
+		Long: "Run builds the project in memory (or reads --plan), migrates the events' store, then ticks\n" +
+			"at least every 10 seconds until SIGINT or SIGTERM, which let the message in hand finish.",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			s, rt, err := e.startRuntime(ctx, dirArg(args), &f)
+			if err != nil {
+				return err
+			}
+			defer s.store.Close()
+			if metricsAddr != "" {
+				srv, err := serveMetrics(metricsAddr, rt)
+				if err != nil {
+					return startupError{fmt.Sprintf("cannot serve metrics on %s: %v", metricsAddr, err)}
+				}
+				defer srv.Close()
+			}
+			s.log.Info("running", "queues", len(s.plan.Queues), "subscribers", len(s.plan.Subscribers))
+			err = rt.Run(ctx, interval)
+			s.log.Info("stopped")
+			return err
+		},
+	}
+	f.add(c, true)
+	c.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve Prometheus /metrics and /healthz on this address (host:port)")
+	c.Flags().DurationVar(&interval, "interval", runtime.MaxTickInterval, "time between ticks (at most 10s)")
+	return c
+}
+
+func (e *env) tickCommand() *cobra.Command {
+	var f appFlags
+	c := &cobra.Command{
+		Use:   "tick [dir]",
+		Short: "Run one tick, then exit (for cron and tests)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			s, rt, err := e.startRuntime(ctx, dirArg(args), &f)
+			if err != nil {
+				return err
+			}
+			defer s.store.Close()
+			rep, err := rt.Tick(ctx)
+			fmt.Fprintf(e.stdout, "received %d, kept %d, repeats %d, parked %d, left on the queue %d; retried parked: kept %d, parked again %d; deliveries: %d succeeded, %d to retry, %d failed\n",
+				rep.Received, rep.Kept, rep.Repeats, rep.Parked, rep.Left, rep.RetriedKept, rep.RetriedParked,
+				rep.Delivered.Succeeded, rep.Delivered.Retried, rep.Delivered.Failed)
+			if err != nil {
+				s.log.Warn("the tick did not finish everything", "error", err)
+				return exitError{exitFound}
+			}
+			return nil
+		},
+	}
+	f.add(c, true)
+	return c
+}
+
+func (e *env) startRuntime(ctx context.Context, dir string, f *appFlags) (*session, *runtime.Runtime, error) {
+	s, err := e.openSession(ctx, dir, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	rt, err := runtime.New(runtime.Options{Plan: s.plan, Store: s.store, Config: s.cfg, Logger: s.log})
+	if err != nil {
+		s.store.Close()
+		return nil, nil, startupError{"cannot start: " + err.Error()}
+	}
+	return s, rt, nil
+}
+
+func dirArg(args []string) string {
+	if len(args) == 1 {
+		return args[0]
+	}
+	return "."
+}
+
+func serveMetrics(addr string, rt *runtime.Runtime) (*http.Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(rt.Metrics().Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		if err := rt.Healthy(r.Context()); err != nil {
+			http.Error(w, "unhealthy: the events' store does not answer", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			_ = err
+		}
+	}()
+	return srv, nil
+}

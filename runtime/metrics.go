@@ -1,0 +1,59 @@
+package runtime
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the runtime's Prometheus metrics: received, kept, repeats,
+// parked by reason, deliveries by outcome, tick duration.
+type Metrics struct {
+	Registry    *prometheus.Registry
+	received    *prometheus.CounterVec
+	kept        *prometheus.CounterVec
+	repeats     *prometheus.CounterVec
+	parkedBy    *prometheus.CounterVec
+	unavailable *prometheus.CounterVec
+	recvErrors  *prometheus.CounterVec
+	deliveries  *prometheus.CounterVec
+	tickSeconds prometheus.Histogram
+}
+
+// NewMetrics registers the metrics in reg (a new registry when nil).
+func NewMetrics(reg *prometheus.Registry) *Metrics {
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	m := &Metrics{
+		Registry: reg,
+		received: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_messages_received_total", Help: "Messages received from queues."}, []string{"queue"}),
+		kept:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_messages_kept_total", Help: "Messages kept in the events' store."}, []string{"queue"}),
+		repeats:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_messages_repeated_total", Help: "Messages whose id was already kept."}, []string{"queue"}),
+		parkedBy: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_messages_parked_total", Help: "Messages parked, by reason."}, []string{"queue", "reason"}),
+		unavailable: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_messages_left_on_queue_total",
+			Help: "Messages left on their queue because the store could not take them."}, []string{"queue"}),
+		recvErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_receive_errors_total", Help: "Failed receive calls."}, []string{"queue"}),
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_deliveries_total", Help: "Delivery attempts settled, by outcome."}, []string{"subscriber", "outcome"}),
+		tickSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "jadpo_tick_duration_seconds", Help: "How long a tick takes.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}}),
+	}
+	reg.MustRegister(m.received, m.kept, m.repeats, m.parkedBy, m.unavailable, m.recvErrors, m.deliveries, m.tickSeconds)
+	return m
+}
+
+// queueMetrics are one queue's counters.
+type queueMetrics struct {
+	m                                                        *Metrics
+	name                                                     string
+	received, kept, repeats, storeUnavailable, receiveErrors prometheus.Counter
+}
+
+func (m *Metrics) queue(name string) *queueMetrics {
+	return &queueMetrics{m: m, name: name,
+		received: m.received.WithLabelValues(name), kept: m.kept.WithLabelValues(name),
+		repeats: m.repeats.WithLabelValues(name), storeUnavailable: m.unavailable.WithLabelValues(name),
+		receiveErrors: m.recvErrors.WithLabelValues(name)}
+}
+
+func (q *queueMetrics) parked(reason string) prometheus.Counter {
+	return q.m.parkedBy.WithLabelValues(q.name, reason)
+}

@@ -1,0 +1,257 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/providers/wire"
+	"github.com/jadpo/jadpo/runtime/reading"
+	"github.com/jadpo/jadpo/runtime/store"
+)
+
+// queueRunner receives one queue through its connection's mapping.
+type queueRunner struct {
+	r       *Runtime
+	q       *ir.Queue
+	conn    *connection
+	reader  *reading.Reader
+	recv    *ir.Receiving
+	recvOp  wire.Operation
+	ackOp   wire.Operation
+	recvIn  map[string]any
+	source  string
+	metrics *queueMetrics
+}
+
+func newQueueRunner(r *Runtime, q *ir.Queue, conn *connection) (*queueRunner, error) {
+	if conn == nil {
+		return nil, fmt.Errorf("queue %s: the plan has no connection %s", q.Name, q.Connection)
+	}
+	rec := conn.plan.Receiving
+	if rec == nil {
+		return nil, fmt.Errorf("queue %s: connection %s has no receiving mapping in the plan", q.Name, conn.name)
+	}
+	if rec.Driver != "" {
+		return nil, fmt.Errorf("queue %s: the %s driver is not built into this runtime yet", q.Name, rec.Driver)
+	}
+	reader, err := newReader(r.plan, q)
+	if err != nil {
+		return nil, err
+	}
+	qr := &queueRunner{r: r, q: q, conn: conn, reader: reader, recv: rec, source: q.Source, metrics: r.metrics.queue(q.Name)}
+	var ok bool
+	if qr.recvOp, ok = conn.ops[rec.Receive.Operation]; !ok {
+		return nil, fmt.Errorf("queue %s: the plan lacks operation %s", q.Name, rec.Receive.Operation)
+	}
+	if qr.ackOp, ok = conn.ops[rec.Acknowledge.Operation]; !ok {
+		return nil, fmt.Errorf("queue %s: the plan lacks operation %s", q.Name, rec.Acknowledge.Operation)
+	}
+	if qr.recvIn, err = conn.callInput(rec.Receive, ""); err != nil {
+		return nil, err
+	}
+	return qr, nil
+}
+
+// message is one received message in hand.
+type message struct {
+	body, handle string
+	out          reading.Outcome
+	settled      bool // kept, repeated or parked: acknowledge it
+}
+
+// receive asks the queue for batches while they come back full, at most
+// MaxAsksPerTick times and within the tick's budget.
+func (qr *queueRunner) receive(ctx context.Context, deadline time.Time, rep *TickReport) error {
+	for ask := 0; ask < MaxAsksPerTick; ask++ {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			rep.Busy = true
+			return nil
+		}
+		n, err := qr.receiveBatch(ctx, rep)
+		if err != nil {
+			return err
+		}
+		if n < MaxBatch {
+			return nil
+		}
+		if ask == MaxAsksPerTick-1 {
+			rep.Busy = true
+		}
+	}
+	return nil
+}
+
+// receiveBatch receives, keeps or parks, then acknowledges one batch. The
+// messages in hand are finished even when ctx is cancelled (a signal), so
+// nothing received is left half-done.
+func (qr *queueRunner) receiveBatch(ctx context.Context, rep *TickReport) (int, error) {
+	answer, err := qr.conn.client.Call(ctx, qr.recvOp, qr.recvIn)
+	if err != nil {
+		qr.metrics.receiveErrors.Inc()
+		if ctx.Err() != nil {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("queue %s: receiving: %w", qr.q.Name, err)
+	}
+	items, _ := answer[qr.recv.Messages].([]any)
+	if len(items) == 0 {
+		return 0, nil
+	}
+	ctx = context.WithoutCancel(ctx)
+	msgs := make([]*message, 0, len(items))
+	for _, it := range items {
+		obj, _ := it.(map[string]any)
+		body, _ := obj[qr.recv.Body].(string)
+		handle, _ := obj[qr.recv.Handle].(string)
+		if handle == "" {
+			qr.r.log.Warn("a received message has no handle; it is left to come back", "queue", qr.q.Name)
+			continue
+		}
+		msgs = append(msgs, &message{body: body, handle: handle, out: qr.reader.Read([]byte(body))})
+	}
+	rep.Received += len(msgs)
+	qr.metrics.received.Add(float64(len(msgs)))
+	qr.keepAndPark(ctx, msgs, rep)
+	for _, m := range msgs {
+		if !m.settled {
+			rep.Left++
+			continue
+		}
+		in, err := qr.conn.callInput(qr.recv.Acknowledge, m.handle)
+		if err == nil {
+			_, err = qr.conn.client.Call(ctx, qr.ackOp, in)
+		}
+		if err != nil {
+			// The message comes back; its id is recorded, so it is then a
+			// repeat and deleted without keeping anything.
+			qr.r.log.Warn("acknowledging failed; the message will come back as a repeat", "queue", qr.q.Name, "message_id", m.out.ID, "error", err)
+			continue
+		}
+		rep.Acked++
+	}
+	return len(items), nil
+}
+
+// keepAndPark keeps the readable messages of a batch in one transaction and
+// parks the others; each message it settles is marked for acknowledgement.
+func (qr *queueRunner) keepAndPark(ctx context.Context, msgs []*message, rep *TickReport) {
+	var keeps []store.Keep
+	var keptMsgs []*message
+	for _, m := range msgs {
+		if m.out.Park {
+			qr.park(ctx, m, store.Reason(m.out.Reason), problemsOf(m.out.Problems), 0, rep)
+			continue
+		}
+		keeps = append(keeps, qr.keepOf(m.out, 0))
+		keptMsgs = append(keptMsgs, m)
+	}
+	if len(keeps) == 0 {
+		return
+	}
+	results, err := qr.r.store.KeepBatch(ctx, qr.r.now(), keeps)
+	if err != nil {
+		// Nothing was committed: the messages stay on the queue, which sends
+		// them again; its dead-letter queue takes one that keeps failing.
+		qr.r.log.Warn("the store cannot take messages now; they stay on the queue", "queue", qr.q.Name, "messages", len(keeps), "error", err)
+		qr.metrics.storeUnavailable.Add(float64(len(keeps)))
+		return
+	}
+	for i, res := range results {
+		m := keptMsgs[i]
+		switch res.Outcome {
+		case store.Kept:
+			m.settled = true
+			rep.Kept++
+			qr.metrics.kept.Inc()
+			qr.r.log.Info("kept", "queue", qr.q.Name, "message_id", m.out.ID, "event", m.out.Event.Name)
+		case store.Repeat:
+			m.settled = true
+			rep.Repeats++
+			qr.metrics.repeats.Inc()
+			qr.r.log.Info("repeat: already kept", "queue", qr.q.Name, "message_id", m.out.ID)
+		case store.Refused:
+			// The store refuses the statement as it would every time.
+			qr.park(ctx, m, store.ReasonUnreadable, []store.Problem{{Field: "", Rule: "store"}}, 0, rep)
+		}
+	}
+}
+
+func (qr *queueRunner) keepOf(out reading.Outcome, retriedParkedID int64) store.Keep {
+	return store.Keep{
+		Source: qr.source, ReceivedID: out.ID, EventName: out.Event.Name, EventJSON: out.EventJSON,
+		Subscribers: qr.r.subscribers[out.Event.Name], RetriedParkedID: retriedParkedID,
+	}
+}
+
+func (qr *queueRunner) park(ctx context.Context, m *message, reason store.Reason, problems []store.Problem, retried int64, rep *TickReport) {
+	p := store.Parked{Source: qr.source, WireType: m.out.WireType, Reason: reason, Problems: problems,
+		Body: []byte(m.body), RetriedParkedID: retried}
+	if m.out.Event != nil {
+		p.EventName = m.out.Event.Name
+	}
+	if _, err := qr.r.store.Park(ctx, qr.r.now(), p); err != nil {
+		qr.r.log.Warn("the store cannot park a message now; it stays on the queue", "queue", qr.q.Name, "message_id", m.out.ID, "error", err)
+		qr.metrics.storeUnavailable.Inc()
+		return
+	}
+	m.settled = true
+	rep.Parked++
+	qr.metrics.parked(string(reason)).Inc()
+	qr.r.log.Info("parked", "queue", qr.q.Name, "message_id", m.out.ID, "reason", string(reason), "problems", len(problems))
+}
+
+func problemsOf(ps []reading.Problem) []store.Problem {
+	out := make([]store.Problem, len(ps))
+	for i, p := range ps {
+		out[i] = store.Problem{Field: p.Field, Rule: p.Rule}
+	}
+	return out
+}
+
+// rereadRetried reads up to MaxRetriedParked operator-retried parked
+// messages with the plan running now: each is kept (its parked row goes in
+// the same transaction) or parked again.
+func (r *Runtime) rereadRetried(ctx context.Context, rep *TickReport) error {
+	pending, err := r.store.RetriedParked(ctx, MaxRetriedParked)
+	if err != nil || len(pending) == 0 {
+		return err
+	}
+	var errs []error
+	for _, pm := range pending {
+		qr := r.bySource[pm.Source]
+		m := &message{body: string(pm.Body)}
+		if qr == nil {
+			// The queue is gone from the plan: park it again, as it was.
+			_, err := r.store.Park(ctx, r.now(), store.Parked{Source: pm.Source, WireType: pm.WireType, EventName: pm.EventName,
+				Reason: pm.Reason, Problems: append(pm.Problems, store.Problem{Field: "", Rule: "queue"}), Body: pm.Body, RetriedParkedID: pm.ID})
+			errs = append(errs, err)
+			continue
+		}
+		m.out = qr.reader.Read(pm.Body)
+		if m.out.Park {
+			before := rep.Parked
+			qr.park(ctx, m, store.Reason(m.out.Reason), problemsOf(m.out.Problems), pm.ID, rep)
+			rep.RetriedParked += rep.Parked - before
+			continue
+		}
+		results, err := r.store.KeepBatch(ctx, r.now(), []store.Keep{qr.keepOf(m.out, pm.ID)})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		switch results[0].Outcome {
+		case store.Kept, store.Repeat:
+			rep.RetriedKept++
+			r.log.Info("kept after retry", "queue", qr.q.Name, "message_id", m.out.ID, "parked_id", pm.ID)
+		case store.Refused:
+			qr.park(ctx, m, store.ReasonUnreadable, []store.Problem{{Field: "", Rule: "store"}}, pm.ID, rep)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,244 @@
+// Package runtime executes a plan: on each tick it receives every queue,
+// keeps each message exactly once in the events' store (with its outbox row
+// and a delivery per subscriber), parks what it cannot read, acknowledges
+// only after the commit, runs due deliveries and does the housekeeping.
+//
+// It never reads .jadpo source: everything comes from the plan (check/ir),
+// the config values and the store. The wire is providers'; the store is
+// runtime/store's.
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/providers"
+	"github.com/jadpo/jadpo/providers/wire"
+	"github.com/jadpo/jadpo/runtime/reading"
+	"github.com/jadpo/jadpo/runtime/store"
+)
+
+// Limits from the seed ("When it is received").
+const (
+	MaxBatch         = 10               // messages asked for at a time
+	MaxAsksPerTick   = 10               // asks per queue per tick
+	MaxRetriedParked = 20               // operator-retried parked messages read first
+	MaxTickInterval  = 10 * time.Second // an app that receives a queue ticks at least this often
+	DefaultBudget    = 5 * time.Second
+)
+
+// Options configure a Runtime.
+type Options struct {
+	Plan   *ir.Program
+	Store  store.Store
+	Config *Config
+	// HTTP sends provider calls; nil means a client with a 30 s timeout.
+	HTTP   *http.Client
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Rand draws retry jitter; nil means a randomly seeded source.
+	Rand *rand.Rand
+	// Budget bounds the receiving part of a tick; 0 means DefaultBudget.
+	Budget  time.Duration
+	Metrics *Metrics
+}
+
+// Runtime runs one plan against one store.
+type Runtime struct {
+	plan    *ir.Program
+	store   store.Store
+	log     *slog.Logger
+	now     func() time.Time
+	rand    *rand.Rand
+	budget  time.Duration
+	metrics *Metrics
+
+	queues      []*queueRunner
+	bySource    map[string]*queueRunner
+	subscribers map[string][]string // event name -> subscribers
+	deliver     *deliverer
+}
+
+// New prepares a runtime: a reader per queue and a client per connection.
+func New(opts Options) (*Runtime, error) {
+	if opts.Plan == nil || opts.Store == nil || opts.Config == nil {
+		return nil, fmt.Errorf("runtime: a plan, a store and config values are needed")
+	}
+	r := &Runtime{
+		plan: opts.Plan, store: opts.Store, log: opts.Logger, now: opts.Now, rand: opts.Rand,
+		budget: opts.Budget, metrics: opts.Metrics,
+		bySource: map[string]*queueRunner{}, subscribers: map[string][]string{},
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	if r.rand == nil {
+		r.rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	if r.budget <= 0 {
+		r.budget = DefaultBudget
+	}
+	if r.metrics == nil {
+		r.metrics = NewMetrics(nil)
+	}
+	hc := opts.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	conns := map[string]*connection{}
+	for i := range opts.Plan.Connections {
+		c, err := newConnection(opts.Plan, &opts.Plan.Connections[i], opts.Config, hc)
+		if err != nil {
+			return nil, err
+		}
+		conns[c.name] = c
+	}
+	for _, s := range opts.Plan.Subscribers {
+		for _, h := range s.Handlers {
+			r.subscribers[h.Name] = append(r.subscribers[h.Name], s.Name)
+		}
+	}
+	for i := range opts.Plan.Queues {
+		q := &opts.Plan.Queues[i]
+		qr, err := newQueueRunner(r, q, conns[q.Connection])
+		if err != nil {
+			return nil, err
+		}
+		r.queues = append(r.queues, qr)
+		r.bySource[q.Source] = qr
+	}
+	d, err := newDeliverer(r, conns, opts.Config)
+	if err != nil {
+		return nil, err
+	}
+	r.deliver = d
+	return r, nil
+}
+
+// connection is a connection's client and resolved values.
+type connection struct {
+	name     string
+	plan     *ir.Connection
+	client   *wire.Client
+	settings map[string]any
+	ops      map[string]wire.Operation
+}
+
+func newConnection(p *ir.Program, c *ir.Connection, cfg *Config, hc *http.Client) (*connection, error) {
+	conn := &connection{name: c.Name, plan: c, settings: map[string]any{}, ops: map[string]wire.Operation{}}
+	fail := func(err error) (*connection, error) { return nil, fmt.Errorf("connection %s: %w", c.Name, err) }
+	host := ""
+	if c.Host != nil {
+		v, err := cfg.value(*c.Host)
+		if err != nil {
+			return fail(err)
+		}
+		host = text(v)
+	}
+	creds := map[string]string{}
+	for k, v := range c.Credential {
+		val, err := cfg.value(v)
+		if err != nil {
+			return fail(err)
+		}
+		creds[k] = text(val)
+	}
+	settingsText := map[string]string{}
+	names := make([]string, 0, len(c.Settings))
+	for k := range c.Settings {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		val, err := cfg.value(c.Settings[k])
+		if err != nil {
+			return fail(err)
+		}
+		conn.settings[k] = val
+		settingsText[k] = text(val)
+	}
+	client, err := providers.NewClient(providerOf(c.Provider), host, creds, settingsText, hc)
+	if err != nil {
+		return fail(err)
+	}
+	conn.client = client
+	for _, o := range c.Operations {
+		w, err := operationOf(p, o)
+		if err != nil {
+			return fail(err)
+		}
+		conn.ops[o.Ref] = w
+	}
+	return conn, nil
+}
+
+// callInput resolves a mapping's inputs; handle fills `message.handle`.
+func (c *connection) callInput(call *ir.Call, handle string) (map[string]any, error) {
+	in := map[string]any{}
+	for k, v := range call.Input {
+		switch {
+		case v.Setting != "":
+			in[k] = c.settings[v.Setting]
+		case v.Message == "handle":
+			in[k] = handle
+		case v.Literal != nil:
+			val, err := literal(v.Literal)
+			if err != nil {
+				return nil, err
+			}
+			in[k] = val
+		default:
+			return nil, fmt.Errorf("connection %s: input %s has a value this runtime cannot give", c.name, k)
+		}
+	}
+	return in, nil
+}
+
+// Run ticks until ctx is done, at least every MaxTickInterval (sooner when
+// a tick found a full batch or due work). A signal lets the message in hand
+// finish.
+func (r *Runtime) Run(ctx context.Context, interval time.Duration) error {
+	if interval <= 0 || interval > MaxTickInterval {
+		interval = MaxTickInterval
+	}
+	for {
+		rep, err := r.Tick(ctx)
+		if err != nil && ctx.Err() == nil {
+			r.log.Warn("tick failed", "error", err)
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		wait := interval
+		if rep.Busy {
+			wait = 0
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+// reading for one queue.
+func newReader(p *ir.Program, q *ir.Queue) (*reading.Reader, error) { return reading.NewReader(p, q) }
+
+// Metrics returns the runtime's metrics.
+func (r *Runtime) Metrics() *Metrics { return r.metrics }
+
+// Healthy reports whether the store answers.
+func (r *Runtime) Healthy(ctx context.Context) error {
+	_, err := r.store.Stats(ctx)
+	return err
+}

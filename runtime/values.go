@@ -1,0 +1,214 @@
+package runtime
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jadpo/jadpo/check/ir"
+)
+
+// Config holds the app's config values, read once at start-up. Its String
+// and fmt forms never show a value.
+type Config struct {
+	values  map[string]any
+	secrets []string
+}
+
+// Format keeps values out of any printed form.
+func (c *Config) Format(f fmt.State, verb rune) { fmt.Fprintf(f, "runtime.Config{%d values}", len(c.values)) }
+
+// Secrets lists the secret values, for tests that prove none is printed.
+func (c *Config) Secrets() []string { return c.secrets }
+
+// ConfigError names the field and binding whose value is missing or
+// invalid, never the value.
+type ConfigError struct {
+	Field, Binding, Problem string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("config field %s (environment variable %s) %s", e.Field, e.Binding, e.Problem)
+}
+
+// LoadConfig reads each config field from environ (KEY=value entries), then
+// from the .env.local file at dotenv (absent is fine), then its default.
+func LoadConfig(p *ir.Program, environ []string, dotenv string) (*Config, error) {
+	env := map[string]string{}
+	if b, err := os.ReadFile(dotenv); err == nil {
+		local, err := parseDotenv(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dotenv, err)
+		}
+		env = local
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("cannot read %s: %w", dotenv, err)
+	}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v // the process environment wins over .env.local
+		}
+	}
+	c := &Config{values: map[string]any{}}
+	var errs []error
+	for _, f := range p.Config {
+		raw, ok := env[f.Binding]
+		if !ok || raw == "" && !f.Type.Optional {
+			if f.Default != nil {
+				v, err := literal(f.Default)
+				if err != nil {
+					return nil, err
+				}
+				c.values[f.Name] = v
+				continue
+			}
+			if f.Type.Optional {
+				c.values[f.Name] = nil
+				continue
+			}
+			errs = append(errs, &ConfigError{Field: f.Name, Binding: f.Binding, Problem: "is not set (in the environment or .env.local)"})
+			continue
+		}
+		v, problem := parseConfigValue(raw, f.Type)
+		if problem != "" {
+			errs = append(errs, &ConfigError{Field: f.Name, Binding: f.Binding, Problem: problem})
+			continue
+		}
+		if f.Secret && raw != "" {
+			c.secrets = append(c.secrets, raw)
+		}
+		c.values[f.Name] = v
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+// parseDotenv reads NAME=value lines; # starts a comment line; a value may
+// be wrapped in single or double quotes.
+func parseDotenv(b []byte) (map[string]string, error) {
+	out := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		line = strings.TrimPrefix(line, "export ")
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, fmt.Errorf("line %d is not NAME=value", n)
+		}
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
+			v = v[1 : len(v)-1]
+		}
+		out[strings.TrimSpace(k)] = v
+	}
+	return out, sc.Err()
+}
+
+// parseConfigValue reads an environment value as its field's type. The
+// problem never repeats the value.
+func parseConfigValue(raw string, t ir.Type) (any, string) {
+	switch t.Kind {
+	case ir.Int:
+		v, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			return nil, "is not a whole number"
+		}
+		return v, ""
+	case ir.Decimal:
+		if _, err := strconv.ParseFloat(raw, 64); err != nil {
+			return nil, "is not a number"
+		}
+		return json.Number(raw), ""
+	case ir.Bool:
+		v, err := strconv.ParseBool(raw)
+		if err != nil {
+			return nil, "is not true or false"
+		}
+		return v, ""
+	case ir.Url:
+		u, err := url.Parse(raw)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return nil, "is not an absolute URL"
+		}
+	case ir.Duration:
+		if _, err := time.ParseDuration(raw); err != nil {
+			return nil, "is not a duration such as 30s"
+		}
+	case ir.Enum:
+		for _, v := range t.Variants {
+			if raw == v {
+				return raw, ""
+			}
+		}
+		return nil, "is not one of " + strings.Join(t.Variants, ", ")
+	}
+	return raw, ""
+}
+
+// literal decodes a plan literal: whole numbers as int64, others as json.Number.
+func literal(raw json.RawMessage) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("the plan holds an invalid literal: %w", err)
+	}
+	if n, ok := v.(json.Number); ok {
+		if i, err := n.Int64(); err == nil {
+			return i, nil
+		}
+	}
+	return v, nil
+}
+
+// value resolves a plan value to a Go value.
+func (c *Config) value(v ir.Value) (any, error) {
+	switch {
+	case v.Config != "":
+		val, ok := c.values[v.Config]
+		if !ok {
+			return nil, fmt.Errorf("the plan names config field %s, which it does not declare", v.Config)
+		}
+		return val, nil
+	case v.Literal != nil:
+		return literal(v.Literal)
+	}
+	return nil, fmt.Errorf("the plan holds a value this runtime cannot resolve here")
+}
+
+// text renders a resolved value as text (settings in paths, hosts, credentials).
+func text(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case bool:
+		return strconv.FormatBool(x)
+	case json.Number:
+		return x.String()
+	}
+	return fmt.Sprint(v)
+}
+
+// Value resolves a plan value (a config reference or a literal).
+func (c *Config) Value(v ir.Value) (any, error) { return c.value(v) }
+
+// EmptyConfig holds no values: for commands that only read the store.
+func EmptyConfig() *Config { return &Config{values: map[string]any{}} }
