@@ -23,7 +23,9 @@ type Config struct {
 }
 
 // Format keeps values out of any printed form.
-func (c *Config) Format(f fmt.State, verb rune) { fmt.Fprintf(f, "runtime.Config{%d values}", len(c.values)) }
+func (c *Config) Format(f fmt.State, verb rune) {
+	fmt.Fprintf(f, "runtime.Config{%d values}", len(c.values))
+}
 
 // Secrets lists the secret values, for tests that prove none is printed.
 func (c *Config) Secrets() []string { return c.secrets }

@@ -131,9 +131,13 @@ func (e *env) deliveriesCommand() *cobra.Command {
 		}
 	}
 	retry := change("retry", "Make failed deliveries and parked messages pending again (read on the next tick)", "is pending again",
-		func(s store.Store, ctx context.Context, now time.Time, ids []store.ID) error { return s.Retry(ctx, now, ids) })
+		func(s store.Store, ctx context.Context, now time.Time, ids []store.ID) error {
+			return s.Retry(ctx, now, ids)
+		})
 	dismiss := change("dismiss", "Set failed deliveries and parked messages aside (deleted 30 days later)", "is dismissed",
-		func(s store.Store, ctx context.Context, now time.Time, ids []store.ID) error { return s.Dismiss(ctx, now, ids) })
+		func(s store.Store, ctx context.Context, now time.Time, ids []store.ID) error {
+			return s.Dismiss(ctx, now, ids)
+		})
 	root.AddCommand(list, show, retry, dismiss)
 	return root
 }
