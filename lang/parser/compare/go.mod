@@ -1,0 +1,25 @@
+module github.com/jadpo/jadpo/lang/parser/compare
+
+go 1.26.8
+
+require (
+	cuelang.org/go v0.17.1
+	github.com/hashicorp/hcl/v2 v2.25.0
+	github.com/jadpo/jadpo v0.0.0
+)
+
+require (
+	github.com/agext/levenshtein v1.2.1 // indirect
+	github.com/alecthomas/participle/v2 v2.1.4 // indirect
+	github.com/apparentlymart/go-textseg/v15 v15.0.0 // indirect
+	github.com/apparentlymart/go-textseg/v17 v17.0.1 // indirect
+	github.com/cockroachdb/apd/v3 v3.2.3 // indirect
+	github.com/mitchellh/go-wordwrap v1.0.1 // indirect
+	github.com/zclconf/go-cty v1.19.0 // indirect
+	golang.org/x/mod v0.41.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
+	golang.org/x/tools v0.49.0 // indirect
+)
+
+replace github.com/jadpo/jadpo => ../../..
