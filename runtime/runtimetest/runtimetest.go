@@ -1,0 +1,222 @@
+// Package runtimetest sets up what runtime tests need: a checked plan of an
+// example project, an SQS fake with the app's queues, a local HTTP target
+// for subscribers, config values pointing at them, and a fresh store
+// (SQLite in a temporary folder, or a PostgreSQL schema of the test's own).
+package runtimetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/runtime"
+	"github.com/jadpo/jadpo/runtime/store"
+	"github.com/jadpo/jadpo/runtime/store/pgtest"
+	_ "github.com/jadpo/jadpo/runtime/store/postgres" // postgres:// stores
+	_ "github.com/jadpo/jadpo/runtime/store/sqlite"   // sqlite: stores
+)
+
+// Stores lists the adapters tests run on.
+var Stores = []string{"sqlite", "postgres"}
+
+// Env is one test's world.
+type Env struct {
+	T        testing.TB
+	Root     string // the repository root
+	Plan     *ir.Program
+	Fake     *sqsfake.Fake
+	FakeSrv  *httptest.Server
+	Target   *Target
+	Environ  []string // the app's config as environment entries
+	StoreURL string
+	// QueueURLs are the fake's queue URLs by app queue name.
+	QueueURLs map[string]string
+}
+
+// Canary is a secret's value that must never be printed.
+const Canary = "CANARY-s3cr3t-6f1d2e"
+
+// New builds the warehouse example's world on the given store ("sqlite" or
+// "postgres").
+func New(t testing.TB, storeKind string) *Env {
+	t.Helper()
+	e := &Env{T: t, Root: RepoRoot(t), QueueURLs: map[string]string{}}
+	res := check.Check(project.Load(filepath.Join(e.Root, "examples", "warehouse")))
+	if res.Diags.HasErrors() {
+		t.Fatalf("examples/warehouse does not check: %v", res.Diags)
+	}
+	e.Plan = res.Program
+	e.Fake = sqsfake.New(sqsfake.Options{Credentials: map[string]string{"AKIDTEST": Canary}})
+	e.FakeSrv = httptest.NewServer(e.Fake)
+	t.Cleanup(e.FakeSrv.Close)
+	e.Target = NewTarget(t)
+	for _, q := range []string{"warehouse", "returns"} {
+		u, err := e.Fake.CreateQueue(q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.QueueURLs[q+"_queue"] = u
+	}
+	e.Environ = []string{
+		"AWS_ACCESS_KEY_ID=AKIDTEST",
+		"AWS_SECRET_ACCESS_KEY=" + Canary,
+		"SQS_HOST=" + e.FakeSrv.URL,
+		"WAREHOUSE_QUEUE_URL=" + e.QueueURLs["warehouse_queue"],
+		"RETURNS_QUEUE_URL=" + e.QueueURLs["returns_queue"],
+		"PACKING_TOKEN=" + Canary + "-token",
+		"PACKING_HOST=" + e.Target.URL,
+	}
+	switch storeKind {
+	case "sqlite":
+		e.StoreURL = "sqlite:" + filepath.Join(t.TempDir(), "events.sqlite")
+	case "postgres":
+		e.StoreURL = pgtest.FreshURL(t)
+	default:
+		t.Fatalf("unknown store %q", storeKind)
+	}
+	return e
+}
+
+// Store opens and migrates a store on the test's database.
+func (e *Env) Store() store.Store {
+	e.T.Helper()
+	st, err := store.Open(context.Background(), e.StoreURL)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	if err := st.Migrate(context.Background()); err != nil {
+		e.T.Fatal(err)
+	}
+	e.T.Cleanup(func() { st.Close() })
+	return st
+}
+
+// Config loads the app's config from the test's environment.
+func (e *Env) Config() *runtime.Config {
+	e.T.Helper()
+	cfg, err := runtime.LoadConfig(e.Plan, e.Environ, filepath.Join(e.T.TempDir(), ".env.local"))
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return cfg
+}
+
+// Runtime builds a runtime over st with opts' other fields.
+func (e *Env) Runtime(st store.Store, opts runtime.Options) *runtime.Runtime {
+	e.T.Helper()
+	opts.Plan, opts.Store, opts.Config = e.Plan, st, e.Config()
+	rt, err := runtime.New(opts)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return rt
+}
+
+// Send puts a body on one of the app's queues.
+func (e *Env) Send(queue, body string) {
+	e.T.Helper()
+	if _, err := e.Fake.SendMessage(strings.TrimSuffix(queue, "_queue"), body); err != nil {
+		e.T.Fatal(err)
+	}
+}
+
+// OrderShipped is a valid order_shipped body with the given id.
+func OrderShipped(id string) string {
+	return fmt.Sprintf(`{"id":%q,"type":"order_shipped","order_id":"o-%s","shipped_at":"2026-11-30T10:00:00Z","carrier":"dhl","lines":[{"sku":"SKU-1","quantity":2}]}`, id, id)
+}
+
+// RepoRoot finds the folder holding go.mod.
+func RepoRoot(t testing.TB) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test")
+		}
+		dir = parent
+	}
+}
+
+// Target is a local HTTP server standing in for a subscriber's service. It
+// answers each call with the next scripted status (200 when the script is
+// empty) and records every call.
+type Target struct {
+	*httptest.Server
+	mu     sync.Mutex
+	script []int
+	calls  []Call
+	answer func(r *http.Request) (int, string)
+}
+
+// Call is one request the target saw.
+type Call struct {
+	Method, Path, Auth string
+	Body               map[string]any
+}
+
+// NewTarget starts a target.
+func NewTarget(t testing.TB) *Target {
+	tg := &Target{}
+	tg.Server = httptest.NewServer(http.HandlerFunc(tg.serve))
+	t.Cleanup(tg.Close)
+	return tg
+}
+
+func (tg *Target) serve(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	var body map[string]any
+	_ = json.Unmarshal(b, &body)
+	tg.mu.Lock()
+	tg.calls = append(tg.calls, Call{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body})
+	status := http.StatusOK
+	if len(tg.script) > 0 {
+		status, tg.script = tg.script[0], tg.script[1:]
+	}
+	answer := tg.answer
+	tg.mu.Unlock()
+	if answer != nil {
+		s, text := answer(r)
+		w.WriteHeader(s)
+		io.WriteString(w, text)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if status >= 300 {
+		fmt.Fprintf(w, `{"error":{"code":"status_%d"}}`, status)
+		return
+	}
+	io.WriteString(w, `{"job_id":"j-1","state":"queued"}`)
+}
+
+// Script sets the statuses of the next calls.
+func (tg *Target) Script(statuses ...int) {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	tg.script = append(tg.script, statuses...)
+}
+
+// Calls returns the calls so far.
+func (tg *Target) Calls() []Call {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	return append([]Call(nil), tg.calls...)
+}
