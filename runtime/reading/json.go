@@ -109,14 +109,11 @@ func (p *parser) member(obj *node, name string) *node {
 }
 
 func (p *parser) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
+	b, i := p.b, p.i
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+		i++
 	}
+	p.i = i
 }
 
 func (p *parser) value() (node, bool) {
@@ -248,27 +245,27 @@ func (p *parser) hasDuplicate(ms []node) bool {
 // str reads a string, the opening quote at p.i, and returns its unescaped
 // bytes: a span of the body when it holds no escape.
 func (p *parser) str() (span, bool) {
-	p.i++
-	start := p.i
-	for p.i < len(p.b) {
-		c := p.b[p.i]
+	b := p.b
+	start := p.i + 1
+	for i := start; i < len(b); {
+		c := b[i]
 		switch {
 		case c == '"':
-			s := span{off: int32(start), len: int32(p.i - start)}
-			p.i++
-			return s, true
+			p.i = i + 1
+			return span{off: int32(start), len: int32(i - start)}, true
 		case c == '\\':
+			p.i = i
 			return p.strEscaped(start)
 		case c < 0x20:
 			return span{}, false
 		case c < utf8.RuneSelf:
-			p.i++
+			i++
 		default:
-			r, size := utf8.DecodeRune(p.b[p.i:])
+			r, size := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && size <= 1 {
 				return span{}, false
 			}
-			p.i += size
+			i += size
 		}
 	}
 	return span{}, false
