@@ -27,7 +27,7 @@ golden:
 
 ## demo: the whole receive loop on this machine (the README's first command).
 demo: build
-	$(BIN) check examples/warehouse
+	$(BIN) dev examples/warehouse --demo
 
 ## fuzz: each fuzz target for FUZZTIME (default 30s).
 FUZZTIME ?= 30s

@@ -242,3 +242,6 @@ func (r *Runtime) Healthy(ctx context.Context) error {
 	_, err := r.store.Stats(ctx)
 	return err
 }
+
+// Now is the runtime's clock.
+func (r *Runtime) Now() time.Time { return r.now() }
