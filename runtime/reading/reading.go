@@ -75,7 +75,8 @@ type Outcome struct {
 	ID string
 	// WireType is the type text when it was read.
 	WireType string
-	// Event is the listed event the message was matched to.
+	// Event is the listed event the message was matched to: by its type, or
+	// the one event of a queue of one kind, even when the message is parked.
 	Event *ir.QueueEvent
 	// EventJSON is the event's canonical JSON when it is kept.
 	EventJSON []byte
@@ -156,11 +157,14 @@ func (r *Reader) Read(body []byte) Outcome {
 }
 
 func (r *Reader) read(st *state, body []byte) Outcome {
+	var o Outcome
+	if r.typeAt == nil {
+		o.Event = &r.events[0] // every message of a queue of one kind is its event
+	}
 	root, ok := st.p.parse(body)
 	if !ok || root.kind != kObj {
-		return unreadable(Outcome{}, []Problem{{Field: "", Rule: RuleJSON}})
+		return unreadable(o, []Problem{{Field: "", Rule: RuleJSON}})
 	}
-	var o Outcome
 	var head []Problem
 	switch id := st.find(&root, r.idAt); {
 	case id == nil || id.kind == kNull:
@@ -191,7 +195,7 @@ func (r *Reader) read(st *state, body []byte) Outcome {
 		default:
 			wire := st.p.text(t.val)
 			if i, listed := r.byWire[string(wire)]; listed {
-				ev, o.WireType = i, r.events[i].WireName
+				ev, o.WireType, o.Event = i, r.events[i].WireName, &r.events[i]
 			} else {
 				ev, o.WireType = -1, string(wire)
 			}
@@ -204,7 +208,6 @@ func (r *Reader) read(st *state, body []byte) Outcome {
 		o.Park, o.Reason = true, UnlistedType
 		return o
 	}
-	o.Event = &r.events[ev]
 	st.record(r.records[ev], &root)
 	if len(st.problems) > 0 {
 		return unreadable(o, slices.Clone(st.problems))
