@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sebdah/goldie/v2"
+)
+
+// examples/warehouse builds; its plan is a golden file, and two builds are
+// byte-identical.
+func TestBuildWarehousePlan(t *testing.T) {
+	root := repoRoot(t)
+	var plans [][]byte
+	for i := 0; i < 2; i++ {
+		dir := t.TempDir()
+		if err := copyProject(filepath.Join(root, "examples", "warehouse"), dir); err != nil {
+			t.Fatal(err)
+		}
+		_, errOut, code := runCLI("build", dir)
+		if code != 0 {
+			t.Fatalf("build exit %d: %s", code, errOut)
+		}
+		plan, err := os.ReadFile(filepath.Join(dir, "build", "plan.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sql := range []string{"postgres.sql", "sqlite.sql"} {
+			b, err := os.ReadFile(filepath.Join(dir, "build", "sql", sql))
+			if err != nil || !bytes.Contains(b, []byte("jadpo_received_events")) {
+				t.Fatalf("build/sql/%s: %v", sql, err)
+			}
+		}
+		plans = append(plans, plan)
+	}
+	if !bytes.Equal(plans[0], plans[1]) {
+		t.Fatal("two builds of the same sources differ")
+	}
+	g := goldie.New(t, goldie.WithFixtureDir(filepath.Join(root, "testdata", "golden")), goldie.WithNameSuffix(""))
+	g.Assert(t, "build_warehouse_plan.json", plans[0])
+}
+
+// A project whose secrets have canary values in .env.local: no diagnostic,
+// plan or SQL holds them, nor does any failing check's output.
+func TestNoSecretInCheckOrBuild(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	if err := copyProject(filepath.Join(root, "examples", "warehouse"), dir); err != nil {
+		t.Fatal(err)
+	}
+	canaries := []string{"CANARY-aws-secret-91f2", "CANARY-packing-token-77a0"}
+	env := "AWS_SECRET_ACCESS_KEY=" + canaries[0] + "\nPACKING_TOKEN=" + canaries[1] + "\nAWS_ACCESS_KEY_ID=AKIDEXAMPLE\n"
+	if err := os.WriteFile(filepath.Join(dir, ".env.local"), []byte(env), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var seen strings.Builder
+	for _, args := range [][]string{{"check", dir}, {"check", dir, "--format", "json"}, {"build", dir}, {"build", dir, "--format", "json"}} {
+		out, errOut, _ := runCLI(args...)
+		seen.WriteString(out + errOut)
+	}
+	// A failing check, with the secret flowing where it must not.
+	app := filepath.Join(dir, "app.jadpo")
+	b, _ := os.ReadFile(app)
+	os.WriteFile(app, []byte(strings.Replace(string(b), "account: config.packing_account", "account: config.packing_token", 1)), 0o644)
+	for _, args := range [][]string{{"check", dir}, {"check", dir, "--format", "json"}} {
+		out, errOut, code := runCLI(args...)
+		if code != 1 {
+			t.Fatalf("the secret flow was not reported: %s", errOut)
+		}
+		seen.WriteString(out + errOut)
+	}
+	filepath.WalkDir(filepath.Join(dir, "build"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(path)
+			seen.Write(b)
+		}
+		return nil
+	})
+	if !strings.Contains(seen.String(), "config.secret_flow") || !strings.Contains(seen.String(), `"version": 1`) {
+		t.Fatal("the test did not see the outputs it greps")
+	}
+	for _, c := range canaries {
+		if strings.Contains(seen.String(), c) {
+			t.Errorf("canary %s appears in an output", c)
+		}
+	}
+}
