@@ -73,6 +73,14 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 			// The lexical problem is this declaration's one diagnostic.
 			continue
 		}
+		if open, ok := tooDeep(chunk); ok {
+			// Participle's time grows with the square of the depth, and
+			// its stack without bound: no real declaration nests so deep.
+			diags = append(diags, (&diag.List{}).Addf("syntax.unexpected_token", tokenRange(f, open),
+				"`%s` nests more than %d levels deep", open.Value, maxNesting).
+				WithLabel("a declaration nests at most "+fmt.Sprint(maxNesting)+" brackets"))
+			continue
+		}
 		decl, err := parseDecl(chunk)
 		if err != nil {
 			diags = append(diags, syntaxDiag(f, chunk, err))
@@ -81,6 +89,31 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 		out.Decls = append(out.Decls, decl)
 	}
 	return out, diags
+}
+
+// maxNesting bounds how deep brackets ({ [ ( <) may nest in a declaration.
+const maxNesting = 100
+
+// tooDeep returns the first bracket that opens level maxNesting+1.
+func tooDeep(chunk []plexer.Token) (plexer.Token, bool) {
+	depth := 0
+	for _, t := range chunk {
+		if t.Type != lexer.Punct {
+			continue
+		}
+		switch t.Value {
+		case "{", "[", "(", "<":
+			depth++
+			if depth > maxNesting {
+				return t, true
+			}
+		case "}", "]", ")", ">":
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return plexer.Token{}, false
 }
 
 // gluedToNumber finds letters written straight after a number that are no

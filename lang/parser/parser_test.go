@@ -684,3 +684,21 @@ func TestMissingColonAmongFields(t *testing.T) {
 		eqList(t, tt.src, diagStrings(diags), []string{tt.want})
 	}
 }
+
+// Nesting deeper than any real declaration is one diagnostic at the bracket
+// that goes too deep, and costs linear time (participle's grows with the
+// square of the depth, and its stack without bound).
+func TestNestingTooDeep(t *testing.T) {
+	src := "store s { k: " + strings.Repeat("[", 5000) + " }\ntype A = Int\n"
+	f, diags := parse(src)
+	open := len("store s { k: ") + 99 // the 101st bracket, counting the `{`
+	eqList(t, "diagnostics", diagStrings(diags), []string{
+		fmt.Sprintf("syntax.unexpected_token [%d,%d) `[` a declaration nests at most 100 brackets", open, open+1),
+	})
+	if len(f.Decls) != 1 {
+		t.Errorf("%d declarations, want 1", len(f.Decls))
+	}
+	// 100 levels are fine.
+	ok := "store s { k: " + strings.Repeat("[", 99) + strings.Repeat("]", 99) + " }"
+	parseOK(t, ok)
+}
