@@ -164,8 +164,8 @@ WHERE a.attnum > 0 AND NOT a.attisdropped`, sqlcommon.TableOrder)
 	if err := sqlcommon.CheckColumns(have, statements); err != nil {
 		return err
 	}
-	for _, st := range statements {
-		if err := checkStatement(ctx, conn.Conn(), st); err != nil {
+	for i, st := range statements {
+		if err := checkStatement(ctx, conn.Conn(), fmt.Sprintf("jadpo_check_%d", i), st); err != nil {
 			if class, _ := classify(err); class == store.ClassTransient {
 				return wrap("check schema", err)
 			}
@@ -175,8 +175,7 @@ WHERE a.attnum > 0 AND NOT a.attisdropped`, sqlcommon.TableOrder)
 	return nil
 }
 
-func checkStatement(ctx context.Context, conn *pgx.Conn, st sqlcommon.Statement) error {
-	const name = "jadpo_check_statement"
+func checkStatement(ctx context.Context, conn *pgx.Conn, name string, st sqlcommon.Statement) error {
 	sd, err := conn.Prepare(ctx, name, st.SQL)
 	if err != nil {
 		return err
@@ -361,6 +360,9 @@ func utc(p *time.Time) time.Time {
 // ClaimDeliveries claims due deliveries, and running ones whose lease expired, in one
 // statement.
 func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]store.Claimed, error) {
+	if err := sqlcommon.CheckLease(lease); err != nil {
+		return nil, err
+	}
 	if limit <= 0 {
 		return nil, nil
 	}

@@ -64,11 +64,10 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 
 // PathOf returns the file path of a sqlite: URL.
 func PathOf(rawURL string) (string, error) {
-	rest, ok := strings.CutPrefix(rawURL, "sqlite:")
-	if !ok {
+	if len(rawURL) < len("sqlite:") || !strings.EqualFold(rawURL[:len("sqlite:")], "sqlite:") {
 		return "", fmt.Errorf("store: %q is not a sqlite:PATH URL", rawURL)
 	}
-	rest = strings.TrimPrefix(rest, "//")
+	rest := strings.TrimPrefix(rawURL[len("sqlite:"):], "//")
 	switch {
 	case rest == "":
 		return "", fmt.Errorf("store: sqlite URL %q has no path", rawURL)
@@ -143,23 +142,41 @@ func (s *Store) Close() error {
 	return errors.Join(s.r.Close(), s.w.Close())
 }
 
-// stmt returns st prepared on its pool, preparing it the first time.
+// stmt returns st prepared on its pool, preparing it the first time (Migrate prepares
+// them all).
 func (s *Store) stmt(ctx context.Context, st statement) (*sql.Stmt, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if p := s.prepared[st.Name]; p != nil {
+	p := s.prepared[st.Name]
+	s.mu.Unlock()
+	if p != nil {
 		return p, nil
 	}
+	p, err := s.prepare(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	return s.keepPrepared(st, p), nil
+}
+
+func (s *Store) prepare(ctx context.Context, st statement) (*sql.Stmt, error) {
 	db := s.w
 	if st.read {
 		db = s.r
 	}
-	p, err := db.PrepareContext(ctx, st.SQL)
-	if err != nil {
-		return nil, err
+	return db.PrepareContext(ctx, st.SQL)
+}
+
+// keepPrepared caches p as st, unless another is cached already: then p is closed and the
+// cached one returned.
+func (s *Store) keepPrepared(st statement, p *sql.Stmt) *sql.Stmt {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if q := s.prepared[st.Name]; q != nil {
+		p.Close()
+		return q
 	}
 	s.prepared[st.Name] = p
-	return p, nil
+	return p
 }
 
 // stmts returns sts prepared, in order. A transaction on the writer calls it before it
@@ -273,19 +290,15 @@ func (s *Store) check(ctx context.Context) error {
 	if err := sqlcommon.CheckColumns(have, commonStatements()); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	for _, p := range s.prepared {
-		p.Close()
-	}
-	s.prepared = map[string]*sql.Stmt{}
-	s.mu.Unlock()
 	for _, st := range statements {
-		if _, err := s.stmt(ctx, st); err != nil {
+		p, err := s.prepare(ctx, st)
+		if err != nil {
 			if class, _ := classify(err); class == store.ClassTransient {
 				return wrap("check schema", err)
 			}
 			return sqlcommon.SchemaMismatch(st.Statement, err)
 		}
+		s.keepPrepared(st, p)
 	}
 	return nil
 }
@@ -462,6 +475,9 @@ func (s *Store) RetriedParked(ctx context.Context, limit int) ([]store.ParkedMes
 // ClaimDeliveries claims due deliveries, and running ones whose lease expired, in one
 // BEGIN IMMEDIATE transaction.
 func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]store.Claimed, error) {
+	if err := sqlcommon.CheckLease(lease); err != nil {
+		return nil, err
+	}
 	if limit <= 0 {
 		return nil, nil
 	}

@@ -699,6 +699,9 @@ func testClaimLimitAndDue(t *testing.T, h Harness) {
 	if c, err := s.ClaimDeliveries(context.Background(), now, 0, time.Minute); err != nil || len(c) != 0 {
 		t.Fatalf("ClaimDeliveries(limit 0) = %v, %v", c, err)
 	}
+	if _, err := s.ClaimDeliveries(context.Background(), now, 1, 0); err == nil {
+		t.Fatal("a claim without a lease was accepted")
+	}
 }
 
 func testLeaseExpiryTakeover(t *testing.T, h Harness) {

@@ -199,6 +199,14 @@ func CheckSettlement(s store.Settlement) error {
 	return nil
 }
 
+// CheckLease validates the lease of a claim.
+func CheckLease(lease time.Duration) error {
+	if lease <= 0 {
+		return fmt.Errorf("store: claim deliveries: the lease must be positive, not %v", lease)
+	}
+	return nil
+}
+
 // SplitIDs splits operator ids into delivery and parked row ids, each without repeats and
 // in their first order; an id of no known kind is returned in bad.
 func SplitIDs(ids []store.ID) (deliveries, parked []int64, bad []store.ID) {
