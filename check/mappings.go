@@ -135,7 +135,7 @@ func (c *checker) mappedCall(p *pkg, f *ast.File, owner *ast.Member, ms map[stri
 		if r := p.resources[parts[0]]; r != nil {
 			d.Suggest(suggest(parts[1], sortedKeys(r.ops)))
 		} else {
-			d.Suggest(suggest(parts[0], sortedKeys(p.proj.ResourceFiles)))
+			d.Suggest(suggest(parts[0], p.proj.ResourceNames()))
 		}
 		return nil, nil
 	}

@@ -45,8 +45,8 @@ type Package struct {
 	Provides map[string]*ast.File
 	// Files are the package's other files, except resources (parsed eagerly).
 	Files []*ast.File
-	// ResourceFiles lists resources/<name>.jadpo by resource name, unread.
-	ResourceFiles map[string]string
+	// root is packages/<Dir>.
+	root string
 
 	resources map[string]*ast.File
 	proj      *Project
@@ -140,9 +140,9 @@ func LoadFS(fsys fs.FS) *Project {
 }
 
 func (p *Project) loadPackage(dir string) *Package {
-	pkg := &Package{Dir: dir, Provides: map[string]*ast.File{}, ResourceFiles: map[string]string{},
-		resources: map[string]*ast.File{}, proj: p}
 	root := path.Join("packages", dir)
+	pkg := &Package{Dir: dir, Provides: map[string]*ast.File{}, root: root,
+		resources: map[string]*ast.File{}, proj: p}
 	var names []string
 	err := fs.WalkDir(p.FS, root, func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -150,7 +150,9 @@ func (p *Project) loadPackage(dir string) *Package {
 			return nil
 		}
 		if d.IsDir() {
-			if name != root && strings.HasPrefix(d.Name(), ".") {
+			// Resources are read when called, by name: a package's size costs
+			// nothing until it is used.
+			if name != root && strings.HasPrefix(d.Name(), ".") || name == root+"/resources" {
 				return fs.SkipDir
 			}
 			return nil
@@ -173,8 +175,6 @@ func (p *Project) loadPackage(dir string) *Package {
 			if f := p.parse(name); f != nil {
 				pkg.Provides[strings.TrimSuffix(path.Base(rel), ".jadpo")] = f
 			}
-		case strings.HasPrefix(rel, "resources/") && !strings.Contains(rel[len("resources/"):], "/"):
-			pkg.ResourceFiles[strings.TrimSuffix(path.Base(rel), ".jadpo")] = name
 		default:
 			if f := p.parse(name); f != nil {
 				pkg.Files = append(pkg.Files, f)
@@ -184,19 +184,51 @@ func (p *Project) loadPackage(dir string) *Package {
 	return pkg
 }
 
-// Resource parses (once) and returns the file of resource `name`, or nil when
-// the package has no such resource file.
+// Resource parses (once) and returns resources/<name>.jadpo, or nil when
+// the package has no such file.
 func (pkg *Package) Resource(name string) *ast.File {
 	if f, ok := pkg.resources[name]; ok {
 		return f
 	}
-	file, ok := pkg.ResourceFiles[name]
-	if !ok {
+	if !validResourceName(name) {
 		return nil
 	}
-	f := pkg.proj.parse(file)
+	file := pkg.root + "/resources/" + name + ".jadpo"
+	var f *ast.File
+	if _, err := fs.Stat(pkg.proj.FS, file); err == nil {
+		f = pkg.proj.parse(file)
+	}
 	pkg.resources[name] = f
 	return f
+}
+
+// ResourceNames lists the package's resource files by name (for
+// suggestions); it reads the folder, so only an error path calls it.
+func (pkg *Package) ResourceNames() []string {
+	entries, err := fs.ReadDir(pkg.proj.FS, pkg.root+"/resources")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".jadpo"); ok && !e.IsDir() && validResourceName(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func validResourceName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // LoadedResources lists the resources parsed so far, by name.
