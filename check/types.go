@@ -296,7 +296,12 @@ func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []stri
 				continue
 			}
 			p := m.Value.TextValue()
-			if _, err := regexp.Compile("^(?:" + p + ")$"); err != nil {
+			// Parse it alone first: `a)|(b` only balances once wrapped.
+			_, err := regexp.Compile(p)
+			if err == nil {
+				_, err = regexp.Compile("^(?:" + p + ")$")
+			}
+			if err != nil {
 				c.add("type.constraint_invalid", f.Range(m.Value.Span()), "the pattern does not compile: %s", reError(err)).
 					WithHelp("patterns are RE2 regular expressions that must match the whole text")
 				continue
