@@ -50,6 +50,21 @@ func BenchmarkCheck(b *testing.B) {
 	}
 }
 
+// BenchmarkLoad is project.LoadFS alone: walk, read and parse what a check
+// reads before checking (app, modules, package headers and mappings; the
+// resources the checker asks for come later). BenchmarkCheck minus this is
+// the checker's own cost.
+func BenchmarkLoad(b *testing.B) {
+	fsys := benchFS()
+	b.SetBytes(int64(projectgen.Bytes(fsys)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if p := project.LoadFS(fsys); len(p.Diags) > 0 {
+			b.Fatal(p.Diags)
+		}
+	}
+}
+
 // BenchmarkParse parses every file of the same project (resources too),
 // nothing else: the difference to BenchmarkCheck is loading and checking.
 func BenchmarkParse(b *testing.B) {
