@@ -67,10 +67,9 @@ CREATE TABLE jadpo_deliveries (
     dismissed_at     INTEGER,
     UNIQUE (outbox_id, subscriber)
 ) STRICT;
+-- The claim's one index: a running delivery's next_attempt_at is its lease's end.
 CREATE INDEX jadpo_deliveries_due ON jadpo_deliveries (next_attempt_at, id)
-    WHERE state IN ('pending', 'retry_wait');
-CREATE INDEX jadpo_deliveries_leased ON jadpo_deliveries (lease_expires_at)
-    WHERE state = 'running';
+    WHERE state IN ('pending', 'retry_wait', 'running');
 CREATE INDEX jadpo_deliveries_parked ON jadpo_deliveries (state, created_at)
     WHERE state IN ('failed', 'dismissed');
 

@@ -63,12 +63,13 @@ LIMIT ?1`, tParked)
 SET state = 'running',
     attempts = attempts + 1,
     lease_expires_at = ?2,
+    next_attempt_at = ?2,
     fencing_token = fencing_token + 1,
     updated_at = ?1
 WHERE id IN (
     SELECT id FROM jadpo_deliveries
-    WHERE (state IN ('pending', 'retry_wait') AND next_attempt_at <= ?1)
-       OR (state = 'running' AND lease_expires_at < ?1)
+    WHERE state IN ('pending', 'retry_wait', 'running') AND next_attempt_at <= ?1
+      AND (state <> 'running' OR lease_expires_at < ?1)
     ORDER BY next_attempt_at, id
     LIMIT ?3
 )
