@@ -193,6 +193,16 @@ func (c *checker) unknownEvent(s scope, f *ast.File, q *ast.QualName, found *dec
 			WithRelated(found.rng(), "declared here").With("name", name)
 		return
 	}
+	if len(q.Parts) == 2 {
+		if p, ok := c.pkgs[q.Parts[0].Name]; ok {
+			if hidden, ok := p.ns.decls[q.Parts[1].Name]; ok && isEvent(hidden) && !hidden.public {
+				c.add(code, f.Range(q.Span()), "`%s` is not public in package `%s`", name, p.dir).
+					WithRelated(hidden.rng(), "declared here without `public`").With("name", name).
+					WithHelp("only a package's public events can be received or handled by the app")
+				return
+			}
+		}
+	}
 	d := c.add(code, f.Range(q.Span()), format, name).With("name", name)
 	if owner != "" {
 		d.With(map[bool]string{true: "queue", false: "subscriber"}[code == "receiving.invalid"], owner)
