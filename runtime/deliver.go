@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"strconv"
 	"sync"
 	"time"
@@ -15,18 +17,38 @@ import (
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
-// Delivery engine limits.
+// Delivery engine limits (docs/runtime.md, "Deliveries").
 const (
-	ClaimLimit     = 32               // deliveries claimed per claim
-	Lease          = 60 * time.Second // a claim's lease; a handler gets less
+	// ClaimLimit bounds the deliveries one claim asks for. A claim never asks
+	// for more than the workers free at that moment, so a claimed delivery's
+	// handler starts at once and its lease is not spent waiting for a worker.
+	ClaimLimit = 32
+	// Lease is a claim's default lease (Options.Lease).
+	Lease = 60 * time.Second
+	// HandlerTimeout is the default time a handler may take
+	// (Options.HandlerTimeout); it is shorter than the lease so that the
+	// settlement is written while the lease still holds.
 	HandlerTimeout = 45 * time.Second
-	Workers        = 8 // handlers run at once
+	// Workers is how many handlers run at once in one process.
+	Workers = 8
+)
+
+// Error codes the delivery engine gives itself (a provider's refusal gives
+// its own code, "http_<status>" when it names none).
+const (
+	CodeHandlerMissing = "handler_missing" // the plan running now has no handler for the delivery
+	CodeLeaseExpired   = "lease_expired"   // the budget was spent by attempts that never settled (a crash)
+	CodeTimeout        = "timeout"         // the handler ran out of time
+	CodeTransport      = "transport"       // a call got no answer
+	CodeInputInvalid   = "input_invalid"   // the handler's arguments do not fit the operation's input
+	CodeHandler        = "handler"         // anything else the handler could not do
 )
 
 // DeliverReport counts one tick's deliveries.
 type DeliverReport struct {
 	Claimed, Succeeded, Retried, Failed, Lost int
-	// Full: the claim came back full, so more may be due.
+	// Full: claiming stopped while claims still came back full, so more may
+	// be due.
 	Full bool
 }
 
@@ -38,10 +60,31 @@ type deliverer struct {
 	cfg      *Config
 	handlers map[string]map[string]*ir.Handler // subscriber -> event name -> handler
 	retry    map[string]ir.Retry
+	lease    time.Duration
+	timeout  time.Duration
+	workers  int
+
+	// randMu guards r.rand: the jitter of each claim is drawn by the
+	// claiming goroutine, in claim order, under it.
+	randMu sync.Mutex
 }
 
-func newDeliverer(r *Runtime, conns map[string]*connection, cfg *Config) (*deliverer, error) {
-	d := &deliverer{r: r, conns: conns, cfg: cfg, handlers: map[string]map[string]*ir.Handler{}, retry: map[string]ir.Retry{}}
+func newDeliverer(r *Runtime, conns map[string]*connection, opts Options) (*deliverer, error) {
+	d := &deliverer{r: r, conns: conns, cfg: opts.Config, handlers: map[string]map[string]*ir.Handler{}, retry: map[string]ir.Retry{},
+		lease: opts.Lease, timeout: opts.HandlerTimeout, workers: Workers}
+	switch {
+	case d.lease < 0 || d.timeout < 0:
+		return nil, fmt.Errorf("runtime: the delivery lease and handler timeout must not be negative")
+	case d.lease == 0 && d.timeout == 0:
+		d.lease, d.timeout = Lease, HandlerTimeout
+	case d.lease == 0:
+		d.lease = d.timeout * 4 / 3
+	case d.timeout == 0:
+		d.timeout = d.lease * 3 / 4
+	}
+	if d.timeout >= d.lease {
+		return nil, fmt.Errorf("runtime: the handler timeout (%v) must be shorter than the delivery lease (%v)", d.timeout, d.lease)
+	}
 	for i := range r.plan.Subscribers {
 		s := &r.plan.Subscribers[i]
 		d.retry[s.Name] = s.Retry
@@ -70,93 +113,196 @@ func newDeliverer(r *Runtime, conns map[string]*connection, cfg *Config) (*deliv
 	return d, nil
 }
 
-// run claims due deliveries until none is due or a claim comes back short.
+// Deliver runs due deliveries, as the fourth step of a tick does, and
+// nothing else.
+func (r *Runtime) Deliver(ctx context.Context) (DeliverReport, error) {
+	var rep DeliverReport
+	err := r.deliver.run(ctx, &rep)
+	return rep, err
+}
+
+// claim is one claimed delivery and the jitter drawn for it at the claim.
+type claim struct {
+	c      store.Claimed
+	budget int
+	// jitter is the pause before the next attempt should this one fail
+	// temporarily; drawn only when the budget allows another attempt.
+	jitter time.Duration
+}
+
+type settled struct {
+	outcome store.SettleOutcome // 0: taken over, nothing settled
+	err     error
+}
+
+// run keeps the workers busy with due deliveries: it claims as many as
+// there are free workers (at least half of them, so a claim is never spent
+// on a single delivery while others run), starts each handler at once, and
+// claims again as workers come free, until a claim comes back short, the
+// tick's budget is spent or ctx is done. It returns when every handler it
+// started has settled.
 func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 	if len(d.handlers) == 0 {
 		return nil
 	}
-	claimed, err := d.r.store.ClaimDeliveries(ctx, d.r.now(), ClaimLimit, Lease)
-	if err != nil {
-		return fmt.Errorf("claiming deliveries: %w", err)
-	}
-	rep.Claimed += len(claimed)
-	rep.Full = len(claimed) == ClaimLimit
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, Workers)
+	deadline := time.Now().Add(d.r.budget)
+	results := make(chan settled, d.workers)
+	running := 0
+	more := true
 	var errs []error
-	for i := range claimed {
-		c := claimed[i]
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			outcome, err := d.deliver(context.WithoutCancel(ctx), c)
-			mu.Lock()
-			defer mu.Unlock()
+	hctx := context.WithoutCancel(ctx) // a signal lets the handlers in hand finish
+	for {
+		free := d.workers - running
+		canClaim := more && ctx.Err() == nil && time.Now().Before(deadline) &&
+			(running == 0 || free >= max(1, d.workers/2))
+		if canClaim {
+			want := min(free, ClaimLimit)
+			claimed, err := d.r.store.ClaimDeliveries(ctx, d.r.now(), want, d.lease)
 			if err != nil {
-				errs = append(errs, err)
-				return
+				if ctx.Err() == nil {
+					errs = append(errs, fmt.Errorf("claiming deliveries: %w", err))
+				}
+				more = false
+				continue
 			}
-			switch outcome {
-			case store.SettleSucceeded:
-				rep.Succeeded++
-			case store.SettleRetryWait:
-				rep.Retried++
-			case store.SettleFailed:
-				rep.Failed++
-			case 0:
-				rep.Lost++
+			more = len(claimed) == want
+			rep.Claimed += len(claimed)
+			for _, cl := range d.prepare(claimed) {
+				running++
+				go func() {
+					o, err := d.deliver(hctx, cl)
+					results <- settled{o, err}
+				}()
 			}
-		}()
+			continue
+		}
+		if running == 0 {
+			break
+		}
+		res := <-results
+		running--
+		if res.err != nil {
+			errs = append(errs, res.err)
+			continue
+		}
+		switch res.outcome {
+		case store.SettleSucceeded:
+			rep.Succeeded++
+		case store.SettleRetryWait:
+			rep.Retried++
+		case store.SettleFailed:
+			rep.Failed++
+		case 0:
+			rep.Lost++
+		}
 	}
-	wg.Wait()
+	rep.Full = more && ctx.Err() == nil
 	return errors.Join(errs...)
+}
+
+// prepare draws each claim's jitter, in claim order, so that a seeded
+// Options.Rand gives the same schedule however the handlers interleave.
+func (d *deliverer) prepare(claimed []store.Claimed) []claim {
+	out := make([]claim, len(claimed))
+	d.randMu.Lock()
+	defer d.randMu.Unlock()
+	for i, c := range claimed {
+		budget := c.MaxAttempts
+		if budget <= 0 {
+			budget = d.retry[c.Subscriber].MaxAttempts
+		}
+		out[i] = claim{c: c, budget: budget}
+		if c.Attempt < budget {
+			out[i].jitter = d.backoff(d.retry[c.Subscriber], c.Attempt)
+		}
+	}
+	return out
 }
 
 // deliver runs one delivery's handler and settles it. A 0 outcome means the
 // lease was taken over and nothing was settled.
-func (d *deliverer) deliver(ctx context.Context, c store.Claimed) (store.SettleOutcome, error) {
+func (d *deliverer) deliver(ctx context.Context, cl claim) (store.SettleOutcome, error) {
+	c := cl.c
+	s := store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleSucceeded}
 	h := d.handlers[c.Subscriber][c.EventName]
-	code := ""
 	var callErr error
-	if h == nil {
-		code, callErr = "handler_missing", fmt.Errorf("the plan running now has no handler of %s for %s", c.Subscriber, c.EventName)
-	} else {
-		hctx, cancel := context.WithTimeout(ctx, HandlerTimeout)
+	switch {
+	case c.Attempt > cl.budget:
+		// Earlier attempts were claimed and never settled (their process
+		// died or lost its lease): the budget is spent without this one.
+		s.Outcome, s.ErrorCode = store.SettleFailed, CodeLeaseExpired
+	case h == nil:
+		s.Outcome, s.ErrorCode = store.SettleFailed, CodeHandlerMissing
+		callErr = fmt.Errorf("the plan running now has no handler of %s for %s", c.Subscriber, c.EventName)
+	default:
+		hctx, cancel := context.WithTimeout(ctx, d.timeout)
 		callErr = d.runHandler(hctx, h, c.EventJSON)
 		cancel()
-	}
-	s := store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleSucceeded}
-	retry := d.retry[c.Subscriber]
-	if callErr != nil {
-		temporary := false
-		code, temporary = classify(callErr, code)
-		s.ErrorCode = code
-		if temporary && c.Attempt < retry.MaxAttempts {
-			s.Outcome = store.SettleRetryWait
-			s.NextAttemptAt = d.r.now().Add(d.backoff(retry, c.Attempt))
-		} else {
-			s.Outcome = store.SettleFailed
+		if callErr != nil {
+			code, temporary := classify(callErr)
+			s.ErrorCode = code
+			if temporary && c.Attempt < cl.budget {
+				s.Outcome = store.SettleRetryWait
+				s.NextAttemptAt = d.r.now().Add(cl.jitter)
+			} else {
+				s.Outcome = store.SettleFailed
+			}
 		}
 	}
-	ok, err := d.r.store.SettleDelivery(ctx, d.r.now(), s)
+	ok, err := d.settle(ctx, s)
 	if err != nil {
 		return 0, fmt.Errorf("settling delivery %d: %w", c.ID, err)
 	}
 	if !ok {
-		d.r.log.Warn("delivery taken over by another claim; this settlement changes nothing", "delivery", c.ID, "subscriber", c.Subscriber)
+		d.r.log.Warn("delivery taken over by another claim; this settlement changes nothing", "delivery", c.ID, "subscriber", c.Subscriber,
+			"attempt", c.Attempt)
 		return 0, nil
 	}
 	d.r.metrics.deliveries.WithLabelValues(c.Subscriber, s.Outcome.String()).Inc()
-	d.r.log.Info("delivery settled", "delivery", c.ID, "subscriber", c.Subscriber, "event", c.EventName,
-		"message_id", c.ReceivedID, "attempt", c.Attempt, "outcome", s.Outcome.String(), "error_code", s.ErrorCode)
+	if d.r.log.Enabled(ctx, slog.LevelInfo) {
+		args := []any{"delivery", store.DeliveryID(c.ID).String(), "subscriber", c.Subscriber, "event", c.EventName,
+			"message_id", c.ReceivedID, "attempt", c.Attempt, "outcome", s.Outcome.String()}
+		if s.ErrorCode != "" {
+			args = append(args, "error_code", s.ErrorCode)
+		}
+		if callErr != nil {
+			args = append(args, "error", callErr.Error())
+		}
+		if s.Outcome == store.SettleRetryWait {
+			args = append(args, "next_attempt_at", s.NextAttemptAt)
+		}
+		d.r.log.Info("delivery settled", args...)
+	}
 	return s.Outcome, nil
 }
 
-// backoff is the pause before the next attempt after attempt n: doubling
-// from first_delay up to max_delay, with full jitter.
+// settle writes a settlement, again after a transient store failure while
+// the lease leaves time (three tries).
+func (d *deliverer) settle(ctx context.Context, s store.Settlement) (bool, error) {
+	var err error
+	for try := 0; try < 3; try++ {
+		if try > 0 {
+			time.Sleep(time.Duration(try) * 100 * time.Millisecond)
+		}
+		var ok bool
+		ok, err = d.r.store.SettleDelivery(ctx, d.r.now(), s)
+		if err == nil || !store.IsTransient(err) {
+			return ok, err
+		}
+	}
+	return false, err
+}
+
+// backoff is the pause before the next attempt after attempt n: the ceiling
+// doubles from first_delay (attempt 1) up to max_delay, and the pause is
+// drawn uniformly from [0, ceiling] (full jitter).
 func (d *deliverer) backoff(r ir.Retry, n int) time.Duration {
+	return backoffDraw(r, n, d.r.rand)
+}
+
+// backoffCeiling is the ceiling of the pause after attempt n (from 1):
+// first_delay * 2^(n-1), at most max_delay.
+func backoffCeiling(r ir.Retry, n int) time.Duration {
 	ceil := time.Duration(r.FirstDelayMS) * time.Millisecond
 	maxD := time.Duration(r.MaxDelayMS) * time.Millisecond
 	for i := 1; i < n && ceil < maxD; i++ {
@@ -165,35 +311,46 @@ func (d *deliverer) backoff(r ir.Retry, n int) time.Duration {
 	if ceil > maxD {
 		ceil = maxD
 	}
+	return max(ceil, 0)
+}
+
+// backoffDraw draws the pause after attempt n from [0, backoffCeiling] with
+// one rnd.Int64N; a zero ceiling draws nothing.
+func backoffDraw(r ir.Retry, n int, rnd interface{ Int64N(int64) int64 }) time.Duration {
+	ceil := backoffCeiling(r, n)
 	if ceil <= 0 {
 		return 0
 	}
-	return time.Duration(d.r.rand.Int64N(int64(ceil) + 1))
+	return time.Duration(rnd.Int64N(int64(ceil) + 1))
 }
 
 // classify turns a handler's error into an error code and whether a retry
 // may succeed.
-func classify(err error, code string) (string, bool) {
+func classify(err error) (string, bool) {
 	var ref *wire.Refusal
-	var te *wire.TransportError
-	switch {
-	case code != "":
-		return code, false
-	case errors.As(err, &ref):
+	if errors.As(err, &ref) {
 		return ref.Code, ref.Temporary
-	case errors.As(err, &te):
-		return "transport", true
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout", true
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return CodeTimeout, true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return CodeTimeout, true
+	}
+	var te *wire.TransportError
+	if errors.As(err, &te) {
+		return CodeTransport, true
 	}
 	var de *wire.DecodeError
-	if errors.As(err, &de) {
-		return "decode", false
+	if errors.As(err, &de) && de.Input {
+		return CodeInputInvalid, false
 	}
-	return "handler", false
+	return CodeHandler, false
 }
 
-// runHandler runs each step of a handler in order.
+// runHandler runs each step of a handler in order; the first step that
+// fails ends the handler. A retried delivery runs every step again.
 func (d *deliverer) runHandler(ctx context.Context, h *ir.Handler, eventJSON []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(eventJSON))
 	dec.UseNumber()
@@ -203,7 +360,7 @@ func (d *deliverer) runHandler(ctx context.Context, h *ir.Handler, eventJSON []b
 	}
 	for _, st := range h.Steps {
 		conn := d.conns[st.Connection]
-		args := map[string]any{}
+		args := make(map[string]any, len(st.Args))
 		for name, x := range st.Args {
 			v, err := d.eval(x, event, eventJSON)
 			if err != nil {
@@ -234,6 +391,15 @@ func (d *deliverer) runHandler(ctx context.Context, h *ir.Handler, eventJSON []b
 			input = in
 		}
 		if _, err := conn.client.Call(ctx, conn.ops[ref], input); err != nil {
+			// A 2xx answer that does not fit the operation's output: the
+			// provider did what was asked, and no handler statement reads
+			// an answer, so the step succeeded. Say so, and go on.
+			var de *wire.DecodeError
+			if errors.As(err, &de) && !de.Input {
+				d.r.log.Warn("the answer does not fit the operation's output; the step counts as done",
+					"connection", st.Connection, "operation", ref, "path", de.Path, "rule", de.Rule)
+				continue
+			}
 			return err
 		}
 	}
@@ -272,7 +438,7 @@ func (d *deliverer) eval(x ir.Expr, event map[string]any, eventJSON []byte) (any
 	case x.Config != "":
 		return d.cfg.value(ir.Value{Config: x.Config})
 	case x.Record != nil:
-		out := map[string]any{}
+		out := make(map[string]any, len(x.Record))
 		for k, v := range x.Record {
 			val, err := d.eval(v, event, eventJSON)
 			if err != nil {

@@ -48,6 +48,11 @@ type Options struct {
 	// Budget bounds the receiving part of a tick; 0 means DefaultBudget.
 	Budget  time.Duration
 	Metrics *Metrics
+	// Lease is how long a claimed delivery is held before another claim may
+	// take it over; HandlerTimeout is how long its handler may run (shorter
+	// than Lease). 0 means the defaults (runtime.Lease, runtime.HandlerTimeout),
+	// or the other one's 4/3 or 3/4 when only one is given.
+	Lease, HandlerTimeout time.Duration
 }
 
 // Runtime runs one plan against one store.
@@ -117,7 +122,7 @@ func New(opts Options) (*Runtime, error) {
 		r.queues = append(r.queues, qr)
 		r.bySource[q.Source] = qr
 	}
-	d, err := newDeliverer(r, conns, opts.Config)
+	d, err := newDeliverer(r, conns, opts)
 	if err != nil {
 		return nil, err
 	}
