@@ -9,9 +9,41 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/jadpo/jadpo/runtime/store"
+	"github.com/jadpo/jadpo/runtime/store/postgres"
 )
 
 const benchBatch = 10
+
+// benchStore is a migrated store on a fresh schema. With asyncCommit the sessions run with
+// synchronous_commit=off, so that a commit does not wait for its WAL flush: what is left is
+// the work and the round trips.
+func benchStore(b *testing.B, asyncCommit bool) *postgres.Store {
+	d := newDatabase(b)
+	cfg, _ := d.config(b)
+	if asyncCommit {
+		cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
+	}
+	s, err := postgres.New(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	if err := s.Migrate(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// commitModes runs fn with commits flushed (the default) and not.
+func commitModes(b *testing.B, fn func(b *testing.B, s *postgres.Store)) {
+	for _, async := range []bool{false, true} {
+		name := "sync-commit"
+		if async {
+			name = "async-commit"
+		}
+		b.Run(name, func(b *testing.B) { fn(b, benchStore(b, async)) })
+	}
+}
 
 func benchKeeps(i int) []store.Keep {
 	keeps := make([]store.Keep, benchBatch)
@@ -30,13 +62,10 @@ func benchKeeps(i int) []store.Keep {
 
 // BenchmarkKeepBatch keeps batches of 10 messages (2 subscribers each) through the store:
 // one transaction, a savepoint and one statement per message, pipelined.
-func BenchmarkKeepBatch(b *testing.B) {
-	d := newDatabase(b)
-	s := d.open(b)
+func BenchmarkKeepBatch(b *testing.B) { commitModes(b, benchKeepBatch) }
+
+func benchKeepBatch(b *testing.B, s *postgres.Store) {
 	ctx := context.Background()
-	if err := s.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
 	now := time.Now()
 	i := 0
 	for b.Loop() {
@@ -54,13 +83,10 @@ func BenchmarkKeepBatch(b *testing.B) {
 
 // BenchmarkKeepBatchRawLoop writes the same rows in the same transaction shape (READ
 // COMMITTED, a savepoint per message) with plain pgx calls, one round trip per statement.
-func BenchmarkKeepBatchRawLoop(b *testing.B) {
-	d := newDatabase(b)
-	s := d.open(b)
+func BenchmarkKeepBatchRawLoop(b *testing.B) { commitModes(b, benchKeepBatchRawLoop) }
+
+func benchKeepBatchRawLoop(b *testing.B, s *postgres.Store) {
 	ctx := context.Background()
-	if err := s.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
 	pool := s.Pool()
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	i := 0
@@ -104,13 +130,10 @@ VALUES ($1, $2, 'pending', 0, $3, 0, $3, $3)`, id, sub, now); err != nil {
 }
 
 // BenchmarkClaimSettle claims 10 deliveries and settles each as succeeded.
-func BenchmarkClaimSettle(b *testing.B) {
-	d := newDatabase(b)
-	s := d.open(b)
+func BenchmarkClaimSettle(b *testing.B) { commitModes(b, benchClaimSettle) }
+
+func benchClaimSettle(b *testing.B, s *postgres.Store) {
 	ctx := context.Background()
-	if err := s.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
 	now := time.Now()
 	for i := range 200 {
 		if _, err := s.KeepBatch(ctx, now, benchKeeps(i)); err != nil {
