@@ -1,0 +1,107 @@
+package sqsfake
+
+import (
+	"math/rand"
+	"sync"
+	"time"
+)
+
+// Fault is a failure the fake can inject into a call that passed the
+// signature check.
+type Fault int
+
+// The faults.
+const (
+	FaultNone Fault = iota
+	// FaultServerError answers HTTP 500 InternalFailure.
+	FaultServerError
+	// FaultUnavailable answers HTTP 503 ServiceUnavailable.
+	FaultUnavailable
+	// FaultThrottle answers HTTP 400 com.amazonaws.sqs#RequestThrottled
+	// (x-amzn-query-error: RequestThrottled;Sender), SQS's own throttling.
+	FaultThrottle
+	// FaultSlow answers normally after the rule's Delay (real time, not the
+	// fake's clock: it is for client timeouts).
+	FaultSlow
+	// FaultDrop closes the connection without acting or answering.
+	FaultDrop
+	// FaultDropAfter acts on the request, then closes the connection without
+	// answering: the client cannot know the call took effect.
+	FaultDropAfter
+)
+
+// FaultRule injects Kind into calls: the next Next matching calls, or (with
+// Next 0) each matching call with probability Fraction.
+type FaultRule struct {
+	Kind Fault
+	// Operation limits the rule to one operation ("ReceiveMessage"); ""
+	// matches every call.
+	Operation string
+	Next      int
+	Fraction  float64
+	// Delay is FaultSlow's pause; 0 means 2 s.
+	Delay time.Duration
+}
+
+type faultState struct {
+	mu    sync.Mutex
+	rules []*FaultRule
+	rng   *rand.Rand
+}
+
+func (s *faultState) init(seed int64) { s.rng = rand.New(rand.NewSource(seed)) }
+
+// next picks the fault for a call to op: the first rule that fires.
+func (s *faultState) next(op string) FaultRule {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, r := range s.rules {
+		if r.Operation != "" && r.Operation != op {
+			continue
+		}
+		fire := false
+		if r.Next > 0 {
+			r.Next--
+			fire = true
+			if r.Next == 0 {
+				s.rules = append(s.rules[:i], s.rules[i+1:]...)
+			}
+		} else if r.Fraction > 0 {
+			fire = s.rng.Float64() < r.Fraction
+		}
+		if fire {
+			out := *r
+			if out.Kind == FaultSlow && out.Delay <= 0 {
+				out.Delay = 2 * time.Second
+			}
+			return out
+		}
+	}
+	return FaultRule{}
+}
+
+// InjectFault adds a rule; rules are tried in the order added.
+func (f *Fake) InjectFault(r FaultRule) {
+	f.faults.mu.Lock()
+	defer f.faults.mu.Unlock()
+	if r.Kind == FaultNone || (r.Next <= 0 && r.Fraction <= 0) {
+		return
+	}
+	f.faults.rules = append(f.faults.rules, &r)
+}
+
+// FailNext makes the next n calls (any operation) fail with kind.
+func (f *Fake) FailNext(kind Fault, n int) { f.InjectFault(FaultRule{Kind: kind, Next: n}) }
+
+// FailFraction makes each call fail with kind with probability fraction,
+// drawn from Options.FaultSeed's generator.
+func (f *Fake) FailFraction(kind Fault, fraction float64) {
+	f.InjectFault(FaultRule{Kind: kind, Fraction: fraction})
+}
+
+// ClearFaults removes every rule.
+func (f *Fake) ClearFaults() {
+	f.faults.mu.Lock()
+	defer f.faults.mu.Unlock()
+	f.faults.rules = nil
+}
