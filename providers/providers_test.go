@@ -1,0 +1,236 @@
+package providers_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jadpo/jadpo/providers"
+	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/providers/wire"
+)
+
+// The SQS package's provider and operations, built by hand as the runtime
+// builds them from the plan.
+var sqsProvider = wire.Provider{
+	Protocol: wire.ProtocolAWSJSON, Credential: wire.CredentialAWSSigV4,
+	AWSService: "sqs", AWSTarget: "AmazonSQS", ErrorCode: "__type",
+}
+
+var (
+	text       = wire.Shape{Kind: wire.Text}
+	receiveOp  = wire.Operation{Resource: "messages", Name: "receive_message", RetrySafe: true}
+	deleteOp   = wire.Operation{Resource: "messages", Name: "delete_message"}
+	messageRec = wire.Shape{Kind: wire.Record, Fields: []wire.Field{
+		{Name: "message_id", Shape: text},
+		{Name: "receipt_handle", Shape: text},
+		{Name: "body", Shape: text},
+		{Name: "md5_of_body", WireName: "MD5OfBody", Shape: text},
+		{Name: "attributes", Shape: wire.Shape{Kind: wire.Map, Optional: true, Elem: &text}},
+	}}
+)
+
+func init() {
+	receiveOp.Input = &wire.Shape{Kind: wire.Record, Fields: []wire.Field{
+		{Name: "queue_url", Shape: text},
+		{Name: "max_number_of_messages", Shape: wire.Shape{Kind: wire.Int, Optional: true}},
+		{Name: "wait_time_seconds", Shape: wire.Shape{Kind: wire.Int, Optional: true}},
+		{Name: "visibility_timeout", Shape: wire.Shape{Kind: wire.Int, Optional: true}},
+		{Name: "message_system_attribute_names", Shape: wire.Shape{Kind: wire.List, Optional: true, Elem: &text}},
+	}}
+	receiveOp.Output = &wire.Shape{Kind: wire.Record, Fields: []wire.Field{
+		{Name: "messages", Shape: wire.Shape{Kind: wire.List, Optional: true, Elem: &messageRec}},
+	}}
+	deleteOp.Input = &wire.Shape{Kind: wire.Record, Fields: []wire.Field{
+		{Name: "queue_url", Shape: text},
+		{Name: "receipt_handle", Shape: text},
+	}}
+}
+
+func newClient(t *testing.T, url, secret string) *wire.Client {
+	t.Helper()
+	c, err := providers.NewClient(sqsProvider, url,
+		map[string]string{"key_id": sqsfake.DefaultKeyID, "secret": secret}, nil,
+		&http.Client{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestOurClientAgainstTheFake(t *testing.T) {
+	fake := sqsfake.New(sqsfake.Options{})
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	q, err := fake.CreateQueue("warehouse", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, srv.URL, sqsfake.DefaultSecret)
+	ctx := context.Background()
+	receive := map[string]any{"queue_url": q, "max_number_of_messages": 10, "wait_time_seconds": 0,
+		"message_system_attribute_names": []any{"ApproximateReceiveCount"}}
+
+	// SQS leaves Messages out of an empty receive: it reads as none.
+	out, err := c.Call(ctx, receiveOp, receive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := out["messages"]; !ok || m != nil {
+		t.Fatalf("empty receive: %#v", out)
+	}
+
+	fake.SendMessage("warehouse", `{"id":"o-1"}`)
+	fake.SendMessage("warehouse", `{"id":"o-2"}`)
+	out, err = c.Call(ctx, receiveOp, receive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := out["messages"].([]any)
+	if len(msgs) != 2 {
+		t.Fatalf("receive: %#v", out)
+	}
+	for i, raw := range msgs {
+		m := raw.(map[string]any)
+		if m["body"] != fmt.Sprintf(`{"id":"o-%d"}`, i+1) || m["md5_of_body"] == "" || m["message_id"] == "" {
+			t.Errorf("message %d: %#v", i, m)
+		}
+		if m["attributes"].(map[string]any)["ApproximateReceiveCount"] != "1" {
+			t.Errorf("attributes %#v", m["attributes"])
+		}
+		if _, err := c.Call(ctx, deleteOp, map[string]any{"queue_url": q, "receipt_handle": m["receipt_handle"]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, _ := fake.Stats("warehouse"); st != (sqsfake.QueueStats{}) {
+		t.Errorf("left on the queue: %+v", st)
+	}
+
+	// Refusals come back as codes.
+	_, err = c.Call(ctx, receiveOp, map[string]any{"queue_url": srv.URL + "/000000000000/nope"})
+	var r *wire.Refusal
+	if !errors.As(err, &r) || r.Code != "queue_does_not_exist" || r.Temporary || r.Status != 400 {
+		t.Errorf("missing queue: %v", err)
+	}
+}
+
+func TestWrongSecretIsRefusedAndNeverShown(t *testing.T) {
+	fake := sqsfake.New(sqsfake.Options{})
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	q, _ := fake.CreateQueue("warehouse", nil)
+	const wrong = "wrong-secret-DO-NOT-PRINT"
+	c := newClient(t, srv.URL, wrong)
+	_, err := c.Call(context.Background(), receiveOp, map[string]any{"queue_url": q})
+	var r *wire.Refusal
+	if !errors.As(err, &r) || r.Code != "invalid_signature_exception" || r.Temporary || r.Status != 400 {
+		t.Fatalf("wrong secret: %v", err)
+	}
+	shown := err.Error() + r.Message + fmt.Sprintf("%v %+v %#v", c, c, c)
+	if strings.Contains(shown, wrong) {
+		t.Errorf("secret shown: %s", shown)
+	}
+}
+
+func TestFaultsThroughOurClient(t *testing.T) {
+	fake := sqsfake.New(sqsfake.Options{})
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	q, _ := fake.CreateQueue("warehouse", nil)
+	c := newClient(t, srv.URL, sqsfake.DefaultSecret)
+	ctx := context.Background()
+	receive := map[string]any{"queue_url": q}
+
+	cases := []struct {
+		fault     sqsfake.Fault
+		code      string
+		temporary bool
+	}{
+		{sqsfake.FaultServerError, "internal_failure", true},
+		{sqsfake.FaultUnavailable, "service_unavailable", true},
+		{sqsfake.FaultThrottle, "request_throttled", true},
+	}
+	for _, cs := range cases {
+		fake.FailNext(cs.fault, 1)
+		_, err := c.Call(ctx, receiveOp, receive)
+		var r *wire.Refusal
+		if !errors.As(err, &r) || r.Code != cs.code || r.Temporary != cs.temporary {
+			t.Errorf("fault %d: %v", cs.fault, err)
+		}
+	}
+
+	// A dropped connection: receive_message is retry-safe and is sent again.
+	before := fake.Calls("ReceiveMessage")
+	fake.FailNext(sqsfake.FaultDrop, 1)
+	if _, err := c.Call(ctx, receiveOp, receive); err != nil {
+		t.Fatalf("retry-safe receive after a drop: %v", err)
+	}
+	if n := fake.Calls("ReceiveMessage") - before; n != 2 {
+		t.Errorf("receive sent %d times", n)
+	}
+
+	// delete_message is not: one attempt, reported as a transport failure.
+	fake.SendMessage("warehouse", "m")
+	out, _ := c.Call(ctx, receiveOp, receive)
+	handle := out["messages"].([]any)[0].(map[string]any)["receipt_handle"]
+	before = fake.Calls("DeleteMessage")
+	fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultDropAfter, Operation: "DeleteMessage", Next: 1})
+	_, err := c.Call(ctx, deleteOp, map[string]any{"queue_url": q, "receipt_handle": handle})
+	var te *wire.TransportError
+	if !errors.As(err, &te) || te.Retried || te.Attempts != 1 || !wire.IsTemporaryError(err) {
+		t.Fatalf("delete after a drop: %v", err)
+	}
+	if n := fake.Calls("DeleteMessage") - before; n != 1 {
+		t.Errorf("delete sent %d times", n)
+	}
+	// The fake acted before dropping: the message is gone.
+	if st, _ := fake.Stats("warehouse"); st != (sqsfake.QueueStats{}) {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestParts(t *testing.T) {
+	good := map[string]string{"key_id": "AKID", "secret": "s3cret-DO-NOT-PRINT"}
+	cases := []struct {
+		name  string
+		p     wire.Provider
+		host  string
+		creds map[string]string
+		want  string
+	}{
+		{"no host", sqsProvider, "", good, "needs a host"},
+		{"no target", wire.Provider{Protocol: "aws_json", Credential: "aws_sigv4", AWSService: "sqs"}, "https://sqs.eu-west-1.amazonaws.com", good, "target"},
+		{"no service", wire.Provider{Protocol: "aws_json", Credential: "aws_sigv4", AWSTarget: "AmazonSQS"}, "https://sqs.eu-west-1.amazonaws.com", good, "service"},
+		{"missing secret", sqsProvider, "https://sqs.eu-west-1.amazonaws.com", map[string]string{"key_id": "AKID"}, `"secret"`},
+		{"unknown member", sqsProvider, "https://sqs.eu-west-1.amazonaws.com", map[string]string{"key_id": "AKID", "secret": "s3cret-DO-NOT-PRINT", "token": "x"}, `"token"`},
+		{"unknown protocol", wire.Provider{Protocol: "grpc"}, "https://x", nil, "grpc"},
+		{"unknown scheme", wire.Provider{Protocol: "json_http", Credential: "oauth"}, "https://x", nil, "oauth"},
+	}
+	for _, c := range cases {
+		_, _, err := providers.Parts(c.p, c.host, c.creds, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "DO-NOT-PRINT") {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	// The region comes from the host.
+	_, auth, err := providers.Parts(sqsProvider, "https://sqs.eu-west-1.amazonaws.com", good, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := fmt.Sprint(auth); !strings.Contains(s, "eu-west-1") || strings.Contains(s, "DO-NOT-PRINT") {
+		t.Errorf("signer %s", s)
+	}
+	// A fixed host is used when the connection gives none.
+	fixed := wire.Provider{Protocol: "json_http", Credential: "bearer", Host: "https://api.cloudflare.com"}
+	if _, _, err := providers.Parts(fixed, "", map[string]string{"token": "t"}, nil); err != nil {
+		t.Errorf("fixed host: %v", err)
+	}
+	if got := providers.SecretMembers("aws_sigv4"); strings.Join(got, ",") != "secret,session_token" {
+		t.Errorf("secret members %v", got)
+	}
+}
