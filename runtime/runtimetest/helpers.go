@@ -1,0 +1,440 @@
+package runtimetest
+
+// Helpers for the seed, config and CLI tests: a fake rebuilt with other
+// options, raw reads of the store's tables, a plan from an edited copy of
+// the example, a store that fails as a test asks, a clock the test moves,
+// and a copy of the example on disk.
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/runtime"
+	"github.com/jadpo/jadpo/runtime/store"
+	"github.com/jadpo/jadpo/runtime/store/sqlite"
+)
+
+// FakeOptions rebuild an Env's SQS fake.
+type FakeOptions struct {
+	// ManualClock drives the fake's visibility timeouts with a clock of
+	// its own, set at the time UseFake is called, that the test moves
+	// (UseFake returns it); otherwise the fake reads the system clock.
+	ManualClock bool
+	// Attributes are given to CreateQueue, by app queue name
+	// ("warehouse_queue"); a value may name another queue's ARN as
+	// {arn:NAME} (for a RedrivePolicy).
+	Attributes map[string]map[string]string
+	// Extra are further queues created first (dead-letter queues).
+	Extra []string
+	// Record keeps each request's operation and JSON input (Requests).
+	Record bool
+}
+
+// Request is one call the fake received, when FakeOptions.Record is set.
+type Request struct {
+	Operation string
+	Input     map[string]any
+}
+
+var recorded sync.Map // *Env -> *requestLog
+
+type requestLog struct {
+	mu   sync.Mutex
+	reqs []Request
+}
+
+// UseFake replaces the Env's SQS fake (and its server) with one built with
+// o, recreating the app's queues and pointing the Env's config at them.
+// Call it before Config or Runtime. It returns the fake's manual clock, nil
+// without FakeOptions.ManualClock.
+func (e *Env) UseFake(o FakeOptions) *sqsfake.ManualClock {
+	e.T.Helper()
+	var clock *sqsfake.ManualClock
+	opts := sqsfake.Options{Credentials: map[string]string{"AKIDTEST": Canary}}
+	if o.ManualClock {
+		clock = sqsfake.NewManualClock(time.Now())
+		opts.Clock = clock
+	}
+	e.Fake = sqsfake.New(opts)
+	var h http.Handler = e.Fake
+	if o.Record {
+		log := &requestLog{}
+		recorded.Store(e, log)
+		fake := e.Fake
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(strings.NewReader(string(b)))
+			var in map[string]any
+			_ = json.Unmarshal(b, &in)
+			op := r.Header.Get("X-Amz-Target")
+			if i := strings.LastIndexByte(op, '.'); i >= 0 {
+				op = op[i+1:]
+			}
+			log.mu.Lock()
+			log.reqs = append(log.reqs, Request{Operation: op, Input: in})
+			log.mu.Unlock()
+			fake.ServeHTTP(w, r)
+		})
+	}
+	e.FakeSrv = httptest.NewServer(h)
+	e.T.Cleanup(e.FakeSrv.Close)
+	for _, q := range o.Extra {
+		if _, err := e.Fake.CreateQueue(q, nil); err != nil {
+			e.T.Fatal(err)
+		}
+	}
+	for _, q := range []string{"warehouse", "returns"} {
+		attrs := map[string]string{}
+		for k, v := range o.Attributes[q+"_queue"] {
+			for _, x := range o.Extra {
+				v = strings.ReplaceAll(v, "{arn:"+x+"}", e.Fake.QueueArn(x))
+			}
+			attrs[k] = v
+		}
+		u, err := e.Fake.CreateQueue(q, attrs)
+		if err != nil {
+			e.T.Fatal(err)
+		}
+		e.QueueURLs[q+"_queue"] = u
+	}
+	e.SetEnv("SQS_HOST", e.FakeSrv.URL)
+	e.SetEnv("WAREHOUSE_QUEUE_URL", e.QueueURLs["warehouse_queue"])
+	e.SetEnv("RETURNS_QUEUE_URL", e.QueueURLs["returns_queue"])
+	return clock
+}
+
+// Requests returns the calls the fake received since UseFake with Record.
+func (e *Env) Requests() []Request {
+	v, ok := recorded.Load(e)
+	if !ok {
+		e.T.Fatal("Requests needs UseFake(FakeOptions{Record: true})")
+	}
+	log := v.(*requestLog)
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	return append([]Request(nil), log.reqs...)
+}
+
+// SetEnv sets (or adds) one of the app's config entries in Environ.
+func (e *Env) SetEnv(key, value string) {
+	for i, kv := range e.Environ {
+		if strings.HasPrefix(kv, key+"=") {
+			e.Environ[i] = key + "=" + value
+			return
+		}
+	}
+	e.Environ = append(e.Environ, key+"="+value)
+}
+
+// RuntimeFor builds a runtime of another plan (one PlanWith made) over st,
+// with the Env's config.
+func (e *Env) RuntimeFor(p *ir.Program, st store.Store, opts runtime.Options) *runtime.Runtime {
+	e.T.Helper()
+	cfg, err := runtime.LoadConfig(p, e.Environ, filepath.Join(e.T.TempDir(), ".env.local"))
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	opts.Plan, opts.Store, opts.Config = p, st, cfg
+	rt, err := runtime.New(opts)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return rt
+}
+
+// Query runs a SELECT on the test's database directly and returns each row's
+// columns as text (NULL as "<nil>"). It is for checking what a table holds;
+// keep to SQL both PostgreSQL and SQLite read alike.
+func (e *Env) Query(query string, args ...any) [][]string {
+	e.T.Helper()
+	ctx := context.Background()
+	var out [][]string
+	if strings.HasPrefix(e.StoreURL, "sqlite:") {
+		path, err := sqlite.PathOf(e.StoreURL)
+		if err != nil {
+			e.T.Fatal(err)
+		}
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			e.T.Fatal(err)
+		}
+		defer db.Close()
+		rows, err := db.QueryContext(ctx, query, args...)
+		if err != nil {
+			e.T.Fatalf("%s: %v", query, err)
+		}
+		defer rows.Close()
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				e.T.Fatal(err)
+			}
+			out = append(out, texts(vals))
+		}
+		if err := rows.Err(); err != nil {
+			e.T.Fatal(err)
+		}
+		return out
+	}
+	conn, err := pgx.Connect(ctx, e.StoreURL)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, query, args...)
+	if err != nil {
+		e.T.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			e.T.Fatal(err)
+		}
+		out = append(out, texts(vals))
+	}
+	if err := rows.Err(); err != nil {
+		e.T.Fatal(err)
+	}
+	return out
+}
+
+func texts(vals []any) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		switch x := v.(type) {
+		case nil:
+			out[i] = "<nil>"
+		case []byte:
+			out[i] = string(x)
+		case string:
+			out[i] = x
+		default:
+			out[i] = fmt.Sprint(x)
+		}
+	}
+	return out
+}
+
+// Edit replaces the first Old in File of the example with New.
+type Edit struct{ File, Old, New string }
+
+// ExampleFS is examples/warehouse (without build/) as an in-memory file
+// system, with edits applied; an edit whose Old is "" appends New, creating
+// the file if need be.
+func ExampleFS(t testing.TB, edits ...Edit) fstest.MapFS {
+	t.Helper()
+	dir := filepath.Join(RepoRoot(t), "examples", "warehouse")
+	fsys := fstest.MapFS{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if d.IsDir() {
+			if rel == "build" || strings.HasPrefix(d.Name(), ".") && rel != "." {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fsys[filepath.ToSlash(rel)] = &fstest.MapFile{Data: b, Mode: 0o644}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ed := range edits {
+		f := fsys[ed.File]
+		if f == nil {
+			f = &fstest.MapFile{Mode: 0o644}
+			fsys[ed.File] = f
+		}
+		if ed.Old == "" {
+			f.Data = append(f.Data, ed.New...)
+			continue
+		}
+		s := string(f.Data)
+		if !strings.Contains(s, ed.Old) {
+			t.Fatalf("edit of %s: %q is not in it", ed.File, ed.Old)
+		}
+		f.Data = []byte(strings.Replace(s, ed.Old, ed.New, 1))
+	}
+	return fsys
+}
+
+// PlanWith checks the example with edits applied and returns its plan.
+func PlanWith(t testing.TB, edits ...Edit) *ir.Program {
+	t.Helper()
+	res := check.Check(project.LoadFS(ExampleFS(t, edits...)))
+	if res.Diags.HasErrors() {
+		t.Fatalf("the edited example does not check: %v", res.Diags)
+	}
+	return res.Program
+}
+
+// CopyExample writes examples/warehouse (without build/) with edits applied
+// into dir, and returns dir.
+func CopyExample(t testing.TB, dir string, edits ...Edit) string {
+	t.Helper()
+	for name, f := range ExampleFS(t, edits...) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// DotEnv renders the Env's config as the lines of a .env.local file.
+func (e *Env) DotEnv() string {
+	var b strings.Builder
+	for _, kv := range e.Environ {
+		b.WriteString(kv)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Clock is a clock a test sets and moves; its zero value reads as the
+// moment it is first asked.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewClock is a clock at t.
+func NewClock(t time.Time) *Clock { return &Clock{now: t} }
+
+// Now reads the clock.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.now.IsZero() {
+		c.now = time.Now()
+	}
+	return c.now
+}
+
+// Advance moves the clock on by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// ErrInjected is the failure a FlakyStore injects.
+var ErrInjected = errors.New("connection lost (injected by the test)")
+
+// FlakyStore is a store whose KeepBatch and Park fail, transiently, while
+// the test says so.
+type FlakyStore struct {
+	store.Store
+	mu                   sync.Mutex
+	failKeeps, failParks int // calls left to fail; -1 fails every call
+	keepCalls, parkCalls int
+	// BeforeKeep, when set, runs at the start of each KeepBatch.
+	BeforeKeep func(keeps []store.Keep)
+	// AfterKeep, when set, runs after each KeepBatch returned.
+	AfterKeep func(keeps []store.Keep, results []store.KeepResult, err error)
+}
+
+// NewFlakyStore wraps st.
+func NewFlakyStore(st store.Store) *FlakyStore { return &FlakyStore{Store: st} }
+
+// FailKeeps makes the next n KeepBatch calls fail transiently (-1: all).
+func (f *FlakyStore) FailKeeps(n int) { f.mu.Lock(); f.failKeeps = n; f.mu.Unlock() }
+
+// FailParks makes the next n Park calls fail transiently (-1: all).
+func (f *FlakyStore) FailParks(n int) { f.mu.Lock(); f.failParks = n; f.mu.Unlock() }
+
+// Calls returns how many KeepBatch and Park calls were made.
+func (f *FlakyStore) Calls() (keeps, parks int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.keepCalls, f.parkCalls
+}
+
+func transient(op string) error {
+	return &store.Error{Op: op, Class: store.ClassTransient, Err: ErrInjected}
+}
+
+func take(n *int) bool {
+	switch {
+	case *n < 0:
+		return true
+	case *n > 0:
+		*n--
+		return true
+	}
+	return false
+}
+
+// KeepBatch fails transiently when told to, else keeps.
+func (f *FlakyStore) KeepBatch(ctx context.Context, now time.Time, keeps []store.Keep) ([]store.KeepResult, error) {
+	f.mu.Lock()
+	f.keepCalls++
+	fail := take(&f.failKeeps)
+	f.mu.Unlock()
+	if f.BeforeKeep != nil {
+		f.BeforeKeep(keeps)
+	}
+	var res []store.KeepResult
+	var err error
+	if fail {
+		err = transient("keep")
+	} else {
+		res, err = f.Store.KeepBatch(ctx, now, keeps)
+	}
+	if f.AfterKeep != nil {
+		f.AfterKeep(keeps, res, err)
+	}
+	return res, err
+}
+
+// Park fails transiently when told to, else parks.
+func (f *FlakyStore) Park(ctx context.Context, now time.Time, p store.Parked) (store.ParkResult, error) {
+	f.mu.Lock()
+	f.parkCalls++
+	fail := take(&f.failParks)
+	f.mu.Unlock()
+	if fail {
+		return 0, transient("park")
+	}
+	return f.Store.Park(ctx, now, p)
+}
