@@ -1,0 +1,70 @@
+// Package catalog holds the packages built into the toolchain, installed with
+// `jadpo package add <Name.vVERSION>`: their .jadpo files are embedded in the
+// binary, laid out as they land under a project's packages/<Name>.<version>/.
+//
+// Built in: AmazonSqs.v2012_11_05 (SQS's ReceiveMessage and DeleteMessage
+// over Protocol.aws_json and CredentialScheme.aws_sigv4).
+package catalog
+
+import (
+	"embed"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+//go:embed packages
+var packages embed.FS
+
+// Names lists the packages in the catalogue, sorted ("AmazonSqs.v2012_11_05").
+func Names() []string {
+	entries, err := packages.ReadDir("packages")
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Has reports whether the catalogue holds the package name.
+func Has(name string) bool {
+	for _, n := range Names() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Files gives the package's files keyed by their slash-separated path inside
+// the package ("package.jadpo", "resources/messages.jadpo"), or nil when the
+// catalogue has no such package. The map and its slices are the caller's.
+func Files(name string) map[string][]byte {
+	if name == "" || strings.ContainsAny(name, `/\`) || !Has(name) {
+		return nil
+	}
+	root := path.Join("packages", name)
+	out := map[string][]byte{}
+	err := fs.WalkDir(packages, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := packages.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out[strings.TrimPrefix(p, root+"/")] = b
+		return nil
+	})
+	if err != nil {
+		return nil
+	}
+	return out
+}
