@@ -22,8 +22,8 @@ type Config struct {
 	secrets []string
 }
 
-// Format keeps values out of any printed form.
-func (c *Config) Format(f fmt.State, verb rune) {
+// Format keeps values out of any printed form, of a *Config or a Config.
+func (c Config) Format(f fmt.State, verb rune) {
 	fmt.Fprintf(f, "runtime.Config{%d values}", len(c.values))
 }
 
