@@ -114,3 +114,25 @@ func TestMappingShape(t *testing.T) {
 		}
 	}
 }
+
+// A published package version is installed into apps' jadpo.lock by its
+// digest: changing its files makes every such app's check fail until it runs
+// `jadpo package add` again. Update this pin only knowingly.
+func TestDigestPinned(t *testing.T) {
+	const want = "sha256:eb288ded1705719a2a0efc151265eeb7a5e29ceec79dd508861f5c83e763230a"
+	if got := lockfile.Digest(Files(sqsPackage)); got != want {
+		t.Errorf("%s digest is %s, pinned %s", sqsPackage, got, want)
+	}
+}
+
+// The catalogue's package installs cleanly and verifies.
+func TestInstallFromCatalogue(t *testing.T) {
+	dir := t.TempDir()
+	changed, err := lockfile.Install(dir, sqsPackage, Files(sqsPackage))
+	if err != nil || !changed {
+		t.Fatalf("install: %v %v", changed, err)
+	}
+	if problems, err := lockfile.Verify(dir); err != nil || len(problems) != 0 {
+		t.Fatalf("verify: %v %v", problems, err)
+	}
+}
