@@ -241,7 +241,7 @@ func (s *Store) KeepBatch(ctx context.Context, now time.Time, keeps []store.Keep
 }
 
 // readKeeps reads one round of KeepBatch. It returns the index of the message whose keep
-// statement the server refused and why (keepErr), or a failure of the whole batch (err).
+// statement the server refused and why (refusal), or a failure of the whole batch (err).
 func readKeeps(br pgx.BatchResults, keeps []store.Keep, results []store.KeepResult) (refusedAt int, refusal, err error) {
 	for i := range keeps {
 		if _, err := br.Exec(); err != nil {
