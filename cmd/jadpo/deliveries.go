@@ -13,6 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/codegen"
+	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/store"
 )
@@ -24,13 +28,16 @@ func (e *env) deliveriesCommand() *cobra.Command {
 	var dir string
 	open := func(ctx context.Context) (store.Store, error) {
 		var url string
+		var plan *ir.Program
 		if f.database != "" {
 			url = f.database
+			plan = quietPlan(dir, &f)
 		} else {
 			p, err := e.loadPlan(dir, &f)
 			if err != nil {
 				return nil, err
 			}
+			plan = p
 			cfg, err := runtime.LoadConfig(p, os.Environ(), filepath.Join(dir, ".env.local"))
 			if err != nil && p.Store != nil && p.Store.Database != nil && p.Store.Database.Config != "" {
 				return nil, startupError{"cannot start: " + strings.ReplaceAll(err.Error(), "\n", "; ")}
@@ -42,7 +49,11 @@ func (e *env) deliveriesCommand() *cobra.Command {
 				return nil, startupError{err.Error()}
 			}
 		}
-		return openStore(ctx, url)
+		st, err := openStore(ctx, url)
+		if err != nil {
+			return nil, err
+		}
+		return withBudgets(st, plan), nil
 	}
 	root := &cobra.Command{
 		Use:   "deliveries",
@@ -174,7 +185,10 @@ func (e *env) listEntries(ctx context.Context, open func(context.Context) (store
 	for _, en := range entries {
 		attempts := "-"
 		if en.ID.Kind == store.KindDelivery {
-			attempts = fmt.Sprintf("%d/%d", en.Attempts, en.MaxAttempts)
+			attempts = fmt.Sprint(en.Attempts)
+			if en.MaxAttempts > 0 {
+				attempts += fmt.Sprintf("/%d", en.MaxAttempts)
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", en.ID, en.State, en.Label(), en.Code, attempts, en.UpdatedAt.UTC().Format(time.RFC3339))
 	}
@@ -203,8 +217,10 @@ func (e *env) printEntry(en store.Entry, withBody bool) {
 		}
 		fmt.Fprintf(w, "  problem:     %s: %s\n", field, p.Rule)
 	}
-	if en.ID.Kind == store.KindDelivery {
+	if en.ID.Kind == store.KindDelivery && en.MaxAttempts > 0 {
 		fmt.Fprintf(w, "  attempts:    %d of %d\n", en.Attempts, en.MaxAttempts)
+	} else if en.ID.Kind == store.KindDelivery {
+		fmt.Fprintf(w, "  attempts:    %d\n", en.Attempts)
 	}
 	fmt.Fprintf(w, "  created:     %s\n", en.CreatedAt.UTC().Format(time.RFC3339))
 	fmt.Fprintf(w, "  updated:     %s\n", en.UpdatedAt.UTC().Format(time.RFC3339))
@@ -233,6 +249,9 @@ func entryJSON(en store.Entry, withBody bool) map[string]any {
 	}
 	if en.ID.Kind == store.KindDelivery {
 		m["kind"], m["subscriber"], m["attempts"], m["max_attempts"] = "delivery", en.Subscriber, en.Attempts, en.MaxAttempts
+		if en.MaxAttempts == 0 {
+			m["max_attempts"] = nil // the plan's, and no plan was read
+		}
 	} else {
 		m["kind"], m["body_sha256"] = "parked_message", en.BodySHA256
 	}
@@ -247,4 +266,67 @@ func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// quietPlan reads the plan for what the store does not hold (a delivery's
+// attempt budget when the plan's applies): --plan, or the project in dir
+// when it has an app.jadpo and checks. It prints nothing; nil when none.
+func quietPlan(dir string, f *appFlags) *ir.Program {
+	if f.plan != "" {
+		b, err := os.ReadFile(f.plan)
+		if err != nil {
+			return nil
+		}
+		p, err := codegen.DecodePlan(b)
+		if err != nil {
+			return nil
+		}
+		return p
+	}
+	if _, err := os.Stat(filepath.Join(dir, "app.jadpo")); err != nil {
+		return nil
+	}
+	res := check.Check(project.Load(dir))
+	if res.Diags.HasErrors() {
+		return nil
+	}
+	return res.Program
+}
+
+// budgetStore fills in a delivery's attempt budget from the plan where the
+// store holds 0 (the plan's budget applies), so it is not shown as "of 0".
+type budgetStore struct {
+	store.Store
+	budgets map[string]int
+}
+
+func withBudgets(st store.Store, p *ir.Program) store.Store {
+	if p == nil {
+		return st
+	}
+	b := map[string]int{}
+	for _, s := range p.Subscribers {
+		b[s.Name] = s.Retry.MaxAttempts
+	}
+	return &budgetStore{Store: st, budgets: b}
+}
+
+func (s *budgetStore) fill(en *store.Entry) {
+	if en.ID.Kind == store.KindDelivery && en.MaxAttempts == 0 {
+		en.MaxAttempts = s.budgets[en.Subscriber]
+	}
+}
+
+func (s *budgetStore) List(ctx context.Context, f store.Filter) ([]store.Entry, error) {
+	es, err := s.Store.List(ctx, f)
+	for i := range es {
+		s.fill(&es[i])
+	}
+	return es, err
+}
+
+func (s *budgetStore) Show(ctx context.Context, id store.ID, withBody bool) (store.Entry, error) {
+	en, err := s.Store.Show(ctx, id, withBody)
+	s.fill(&en)
+	return en, err
 }

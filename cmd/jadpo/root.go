@@ -54,9 +54,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(e.checkCommand(), e.buildCommand(), e.runCommand(), e.tickCommand(), e.deliveriesCommand(), e.devCommand(), e.versionCommand())
-	for _, c := range root.Commands() {
-		c.Args = wrapArgs(c.Args)
+	var wrapAll func(cs []*cobra.Command)
+	wrapAll = func(cs []*cobra.Command) {
+		for _, c := range cs {
+			c.Args = wrapArgs(c.Args)
+			wrapAll(c.Commands()) // `deliveries retry` with no id is a usage error too
+		}
 	}
+	wrapAll(root.Commands())
 	err := root.Execute()
 	if err == nil {
 		return exitOK

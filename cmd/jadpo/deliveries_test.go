@@ -1,0 +1,414 @@
+package main
+
+// jadpo deliveries (runtime.md §1 and §4): list as an aligned table,
+// --state, --json, show with and without --body, retry and dismiss, and
+// their refusals (unknown ID, wrong state): a clear message, a non-zero
+// exit and nothing changed.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/jadpo/jadpo/runtime"
+	"github.com/jadpo/jadpo/runtime/runtimetest"
+	"github.com/jadpo/jadpo/runtime/store"
+)
+
+// cli runs the command line in process.
+func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// deliveriesWorld is a store holding one failed delivery, one succeeded
+// delivery and two parked messages (unlisted_type, unreadable).
+type deliveriesWorld struct {
+	env                 *runtimetest.Env
+	st                  store.Store
+	failed, succeeded   store.ID
+	unlisted, unreadble store.ID
+	failedMsg           string // the failed delivery's message id
+}
+
+const delayedBody = `{"id":"m-3","type":"order_delayed","order_id":"o-3"}`
+
+func newDeliveriesWorld(t *testing.T, kind string) *deliveriesWorld {
+	t.Helper()
+	env := runtimetest.New(t, kind)
+	st := env.Store()
+	rt := env.Runtime(st, runtime.Options{})
+	env.Target.Script(400) // the first delivery is refused for good
+	env.Send("warehouse_queue", runtimetest.OrderShipped("m-1"))
+	env.Send("warehouse_queue", runtimetest.OrderShipped("m-2"))
+	env.Send("warehouse_queue", delayedBody)
+	env.Send("warehouse_queue", "not json")
+	rep, err := rt.Tick(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Kept != 2 || rep.Parked != 2 || rep.Delivered.Failed != 1 || rep.Delivered.Succeeded != 1 {
+		t.Fatalf("tick %+v", rep)
+	}
+	w := &deliveriesWorld{env: env, st: st}
+	all, err := st.List(context.Background(), store.Filter{State: store.ListAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range all {
+		switch {
+		case e.ID.Kind == store.KindDelivery && e.State == store.ListFailed:
+			w.failed, w.failedMsg = e.ID, e.ReceivedID
+		case e.ID.Kind == store.KindParked && e.Code == "unlisted_type":
+			w.unlisted = e.ID
+		case e.ID.Kind == store.KindParked && e.Code == "unreadable":
+			w.unreadble = e.ID
+		}
+	}
+	// The succeeded delivery is not listed: it is the other one.
+	for _, n := range []int64{1, 2} {
+		if id := store.DeliveryID(n); id != w.failed {
+			w.succeeded = id
+		}
+	}
+	if w.failed.N == 0 || w.unlisted.N == 0 || w.unreadble.N == 0 {
+		t.Fatalf("store holds %+v", all)
+	}
+	return w
+}
+
+func (w *deliveriesWorld) cli(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	return cli(t, append(args, "--database", w.env.StoreURL)...)
+}
+
+// states reads each id's listing state ("" when not listed at all).
+func (w *deliveriesWorld) states(t *testing.T) map[store.ID]store.ListState {
+	t.Helper()
+	all, err := w.st.List(context.Background(), store.Filter{State: store.ListAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[store.ID]store.ListState{}
+	for _, e := range all {
+		out[e.ID] = e.State
+	}
+	return out
+}
+
+func TestDeliveriesList(t *testing.T) {
+	for _, kind := range runtimetest.Stores {
+		t.Run(kind, func(t *testing.T) {
+			w := newDeliveriesWorld(t, kind)
+			for _, args := range [][]string{{"deliveries"}, {"deliveries", "list"}, {"deliveries", "list", "--state", "failed"}} {
+				code, out, errs := w.cli(t, args...)
+				if code != 0 || errs != "" {
+					t.Fatalf("%v: exit %d, stderr %q", args, code, errs)
+				}
+				lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+				if len(lines) != 4 {
+					t.Fatalf("%v:\n%s", args, out)
+				}
+				checkAligned(t, lines)
+				want := []*regexp.Regexp{
+					regexp.MustCompile(`^ID +STATE +WHAT +CODE +ATTEMPTS +SINCE$`),
+					regexp.MustCompile(`^` + w.failed.String() + ` +failed +subscriber pack_order · OrderShipped +status_400 +1 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`),
+					regexp.MustCompile(`^` + w.unlisted.String() + ` +failed +queue warehouse_queue · order_delayed +unlisted_type +- +\d{4}-`),
+					regexp.MustCompile(`^` + w.unreadble.String() + ` +failed +queue warehouse_queue · \? +unreadable +- +\d{4}-`),
+				}
+				for _, re := range want[1:] {
+					if !slices.ContainsFunc(lines[1:], re.MatchString) {
+						t.Errorf("%v: no line matches %s:\n%s", args, re, out)
+					}
+				}
+				if !want[0].MatchString(lines[0]) {
+					t.Errorf("header %q", lines[0])
+				}
+			}
+			// With the project at hand, a delivery's budget is the plan's
+			// (the store holds 0 for "the plan's"): 1/8, never 1/0.
+			_, out, _ := w.cli(t, "deliveries", "--dir", exampleDir(t))
+			if !regexp.MustCompile(`(?m)^` + w.failed.String() + ` +failed +subscriber pack_order · OrderShipped +status_400 +1/8 +`).MatchString(out) {
+				t.Errorf("with --dir:\n%s", out)
+			}
+			// --state: nothing pending or dismissed yet; all lists the failed ones too.
+			code, out, _ := w.cli(t, "deliveries", "list", "--state", "pending")
+			if code != 0 || out != "no pending deliveries or parked messages\n" {
+				t.Fatalf("pending: %d %q", code, out)
+			}
+			code, out, _ = w.cli(t, "deliveries", "--state", "dismissed")
+			if code != 0 || out != "no dismissed deliveries or parked messages\n" {
+				t.Fatalf("dismissed: %d %q", code, out)
+			}
+			if code, _, _ := w.cli(t, "deliveries", "retry", w.unlisted.String()); code != 0 {
+				t.Fatal("retry failed")
+			}
+			if code, _, _ := w.cli(t, "deliveries", "dismiss", w.unreadble.String()); code != 0 {
+				t.Fatal("dismiss failed")
+			}
+			for state, want := range map[string][]string{
+				"failed":    {w.failed.String()},
+				"pending":   {w.unlisted.String()},
+				"dismissed": {w.unreadble.String()},
+				"all":       {w.failed.String(), w.unlisted.String(), w.unreadble.String()},
+			} {
+				code, out, _ := w.cli(t, "deliveries", "list", "--state", state)
+				lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+				var ids []string
+				for _, l := range lines[1:] {
+					ids = append(ids, strings.Fields(l)[0])
+					if f := strings.Fields(l); state != "all" && f[1] != state {
+						t.Errorf("--state %s lists %q", state, l)
+					}
+				}
+				slices.Sort(ids)
+				slices.Sort(want)
+				if code != 0 || !slices.Equal(ids, want) {
+					t.Errorf("--state %s: exit %d, ids %v, want %v\n%s", state, code, ids, want, out)
+				}
+			}
+			code, out, errs := w.cli(t, "deliveries", "list", "--state", "lost")
+			if code != 2 || out != "" || !strings.Contains(errs, "--state must be failed, pending, dismissed or all") {
+				t.Fatalf("--state lost: %d %q %q", code, out, errs)
+			}
+		})
+	}
+}
+
+// checkAligned checks that every column of a table starts at the same
+// character offset on each line: a space before it and text at it.
+func checkAligned(t *testing.T, lines []string) {
+	t.Helper()
+	header := []rune(lines[0])
+	var starts []int
+	for i := 1; i < len(header); i++ {
+		if header[i-1] == ' ' && header[i] != ' ' {
+			starts = append(starts, i)
+		}
+	}
+	if len(starts) != 5 {
+		t.Fatalf("header %q has %d columns after the first", lines[0], len(starts))
+	}
+	for _, l := range lines[1:] {
+		r := []rune(l)
+		for _, s := range starts {
+			if s >= len(r) || r[s-1] != ' ' || r[s] == ' ' {
+				t.Fatalf("not aligned at character %d:\n%s\n%s", s, lines[0], l)
+			}
+		}
+		if utf8.RuneCountInString(l) < starts[len(starts)-1] {
+			t.Fatalf("short line %q", l)
+		}
+	}
+}
+
+func TestDeliveriesJSON(t *testing.T) {
+	w := newDeliveriesWorld(t, "sqlite")
+	code, out, errs := w.cli(t, "deliveries", "--json")
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d %q", code, errs)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	byID := map[string]map[string]any{}
+	for _, e := range got {
+		byID[e["id"].(string)] = e
+		if _, has := e["body"]; has {
+			t.Errorf("a listed entry holds its body: %v", e)
+		}
+	}
+	d := byID[w.failed.String()]
+	if d == nil || d["kind"] != "delivery" || d["state"] != "failed" || d["what"] != "subscriber pack_order · OrderShipped" ||
+		d["code"] != "status_400" || d["subscriber"] != "pack_order" || d["attempts"] != 1.0 || d["max_attempts"] != nil ||
+		d["message_id"] != w.failedMsg || d["source"] != "queue warehouse_queue" {
+		t.Errorf("delivery %v", d)
+	}
+	p := byID[w.unreadble.String()]
+	if p == nil || p["kind"] != "parked_message" || p["code"] != "unreadable" || p["what"] != "queue warehouse_queue · ?" {
+		t.Errorf("parked %v", p)
+	}
+	if ps, _ := p["problems"].([]any); len(ps) != 1 || ps[0].(map[string]any)["rule"] != "json" {
+		t.Errorf("problems %v", p["problems"])
+	}
+	if len(got) != 3 {
+		t.Errorf("listed %d entries", len(got))
+	}
+	_, out, _ = w.cli(t, "deliveries", "--json", "--dir", exampleDir(t))
+	if !strings.Contains(out, `"max_attempts": 8`) {
+		t.Errorf("with --dir, the plan's budget:\n%s", out)
+	}
+	// --state with --json, and nothing listed is an empty list.
+	code, out, _ = w.cli(t, "deliveries", "list", "--state", "pending", "--json")
+	if code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Fatalf("pending --json: %d %q", code, out)
+	}
+}
+
+func TestDeliveriesShow(t *testing.T) {
+	for _, kind := range runtimetest.Stores {
+		t.Run(kind, func(t *testing.T) {
+			w := newDeliveriesWorld(t, kind)
+			code, out, errs := w.cli(t, "deliveries", "show", w.unlisted.String())
+			if code != 0 || errs != "" {
+				t.Fatalf("exit %d %q", code, errs)
+			}
+			for _, want := range []string{
+				w.unlisted.String() + "  failed  queue warehouse_queue · order_delayed\n",
+				"  source:      queue warehouse_queue\n",
+				"  wire type:   order_delayed\n",
+				"  code:        unlisted_type\n",
+				"  body sha256: ",
+			} {
+				if !strings.Contains(out, want) {
+					t.Errorf("show lacks %q:\n%s", want, out)
+				}
+			}
+			if strings.Contains(out, "body:") || strings.Contains(out, "o-3") {
+				t.Errorf("show without --body shows the body:\n%s", out)
+			}
+			code, out, _ = w.cli(t, "deliveries", "show", w.unlisted.String(), "--body")
+			if code != 0 || !strings.Contains(out, "  body:\n"+delayedBody+"\n") {
+				t.Errorf("show --body: %d\n%s", code, out)
+			}
+			// An unreadable message shows its problems, field and rule.
+			_, out, _ = w.cli(t, "deliveries", "show", w.unreadble.String())
+			if !strings.Contains(out, "  problem:     (the message): json\n") {
+				t.Errorf("show unreadable:\n%s", out)
+			}
+			// A delivery: its message id, attempts and, with --body, the event.
+			_, out, _ = w.cli(t, "deliveries", "show", w.failed.String())
+			for _, want := range []string{"subscriber pack_order · OrderShipped", "  message id:  " + w.failedMsg, "  event:       OrderShipped", "  code:        status_400", "  attempts:    1\n"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("show delivery lacks %q:\n%s", want, out)
+				}
+			}
+			if strings.Contains(out, `"order_id"`) {
+				t.Errorf("show without --body shows the event:\n%s", out)
+			}
+			if _, out, _ := w.cli(t, "deliveries", "show", w.failed.String(), "--dir", exampleDir(t)); !strings.Contains(out, "  attempts:    1 of 8\n") {
+				t.Errorf("show with --dir:\n%s", out)
+			}
+			_, out, _ = w.cli(t, "deliveries", "show", w.failed.String(), "--body")
+			if !strings.Contains(out, `"order_id":"o-`+w.failedMsg+`"`) {
+				t.Errorf("show --body of a delivery:\n%s", out)
+			}
+			_, out, _ = w.cli(t, "deliveries", "show", w.failed.String(), "--body", "--json")
+			var m map[string]any
+			if err := json.Unmarshal([]byte(out), &m); err != nil || !strings.Contains(m["body"].(string), `"order_id"`) {
+				t.Errorf("show --body --json: %v\n%s", err, out)
+			}
+			// A succeeded delivery is shown, though never listed.
+			if code, out, _ := w.cli(t, "deliveries", "show", w.succeeded.String()); code != 0 || !strings.Contains(out, "subscriber pack_order") {
+				t.Errorf("show succeeded: %d\n%s", code, out)
+			}
+			// Unknown and malformed ids.
+			code, out, errs = w.cli(t, "deliveries", "show", "p999")
+			if code != 1 || out != "" || errs != "jadpo: p999: no such delivery or parked message\n" {
+				t.Errorf("show p999: %d %q %q", code, out, errs)
+			}
+			code, _, errs = w.cli(t, "deliveries", "show", "x7")
+			if code != 2 || !strings.Contains(errs, `"x7" is not an id`) {
+				t.Errorf("show x7: %d %q", code, errs)
+			}
+		})
+	}
+}
+
+func TestDeliveriesRetryAndDismiss(t *testing.T) {
+	for _, kind := range runtimetest.Stores {
+		t.Run(kind, func(t *testing.T) {
+			w := newDeliveriesWorld(t, kind)
+			before := w.states(t)
+			refusals := []struct {
+				args []string
+				want string // in stderr
+			}{
+				{[]string{"retry", "p999"}, "p999 is unknown"},
+				{[]string{"dismiss", "d999"}, "d999 is unknown"},
+				{[]string{"retry", w.succeeded.String()}, w.succeeded.String() + " is succeeded"},
+				{[]string{"dismiss", w.succeeded.String()}, w.succeeded.String() + " is succeeded"},
+				// One refused id refuses the whole call: the failed ones are untouched.
+				{[]string{"retry", w.failed.String(), w.unlisted.String(), "p999"}, "p999 is unknown"},
+				{[]string{"dismiss", w.unreadble.String(), w.succeeded.String()}, w.succeeded.String() + " is succeeded"},
+			}
+			for _, r := range refusals {
+				code, out, errs := w.cli(t, append([]string{"deliveries"}, r.args...)...)
+				if code != 1 || out != "" || !strings.Contains(errs, r.want) || !strings.Contains(errs, "nothing was changed") ||
+					!strings.HasPrefix(errs, "jadpo: "+r.args[0]+" refused") {
+					t.Errorf("%v: exit %d, stdout %q, stderr %q", r.args, code, out, errs)
+				}
+				if after := w.states(t); !mapsEqual(after, before) {
+					t.Fatalf("%v changed the store: %v -> %v", r.args, before, after)
+				}
+			}
+			// A malformed id is a usage error and changes nothing either.
+			if code, _, _ := w.cli(t, "deliveries", "retry", w.failed.String(), "q1"); code != 2 || !mapsEqual(w.states(t), before) {
+				t.Fatalf("retry q1: exit %d", code)
+			}
+
+			// Retry: failed -> pending, a delivery with a fresh attempt budget.
+			code, out, errs := w.cli(t, "deliveries", "retry", w.failed.String(), w.unlisted.String())
+			if code != 0 || errs != "" || out != w.failed.String()+" is pending again\n"+w.unlisted.String()+" is pending again\n" {
+				t.Fatalf("retry: %d %q %q", code, out, errs)
+			}
+			st := w.states(t)
+			if st[w.failed] != store.ListPending || st[w.unlisted] != store.ListPending || st[w.unreadble] != store.ListFailed {
+				t.Fatalf("after retry %v", st)
+			}
+			en, err := w.st.Show(context.Background(), w.failed, false)
+			if err != nil || en.Attempts != 0 {
+				t.Fatalf("a retried delivery keeps %d attempts (%v)", en.Attempts, err)
+			}
+			// Pending ids are in the wrong state for either.
+			for _, op := range []string{"retry", "dismiss"} {
+				before := w.states(t)
+				code, _, errs := w.cli(t, "deliveries", op, w.unlisted.String())
+				if code != 1 || !strings.Contains(errs, w.unlisted.String()+" is pending") || !mapsEqual(w.states(t), before) {
+					t.Errorf("%s a pending one: %d %q", op, code, errs)
+				}
+			}
+
+			// Dismiss: failed -> dismissed; then neither again.
+			code, out, _ = w.cli(t, "deliveries", "dismiss", w.unreadble.String())
+			if code != 0 || out != w.unreadble.String()+" is dismissed\n" || w.states(t)[w.unreadble] != store.ListDismissed {
+				t.Fatalf("dismiss: %d %q", code, out)
+			}
+			for _, op := range []string{"retry", "dismiss"} {
+				before := w.states(t)
+				code, _, errs := w.cli(t, "deliveries", op, w.unreadble.String())
+				if code != 1 || !strings.Contains(errs, w.unreadble.String()+" is dismissed") || !mapsEqual(w.states(t), before) {
+					t.Errorf("%s a dismissed one: %d %q", op, code, errs)
+				}
+			}
+			if code, _, _ := w.cli(t, "deliveries", "retry"); code != 2 {
+				t.Errorf("retry with no id: exit %d", code)
+			}
+		})
+	}
+}
+
+func exampleDir(t *testing.T) string {
+	return filepath.Join(runtimetest.RepoRoot(t), "examples", "warehouse")
+}
+
+func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
