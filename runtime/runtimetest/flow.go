@@ -1,0 +1,67 @@
+package runtimetest
+
+import (
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Flow sends part of a workload to the fake from a goroutine of its own,
+// spread over a while, as messages arrive on a real queue.
+type Flow struct {
+	sent atomic.Int64
+	done chan struct{}
+	stop chan struct{}
+}
+
+// Flow sends messages [from, to) in steps of ten, message i at
+// start + over*(i-from)/(to-from). It stops when the test ends.
+func (w *Workload) Flow(e *Env, from, to int, over time.Duration) *Flow {
+	f := &Flow{done: make(chan struct{}), stop: make(chan struct{})}
+	f.sent.Store(int64(from))
+	t := e.T
+	t.Cleanup(func() {
+		select {
+		case <-f.stop:
+		default:
+			close(f.stop)
+		}
+		<-f.done
+	})
+	go func() {
+		defer close(f.done)
+		start := time.Now()
+		for i := from; i < to; i += 10 {
+			at := start.Add(over * time.Duration(i-from) / time.Duration(max(1, to-from)))
+			select {
+			case <-f.stop:
+				return
+			case <-time.After(time.Until(at)):
+			}
+			for _, m := range w.Msgs[i:min(i+10, to)] {
+				if _, err := e.Fake.SendMessage(strings.TrimSuffix(m.Queue, "_queue"), m.Body); err != nil {
+					t.Errorf("sending to the fake: %v", err)
+					return
+				}
+			}
+			f.sent.Store(int64(min(i+10, to)))
+		}
+	}()
+	return f
+}
+
+// Sent is the index after the last message sent.
+func (f *Flow) Sent() int { return int(f.sent.Load()) }
+
+// Finished reports whether every message of the flow was sent.
+func (f *Flow) Finished() bool {
+	select {
+	case <-f.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Wait waits until every message of the flow was sent.
+func (f *Flow) Wait() { <-f.done }
