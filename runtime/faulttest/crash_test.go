@@ -1,0 +1,110 @@
+package faulttest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jadpo/jadpo/runtime/runtimetest"
+	"github.com/jadpo/jadpo/runtime/store/pgtest"
+)
+
+// TestKilledAtRandomMomentsKeepsEachMessageOnce runs `jadpo run` as a child
+// process against the SQS fake and a fresh PostgreSQL schema, kills it with
+// SIGKILL at seeded random moments (at least 20 times) while 5,000
+// messages flow, restarting it each time, then lets a last run drain the
+// queue and stop on SIGTERM. Every message must then be kept exactly once:
+// one outbox row and received id per distinct id, one delivery per
+// subscriber of its event, nothing left on the queue and only the messages
+// that had to be parked parked.
+func TestKilledAtRandomMomentsKeepsEachMessageOnce(t *testing.T) {
+	pgtest.Require(t)
+	n, minKills := 5000, 20
+	if testing.Short() {
+		n, minKills = 1000, 6
+	}
+	sd := seed(t, 20261130)
+	t.Logf("seed %d (set JADPO_FAULT_SEED to change it), %d messages, at least %d kills", sd, n, minKills)
+	bin := jadpoBin(t)
+	// A killed process's messages in flight come back after 2 s.
+	e := runtimetest.NewWith(t, "postgres", runtimetest.WorldOptions{QueueAttributes: map[string]string{"VisibilityTimeout": "2"}})
+	w := runtimetest.NewWorkload(sd, n)
+	rng := rand.New(rand.NewPCG(sd, 0x6b696c6c))
+	logs := t.TempDir()
+	start := time.Now()
+
+	s := w.Flow(e, 0, n, time.Duration(minKills)*700*time.Millisecond)
+	kills, worked, maxKills := 0, 0, 10*minKills
+	totals := map[string]int{}
+	for kills < minKills || !s.Finished() {
+		if kills >= maxKills {
+			t.Fatalf("%d kills and the messages are still not all sent (%d of %d)", kills, s.Sent(), n)
+		}
+		log := filepath.Join(logs, fmt.Sprintf("life-%03d.log", kills))
+		p := e.StartRun(bin, log, "--interval", "200ms")
+		// From 50 ms (building the plan, migrating) to 1.5 s (ticking).
+		life := time.Duration(50+rng.IntN(1450)) * time.Millisecond
+		time.Sleep(life)
+		if p.Exited() {
+			b, _ := os.ReadFile(log)
+			t.Fatalf("jadpo run ended by itself (%v):\n%s", p.Err(), b)
+		}
+		p.Kill()
+		kills++
+		msgs, other := runtimetest.LogLines(t, log)
+		for k, v := range msgs {
+			totals[k] += v
+		}
+		if msgs["kept"]+msgs["repeat: already kept"]+msgs["parked"] > 0 {
+			worked++
+		}
+		t.Logf("run %2d killed after %4d ms: kept %4d, repeats %3d, parked %2d; %5d sent, %5d on the queue",
+			kills, life.Milliseconds(), msgs["kept"], msgs["repeat: already kept"], msgs["parked"], s.Sent(), e.QueueDepth())
+		if len(other) > 0 {
+			t.Errorf("life %d wrote lines that are not JSON log lines:\n%s", kills, strings.Join(other, "\n"))
+		}
+	}
+	killPhase := time.Since(start)
+	queueAtEnd := e.QueueDepth()
+
+	// A last run drains the queue (what the killed runs held in flight comes
+	// back after the visibility timeout) and stops cleanly on SIGTERM.
+	log := filepath.Join(logs, "final.log")
+	p := e.StartRun(bin, log, "--interval", "200ms")
+	runtimetest.WaitUntil(t, 2*time.Minute, "the last run to drain the queue", func() bool {
+		if p.Exited() {
+			b, _ := os.ReadFile(log)
+			t.Fatalf("the last jadpo run ended by itself (%v):\n%s", p.Err(), b)
+		}
+		return e.QueueEmpty()
+	})
+	if err := p.Stop(30 * time.Second); err != nil {
+		b, _ := os.ReadFile(log)
+		t.Fatalf("jadpo run did not exit 0 on SIGTERM: %v\n%s", err, b)
+	}
+	msgs, other := runtimetest.LogLines(t, log)
+	for k, v := range msgs {
+		totals[k] += v
+	}
+	if len(other) > 0 {
+		t.Errorf("the last run wrote lines that are not JSON log lines:\n%s", strings.Join(other, "\n"))
+	}
+
+	k := runtimetest.VerifyExactlyOnce(t, e.StoreURL, w, runtimetest.SubscribersOf(e.Plan))
+	distinct, repeats, parked := w.Count()
+	t.Logf("%d messages (%d distinct ids, %d repeats sent, %d to park) in %v: %d kills over %v (%d of the killed runs had kept, repeated or parked something), %d messages on the queue at the last kill",
+		n, distinct, repeats, parked, time.Since(start).Round(time.Millisecond), kills, killPhase.Round(time.Millisecond), worked, queueAtEnd)
+	t.Logf("log lines over all runs: kept %d, repeat %d, parked %d, store unavailable %d; store: outbox %d, received ids %d, deliveries %d %v, parked %d",
+		totals["kept"], totals["repeat: already kept"], totals["parked"], totals["the store cannot take messages now; they stay on the queue"],
+		k.Outbox, k.ReceivedIDs, k.Deliveries, k.DeliveryStates, k.Parked)
+	// A run killed between a commit and its log line kept messages it never
+	// logged; no run may log more than the outbox holds.
+	if totals["kept"] > k.Outbox {
+		t.Errorf("the runs logged %d kept messages; the outbox holds %d rows", totals["kept"], k.Outbox)
+	}
+	t.Logf("kept by a run killed before it logged them (so before the acknowledgement): %d", k.Outbox-totals["kept"])
+}
