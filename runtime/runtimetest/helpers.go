@@ -438,3 +438,12 @@ func (f *FlakyStore) Park(ctx context.Context, now time.Time, p store.Parked) (s
 	}
 	return f.Store.Park(ctx, now, p)
 }
+
+// Answer makes the target answer every call with f's status and body text
+// (nil goes back to the scripted statuses). The request's body has been
+// read already; Calls still records it.
+func (tg *Target) Answer(f func(r *http.Request) (status int, body string)) {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	tg.answer = f
+}

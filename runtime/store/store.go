@@ -146,11 +146,17 @@ func Schemes() []string {
 // returned as "(unparsable database URL)" when it might hold a secret.
 func RedactURL(rawURL string) string {
 	u, err := url.Parse(rawURL)
-	if err != nil {
+	switch {
+	case err != nil || u.Scheme == "":
+		// No URL, or a keyword/value DSN ("host=db password=..."): nothing
+		// here can say which part is the password.
 		if strings.ContainsAny(rawURL, "@=") {
 			return "(unparsable database URL)"
 		}
 		return rawURL
+	case strings.ContainsAny(u.Opaque, "@="):
+		// "postgres:user:pw@db": user info without the //.
+		return "(unparsable database URL)"
 	}
 	if u.User != nil {
 		if _, has := u.User.Password(); has {
