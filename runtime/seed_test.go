@@ -944,7 +944,7 @@ func TestSeedWhenItIsReceived(t *testing.T) {
 // Acceptance 5: a message whose event text holds a NUL character (`\u0000`
 // in a Text field), among others in its batch.
 //
-// What the stores do (docs/store.md, "Refusals"): the outbox's event_json is
+// What the stores do (docs/store.md, "Error classification"): the outbox's event_json is
 // PostgreSQL `json` (SQLite: TEXT with json_valid), which keeps an *escaped*
 // NUL — the canonical JSON writes it as `\u0000` — so neither store refuses
 // this message and it is kept, NUL and all; only `jsonb` would refuse it. A
