@@ -2,7 +2,8 @@
 // and for tests that want volume: an app.jadpo with its `use` lines, a
 // config, one store, connections, queues and subscribers; many modules full
 // of refined types, enums, values and public events; and one installed
-// package (package.jadpo, resources, provides/receiving.jadpo).
+// package (package.jadpo, resources, provides/receiving.jadpo) recorded in
+// jadpo.lock.
 //
 // The output depends only on the requested size, so two runs produce the
 // same bytes. Everything is in the syntax of the language reference and is
@@ -12,6 +13,8 @@
 package projectgen
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -20,6 +23,8 @@ import (
 	"sort"
 	"strings"
 	"testing/fstest"
+
+	"github.com/jadpo/jadpo/lang/lockfile"
 )
 
 // PackageDir is the installed package's directory name under packages/.
@@ -65,11 +70,13 @@ func Lines(fsys fstest.MapFS) int {
 	return n
 }
 
-// Bytes is the total size of every file in fsys.
+// Bytes is the total size of fsys's .jadpo files.
 func Bytes(fsys fstest.MapFS) int {
 	n := 0
-	for _, f := range fsys {
-		n += len(f.Data)
+	for name, f := range fsys {
+		if strings.HasSuffix(name, ".jadpo") {
+			n += len(f.Data)
+		}
 	}
 	return n
 }
@@ -442,6 +449,29 @@ func (g *gen) writePackage() {
 	g.put(root+"resources/jobs.jadpo", packageJobs)
 	g.put(root+"resources/webhooks.jadpo", packageWebhooks)
 	g.put(root+"provides/receiving.jadpo", packageReceiving)
+
+	// jadpo.lock records the package and the digest of its files, as
+	// `jadpo package add ./packages/Relay.v1` would.
+	files := map[string][]byte{}
+	for name, f := range g.fs {
+		if rel, ok := strings.CutPrefix(name, root); ok {
+			files[rel] = f.Data
+		}
+	}
+	var lock strings.Builder
+	lock.WriteString("# jadpo.lock: the packages installed under packages/ and the sha256 of their files.\n")
+	lock.WriteString("# Written by `jadpo package add`; `jadpo check` refuses a package that does not match.\n")
+	lock.WriteString(PackageDir + " " + lockfile.Digest(files) + "\n")
+	paths := make([]string, 0, len(files))
+	for rel := range files {
+		paths = append(paths, rel)
+	}
+	sort.Strings(paths)
+	for _, rel := range paths {
+		sum := sha256.Sum256(files[rel])
+		lock.WriteString("  " + rel + " sha256:" + hex.EncodeToString(sum[:]) + "\n")
+	}
+	g.put(lockfile.FileName, lock.String())
 }
 
 // ---------------------------------------------------------------------------
