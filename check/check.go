@@ -176,6 +176,7 @@ func (c *checker) run() {
 	c.checkConnections()
 	c.checkQueues()
 	c.checkSubscribers()
+	c.verifyLock()
 }
 
 // add reports a diagnostic.

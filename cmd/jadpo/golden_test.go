@@ -16,6 +16,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/jadpo/jadpo/lang/diag"
+	"github.com/jadpo/jadpo/lang/lockfile"
 )
 
 // The golden cases: testdata/cases/<case>/ holds a small project (or files
@@ -24,6 +25,9 @@ import (
 //	base: warehouse                 lay the case's files over examples/warehouse
 //	remove: stock/returns.jadpo     drop a file of the base
 //	edit: app.jadpo | old | new     replace the first `old` in a file
+//	lock: keep                      keep jadpo.lock as it is (by default the
+//	                                case's packages are recorded afresh, as
+//	                                `jadpo package add` would after an edit)
 //	args: build                     the command (default: check)
 //	expect: receiving.invalid `OrderShiped`
 //
@@ -41,8 +45,9 @@ type goldenCase struct {
 	name    string
 	base    string
 	remove  []string
-	edits   [][3]string
-	args    []string
+	edits    [][3]string
+	keepLock bool
+	args     []string
 	expects []expectation
 }
 
@@ -107,6 +112,8 @@ func loadCases(t *testing.T, root string) []goldenCase {
 				gc.edits = append(gc.edits, [3]string{parts[0], unescape(parts[1]), unescape(parts[2])})
 			case "args":
 				gc.args = strings.Fields(val)
+			case "lock":
+				gc.keepLock = val == "keep"
 			case "expect":
 				code, text, ok := strings.Cut(val, " ")
 				text = strings.TrimSpace(text)
@@ -174,6 +181,31 @@ func materialize(t *testing.T, root string, gc goldenCase, dir string) {
 		if err := os.WriteFile(path, []byte(strings.Replace(string(b), e[1], e[2], 1)), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if !gc.keepLock {
+		relock(t, dst)
+	}
+}
+
+// relock records every package folder of a project in its jadpo.lock.
+func relock(t *testing.T, dir string) {
+	entries, err := os.ReadDir(filepath.Join(dir, "packages"))
+	if err != nil {
+		return
+	}
+	lock := &lockfile.Lock{}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		files, err := lockfile.ReadDir(filepath.Join(dir, "packages", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lock.SetFiles(e.Name(), lockfile.Digest(files), lockfile.FileDigests(files))
+	}
+	if err := lockfile.Write(dir, lock); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -53,7 +53,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(e.checkCommand(), e.buildCommand(), e.runCommand(), e.tickCommand(), e.deliveriesCommand(), e.devCommand(), e.versionCommand())
+	root.AddCommand(e.checkCommand(), e.buildCommand(), e.runCommand(), e.tickCommand(), e.deliveriesCommand(), e.devCommand(), e.packageCommand(), e.versionCommand())
 	var wrapAll func(cs []*cobra.Command)
 	wrapAll = func(cs []*cobra.Command) {
 		for _, c := range cs {

@@ -110,6 +110,8 @@ var entries = []Entry{
 	// Packages.
 	{"package.not_installed", Error, "a connection names a package that is not installed",
 		"install it with `jadpo package add <Name.vVERSION>`"},
+	{"package.lock_mismatch", Error, "an installed package does not match jadpo.lock",
+		"install the package again with `jadpo package add`"},
 	{"package.invalid", Error, "a package's files are not laid out as a package",
 		"a package holds package.jadpo, resources/<name>.jadpo and provides/<capability>.jadpo"},
 	{"package.provider_invalid", Error, "a package's provider or capability mapping is wrong",

@@ -128,10 +128,29 @@ func HeaderName(packageJadpo []byte) (string, error) {
 	return "", fmt.Errorf("%s has no `package Name.vVERSION` line", HeaderFile)
 }
 
-// Entry is one line of the lock.
+// Entry is one package of the lock: its line, and one indented line per file.
 type Entry struct {
 	Name   string // "AmazonSqs.v2012_11_05"
-	Digest string // "sha256:<hex>"
+	Digest string // "sha256:<hex>" of all the package's files (Digest)
+	// Files holds each file's own digest (FileDigest) by its path in the
+	// package, so that a check verifies just the files it reads: a large
+	// package costs what is used of it. Nil for a lock written without them.
+	Files map[string]string
+}
+
+// FileDigest is one file's digest: "sha256:" and the hex SHA-256 of its content.
+func FileDigest(content []byte) string {
+	sum := sha256.Sum256(content)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// FileDigests computes every file's digest.
+func FileDigests(files map[string][]byte) map[string]string {
+	out := make(map[string]string, len(files))
+	for p, c := range files {
+		out[p] = FileDigest(c)
+	}
+	return out
 }
 
 // Lock is jadpo.lock's content.
@@ -143,12 +162,27 @@ type Lock struct {
 func Parse(data []byte) (*Lock, error) {
 	l := &Lock{}
 	seen := map[string]bool{}
-	for i, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(strings.TrimSuffix(line, "\r"))
+	for i, raw := range strings.Split(string(data), "\n") {
+		line := strings.TrimSpace(strings.TrimSuffix(raw, "\r"))
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		fields := strings.Fields(line)
+		if raw[0] == ' ' || raw[0] == '\t' {
+			// A file of the package above: `  <path> sha256:<hex>`.
+			if len(l.Entries) == 0 || len(fields) != 2 || !ValidPath(fields[0]) || !digestRE.MatchString(fields[1]) {
+				return nil, fmt.Errorf("%s:%d: want an indented `<path> sha256:<hex>` under a package's line", FileName, i+1)
+			}
+			e := &l.Entries[len(l.Entries)-1]
+			if e.Files == nil {
+				e.Files = map[string]string{}
+			}
+			if _, dup := e.Files[fields[0]]; dup {
+				return nil, fmt.Errorf("%s:%d: %s is listed twice", FileName, i+1, fields[0])
+			}
+			e.Files[fields[0]] = fields[1]
+			continue
+		}
 		if len(fields) != 2 {
 			return nil, fmt.Errorf("%s:%d: want `<Name>.<version> sha256:<hex>`", FileName, i+1)
 		}
@@ -180,6 +214,14 @@ func (l *Lock) Bytes() []byte {
 	b.WriteString("# Written by `jadpo package add`; `jadpo check` refuses a package that does not match.\n")
 	for _, e := range l.Entries {
 		b.WriteString(e.Name + " " + e.Digest + "\n")
+		paths := make([]string, 0, len(e.Files))
+		for p := range e.Files {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			b.WriteString("  " + p + " " + e.Files[p] + "\n")
+		}
 	}
 	return b.Bytes()
 }
@@ -195,14 +237,17 @@ func (l *Lock) Get(name string) (Entry, bool) {
 }
 
 // Set adds or replaces an entry.
-func (l *Lock) Set(name, digest string) {
+func (l *Lock) Set(name, digest string) { l.SetFiles(name, digest, nil) }
+
+// SetFiles adds or replaces an entry with its files' digests.
+func (l *Lock) SetFiles(name, digest string, files map[string]string) {
 	for i := range l.Entries {
 		if l.Entries[i].Name == name {
-			l.Entries[i].Digest = digest
+			l.Entries[i].Digest, l.Entries[i].Files = digest, files
 			return
 		}
 	}
-	l.Entries = append(l.Entries, Entry{Name: name, Digest: digest})
+	l.Entries = append(l.Entries, Entry{Name: name, Digest: digest, Files: files})
 	l.sort()
 }
 
@@ -383,7 +428,7 @@ func Install(projectDir, name string, files map[string][]byte) (changed bool, er
 
 	digest := Digest(files)
 	dir := filepath.Join(projectDir, PackagesDir, name)
-	if e, ok := lock.Get(name); ok && e.Digest == digest {
+	if e, ok := lock.Get(name); ok && e.Digest == digest && e.Files != nil {
 		if onDisk, err := ReadDir(dir); err == nil && Digest(onDisk) == digest {
 			return false, nil
 		}
@@ -405,7 +450,7 @@ func Install(projectDir, name string, files map[string][]byte) (changed bool, er
 		os.RemoveAll(tmp)
 		return false, err
 	}
-	lock.Set(name, digest)
+	lock.SetFiles(name, digest, FileDigests(files))
 	if err := Write(projectDir, lock); err != nil {
 		return false, err
 	}

@@ -76,8 +76,20 @@ func TestLockText(t *testing.T) {
 		t.Errorf("text\n%s\nwant\n%s", text, want)
 	}
 	back, err := Parse([]byte(strings.ReplaceAll(text, "\n", "\r\n") + "\n  \n"))
-	if err != nil || len(back.Entries) != 2 || back.Entries[0] != (Entry{"AmazonSqs.v2012_11_05", d2}) {
+	if err != nil || len(back.Entries) != 2 || back.Entries[0].Name != "AmazonSqs.v2012_11_05" || back.Entries[0].Digest != d2 || back.Entries[0].Files != nil {
 		t.Errorf("parse: %+v %v", back, err)
+	}
+	// Each file's digest is kept on an indented line under its package.
+	l.SetFiles("Zeta.v1", d2, map[string]string{"package.jadpo": d1, "resources/a.jadpo": d2})
+	withFiles, err := Parse(l.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if z, _ := withFiles.Get("Zeta.v1"); len(z.Files) != 2 || z.Files["resources/a.jadpo"] != d2 || z.Files["package.jadpo"] != d1 {
+		t.Errorf("files: %+v", z)
+	}
+	if _, err := Parse([]byte("  package.jadpo " + d1 + "\n")); err == nil {
+		t.Error("a file line before any package was accepted")
 	}
 	if !l.Remove("Zeta.v1") || l.Remove("Zeta.v1") {
 		t.Error("remove")

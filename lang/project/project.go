@@ -34,6 +34,8 @@ type Project struct {
 	Parsed []*ast.File
 	// Diags holds the problems found while reading and parsing.
 	Diags diag.List
+	// LockFile is jadpo.lock, or nil when the project has none.
+	LockFile *source.File
 }
 
 // Package is one installed package under packages/<Dir>/.
@@ -131,6 +133,11 @@ func LoadFS(fsys fs.FS) *Project {
 		if f := p.parse(name); f != nil {
 			p.Modules[strings.TrimSuffix(name, ".jadpo")] = f
 		}
+	}
+	if b, err := fs.ReadFile(fsys, "jadpo.lock"); err == nil {
+		p.LockFile = source.NewFile("jadpo.lock", b)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		p.readFailed("jadpo.lock", err)
 	}
 	sort.Strings(packageDirs)
 	for _, dir := range packageDirs {
