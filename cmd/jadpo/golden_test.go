@@ -42,13 +42,13 @@ import (
 var updateDocs = flag.Lookup("update")
 
 type goldenCase struct {
-	name    string
-	base    string
-	remove  []string
+	name     string
+	base     string
+	remove   []string
 	edits    [][3]string
 	keepLock bool
 	args     []string
-	expects []expectation
+	expects  []expectation
 }
 
 type expectation struct{ code, text string }
