@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -111,6 +112,17 @@ func newDeliverer(r *Runtime, conns map[string]*connection, opts Options) (*deli
 		}
 	}
 	return d, nil
+}
+
+// defaultHTTPClient is the client provider calls use when Options.HTTP is
+// nil: a 30 s timeout, and idle connections kept for every worker (and a
+// queue's receive) per host. http.DefaultTransport keeps 2 per host, so 8
+// workers calling one service would open a new connection (and TLS
+// session) for most calls.
+func defaultHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 2 * Workers
+	return &http.Client{Timeout: 30 * time.Second, Transport: t}
 }
 
 // Deliver runs due deliveries, as the fourth step of a tick does, and

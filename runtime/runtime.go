@@ -38,7 +38,8 @@ type Options struct {
 	Plan   *ir.Program
 	Store  store.Store
 	Config *Config
-	// HTTP sends provider calls; nil means a client with a 30 s timeout.
+	// HTTP sends provider calls; nil means a client with a 30 s timeout that
+	// keeps a connection per delivery worker open to each host.
 	HTTP   *http.Client
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
@@ -98,7 +99,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	hc := opts.HTTP
 	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
+		hc = defaultHTTPClient()
 	}
 	conns := map[string]*connection{}
 	for i := range opts.Plan.Connections {

@@ -1,0 +1,276 @@
+package runtime_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/jadpo/jadpo/runtime"
+	"github.com/jadpo/jadpo/runtime/runtimetest"
+	"github.com/jadpo/jadpo/runtime/store"
+	"github.com/jadpo/jadpo/runtime/store/pgtest"
+)
+
+// BenchmarkDeliver measures deliveries per second from PostgreSQL (fsync on)
+// to a local no-op HTTP target: the runtime's delivery engine (claim, the
+// pack_order handler through json_http with bearer, settle; 8 workers),
+// next to a raw pgx loop doing the same claim and settle statements and the
+// same HTTP call with 8 goroutines. One op is one delivery settled
+// succeeded; the b.N deliveries are kept before the timer starts.
+//
+//	go test ./runtime -run '^$' -bench BenchmarkDeliver -benchtime 5000x
+func BenchmarkDeliver(b *testing.B) {
+	pgtest.Require(b)
+	b.Run("runtime", benchDeliverRuntime)
+	b.Run("raw_pgx", benchDeliverRaw)
+}
+
+// benchDeliverTarget is a no-op HTTP target: it reads the request and
+// answers create_job's answer. It counts calls and the connections opened.
+func benchDeliverTarget(b *testing.B) (*httptest.Server, *benchDeliverCounts) {
+	var n benchDeliverCounts
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		n.calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"job_id":"j-1","state":"queued"}`)
+	}))
+	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			n.conns.Add(1)
+		}
+	}
+	srv.Start()
+	b.Cleanup(srv.Close)
+	return srv, &n
+}
+
+type benchDeliverCounts struct{ calls, conns atomic.Int64 }
+
+// benchDeliverWorld is the example app on a fresh PostgreSQL schema, its
+// packing host the no-op target, with b.N due deliveries kept.
+func benchDeliverWorld(b *testing.B) (*runtimetest.Env, store.Store, *httptest.Server, *benchDeliverCounts) {
+	env := runtimetest.New(b, "postgres")
+	srv, calls := benchDeliverTarget(b)
+	for i, kv := range env.Environ {
+		if strings.HasPrefix(kv, "PACKING_HOST=") {
+			env.Environ[i] = "PACKING_HOST=" + srv.URL
+		}
+	}
+	benchDeliverFsync(b, env.StoreURL)
+	st := env.Store()
+	ns := make([]string, 0, 1000)
+	for i := 0; i < b.N; i++ {
+		ns = append(ns, fmt.Sprint(i))
+		if len(ns) == cap(ns) || i == b.N-1 {
+			benchDeliverKeep(b, st, ns)
+			ns = ns[:0]
+		}
+	}
+	return env, st, srv, calls
+}
+
+func benchDeliverKeep(b *testing.B, st store.Store, ns []string) {
+	keeps := make([]store.Keep, len(ns))
+	for i, n := range ns {
+		keeps[i] = store.Keep{Source: "queue warehouse_queue", ReceivedID: n, EventName: "OrderShipped",
+			EventJSON: orderJSON(n), Subscribers: []string{"pack_order"}}
+	}
+	if _, err := st.KeepBatch(context.Background(), time.Now().Add(-time.Second), keeps); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// benchDeliverFsync fails the benchmark unless the server syncs commits.
+func benchDeliverFsync(b *testing.B, url string) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var fsync, commit string
+	if err := conn.QueryRow(ctx, "SHOW fsync").Scan(&fsync); err != nil {
+		b.Fatal(err)
+	}
+	if err := conn.QueryRow(ctx, "SHOW synchronous_commit").Scan(&commit); err != nil {
+		b.Fatal(err)
+	}
+	if fsync != "on" || commit == "off" {
+		b.Fatalf("the server has fsync %s, synchronous_commit %s: not a durable store's figures", fsync, commit)
+	}
+}
+
+func benchDeliverRuntime(b *testing.B) {
+	env, st, _, calls := benchDeliverWorld(b)
+	rt := env.Runtime(st, runtime.Options{Logger: slog.New(slog.DiscardHandler), Rand: rand.New(rand.NewPCG(1, 2))})
+	ctx := context.Background()
+	b.ResetTimer()
+	done := 0
+	for done < b.N {
+		rep, err := rt.Deliver(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rep.Succeeded != rep.Claimed {
+			b.Fatalf("report %+v", rep)
+		}
+		done += rep.Succeeded
+		if rep.Claimed == 0 {
+			b.Fatalf("nothing due after %d of %d", done, b.N)
+		}
+	}
+	b.StopTimer()
+	benchDeliverReport(b, calls)
+}
+
+// The raw loop's statements: the store's claim and settle for PostgreSQL
+// (runtime/store/postgres/statements.go), word for word.
+const (
+	benchRawClaim = `WITH due AS MATERIALIZED (
+    SELECT id FROM jadpo_deliveries
+    WHERE state IN ('pending', 'retry_wait', 'running') AND next_attempt_at <= $1
+      AND (state <> 'running' OR lease_expires_at < $1)
+    ORDER BY next_attempt_at, id
+    LIMIT $3
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE jadpo_deliveries AS d
+SET state = 'running',
+    attempts = d.attempts + 1,
+    lease_expires_at = $2,
+    next_attempt_at = $2,
+    fencing_token = d.fencing_token + 1,
+    updated_at = $1
+FROM due, jadpo_outbox AS o
+WHERE d.id = due.id AND o.id = d.outbox_id
+RETURNING d.id, d.fencing_token, d.attempts, d.max_attempts, d.lease_expires_at, d.subscriber,
+    d.outbox_id, o.source, o.received_id, o.event_name, o.event_json`
+	benchRawSettle = `UPDATE jadpo_deliveries
+SET state = $3::text,
+    next_attempt_at = COALESCE($4::timestamptz, next_attempt_at),
+    last_error_code = $5::text,
+    lease_expires_at = NULL,
+    settled_at = CASE WHEN $3::text IN ('succeeded', 'failed') THEN $6::timestamptz END,
+    updated_at = $6::timestamptz
+WHERE id = $1 AND fencing_token = $2 AND state = 'running'`
+)
+
+// benchDeliverRaw: 8 goroutines, each claiming 4 deliveries at a time, then
+// for each one POST the body create_job sends, with the bearer token, and
+// settle it.
+func benchDeliverRaw(b *testing.B) {
+	env, _, srv, calls := benchDeliverWorld(b)
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, env.StoreURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = runtime.Workers
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: tr}
+	url := srv.URL + "/accounts/warehouse-1/jobs"
+	auth := "Bearer " + runtimetest.Canary + "-token"
+	var settled atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, runtime.Workers)
+	b.ResetTimer()
+	for range runtime.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				now := time.Now()
+				rows, err := pool.Query(ctx, benchRawClaim, now, now.Add(runtime.Lease), runtime.Workers/2)
+				if err != nil {
+					errs <- err
+					return
+				}
+				type claimed struct {
+					id, token int64
+					orderJSON string
+				}
+				var cs []claimed
+				var c claimed
+				var attempts int
+				var maxAttempts *int32
+				var lease time.Time
+				var sub, source, received, event string
+				var outbox int64
+				_, err = pgx.ForEachRow(rows, []any{&c.id, &c.token, &attempts, &maxAttempts, &lease, &sub, &outbox, &source, &received, &event, &c.orderJSON},
+					func() error { cs = append(cs, c); return nil })
+				if err != nil {
+					errs <- err
+					return
+				}
+				if len(cs) == 0 {
+					return
+				}
+				for _, c := range cs {
+					body := benchRawBody(c.orderJSON)
+					req, _ := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(body))
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Authorization", auth)
+					resp, err := hc.Do(req)
+					if err != nil {
+						errs <- err
+						return
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != 200 {
+						errs <- fmt.Errorf("status %d", resp.StatusCode)
+						return
+					}
+					if _, err := pool.Exec(ctx, benchRawSettle, c.id, c.token, "succeeded", nil, nil, time.Now()); err != nil {
+						errs <- err
+						return
+					}
+					settled.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	select {
+	case err := <-errs:
+		b.Fatal(err)
+	default:
+	}
+	if n := settled.Load(); n != int64(b.N) {
+		b.Fatalf("settled %d of %d", n, b.N)
+	}
+	benchDeliverReport(b, calls)
+}
+
+// benchRawBody is the body pack_order's create_job sends for an event.
+func benchRawBody(eventJSON string) []byte {
+	i := strings.Index(eventJSON, `"order_id":"`) + len(`"order_id":"`)
+	order := eventJSON[i : i+strings.IndexByte(eventJSON[i:], '"')]
+	return fmt.Appendf(nil, `{"order_id":%q,"carrier":"dhl","priority":2,"label":{"reference":%q,"account":"warehouse-1"},"tags":["shipped","warehouse"],"payload":%q}`,
+		order, order, eventJSON)
+}
+
+func benchDeliverReport(b *testing.B, n *benchDeliverCounts) {
+	if c := n.calls.Load(); c != int64(b.N) {
+		b.Fatalf("the target saw %d calls for %d deliveries", c, b.N)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "deliveries/s")
+	b.ReportMetric(float64(n.conns.Load()), "conns")
+}
