@@ -81,8 +81,8 @@ func TestTranslationsParse(t *testing.T) {
 		}
 	}
 	jadpo := map[string][]byte{}
-	for name, f := range in.jadpo {
-		jadpo[name] = f.Data
+	for _, name := range projectgen.Files(in.jadpo) {
+		jadpo[name] = in.jadpo[name].Data
 	}
 	for _, row := range []struct {
 		what  string
