@@ -952,40 +952,39 @@ func TestSeedWhenItIsReceived(t *testing.T) {
 // id (PostgreSQL 22021, SQLite's CHECK mirroring it), which is parked
 // `unreadable` with the rest of its batch kept.
 func TestNULInEventText(t *testing.T) {
+	// Acceptance 5: a message whose event text holds a NUL character is
+	// refused by the store as it would be every time (PostgreSQL's text
+	// cannot hold U+0000: the jsonb cast refuses it, 22P05; SQLite refuses it
+	// alike), so it is parked unreadable, and the rest of its batch is kept.
+	// A NUL in the id is refused the same way.
 	for _, kind := range runtimetest.Stores {
 		t.Run(kind, func(t *testing.T) {
 			w := newWorld(t, kind, nil)
 			nulNote := strings.Replace(shipped("m-nul"), `"carrier":"dhl"`, `"carrier":"dhl","note":"left at\u0000door"`, 1)
 			nulID := strings.Replace(shipped("x"), `"id":"x"`, `"id":"m-\u0000"`, 1)
 			w.send("warehouse_queue", shipped("m-1"), nulNote, nulID, shipped("m-2"))
-			wantReport(t, w.tick(), "received 4 kept 3 repeats 0 parked 1 left 0 acked 4")
+			wantReport(t, w.tick(), "received 4 kept 2 repeats 0 parked 2 left 0 acked 4")
 			wantRows(t, "received ids", w.receivedIDs(),
-				row("queue warehouse_queue", "m-1"), row("queue warehouse_queue", "m-2"), row("queue warehouse_queue", "m-nul"))
-			var kept string
-			for _, r := range w.outbox() {
-				if r[2] == "m-nul" {
-					kept = r[3]
-				}
-			}
-			if !strings.Contains(kept, `"note":"left at\u0000door"`) {
-				t.Fatalf("the kept event %q does not hold the escaped NUL", kept)
-			}
+				row("queue warehouse_queue", "m-1"), row("queue warehouse_queue", "m-2"))
 			ps := w.parked(store.ListFailed)
-			if len(ps) != 1 {
+			if len(ps) != 2 {
 				t.Fatalf("parked %+v", ps)
 			}
-			if e := w.show(ps[0].ID); e.Code != "unreadable" || string(e.Body) != nulID || problemsText(e.Problems) != ":store" {
-				t.Fatalf("parked %s %q body %q", e.Code, problemsText(e.Problems), e.Body)
-			}
-			// The subscriber is handed the NUL as the event holds it.
-			var notes []string
-			for _, c := range w.env.Target.Calls() {
-				if p, _ := c.Body["payload"].(string); strings.Contains(p, "m-nul") || strings.Contains(p, "left at") {
-					notes = append(notes, p)
+			bodies := map[string]bool{}
+			for _, p := range ps {
+				e := w.show(p.ID)
+				if e.Code != "unreadable" || problemsText(e.Problems) != ":store" {
+					t.Fatalf("parked %s %q", e.Code, problemsText(e.Problems))
 				}
+				bodies[string(e.Body)] = true
 			}
-			if len(notes) != 1 || !strings.Contains(notes[0], `left at\u0000door`) {
-				t.Fatalf("payloads with the note %q", notes)
+			if !bodies[nulNote] || !bodies[nulID] {
+				t.Fatalf("the parked bodies are not the messages whole: %v", bodies)
+			}
+			for _, c := range w.env.Target.Calls() {
+				if p, _ := c.Body["payload"].(string); strings.Contains(p, "left at") {
+					t.Fatalf("the subscriber was handed the NUL event: %q", p)
+				}
 			}
 		})
 	}

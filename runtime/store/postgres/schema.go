@@ -78,6 +78,16 @@ CREATE TABLE jadpo_parked_messages (
 );
 CREATE INDEX jadpo_parked_messages_state ON jadpo_parked_messages (state, created_at);
 `,
+}, {
+	Version: 2,
+	Name:    "an event whose text holds a NUL character is refused",
+	// PostgreSQL's text cannot hold U+0000, and json keeps the escape as
+	// written; the cast to jsonb refuses it (22P05), so the message is
+	// parked unreadable instead of being handed to subscribers that cannot
+	// store it either.
+	SQL: `
+ALTER TABLE jadpo_outbox ADD CONSTRAINT jadpo_outbox_event_text CHECK (event_json::jsonb IS NOT NULL);
+`,
 }}
 
 // SchemaSQL is the store's whole PostgreSQL schema as one SQL text, written by jadpo build

@@ -90,6 +90,19 @@ CREATE TABLE jadpo_parked_messages (
 ) STRICT;
 CREATE INDEX jadpo_parked_messages_state ON jadpo_parked_messages (state, created_at);
 `),
+}, {
+	Version: 2,
+	Name:    "an event whose text holds a NUL character is refused",
+	// As PostgreSQL refuses it: the escaped NUL in the canonical JSON. (A
+	// text holding a backslash followed by u0000 is refused too; it is
+	// parked, never lost.)
+	SQL: `
+CREATE TRIGGER jadpo_outbox_event_text BEFORE INSERT ON jadpo_outbox
+WHEN instr(NEW.event_json, '\u0000') > 0
+BEGIN
+    SELECT RAISE(ABORT, 'CHECK constraint failed: an event text holds a NUL character');
+END;
+`,
 }}
 
 // SchemaSQL is the store's whole SQLite schema as one SQL text, written by jadpo build to

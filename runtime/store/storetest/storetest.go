@@ -401,12 +401,15 @@ func testKeepAndRepeat(t *testing.T, h Harness) {
 
 // poisoned is a message the store refuses as it would every time: both adapters refuse a
 // NUL character in text (PostgreSQL 22021; SQLite a CHECK constraint), event JSON that is
-// not JSON (PostgreSQL's json type, 22P02; SQLite json_valid) and an empty id (a CHECK).
+// not JSON (PostgreSQL's json type, 22P02; SQLite json_valid), an escaped NUL in event JSON
+// (PostgreSQL's jsonb cast, 22P05; SQLite a trigger) and an empty id (a CHECK).
 func poisoned(kind, id string) store.Keep {
 	k := keepOf(srcWarehouse, id, "pack_order")
 	switch kind {
 	case "nul in event json":
 		k.EventJSON = []byte("{\"card\":\"4111-secret\x00\"}")
+	case "escaped nul in event json":
+		k.EventJSON = []byte(`{"card":"4111-secret\u0000"}`)
 	case "not json":
 		k.EventJSON = []byte(`{"card":"4111-secret"`)
 	case "nul in received id":
@@ -429,9 +432,10 @@ func testKeepRefusedRollsBackToSavepoint(t *testing.T, h Harness) {
 		poisoned("nul in received id", "bad3"),
 		poisoned("empty received id", "bad4"),
 		keepOf(srcWarehouse, "ok3", "pack_order"),
+		poisoned("escaped nul in event json", "bad5"),
 	)
-	wantOutcomes(t, res, store.Kept, store.Refused, store.Kept, store.Refused, store.Refused, store.Refused, store.Kept)
-	for _, i := range []int{1, 3, 4, 5} {
+	wantOutcomes(t, res, store.Kept, store.Refused, store.Kept, store.Refused, store.Refused, store.Refused, store.Kept, store.Refused)
+	for _, i := range []int{1, 3, 4, 5, 7} {
 		err := res[i].Err
 		if !store.IsRefused(err) {
 			t.Errorf("message %d: Err = %v, want a refused store error", i, err)
