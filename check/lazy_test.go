@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/lang/project"
 )
 
@@ -75,6 +77,15 @@ value Thing%04dInput { id: Text { min_length: 1 max_length: 64 } }
 value Thing%04d { id: Text name: Text? tags: List<Text>? count: Int { min: 0 } }
 `, i, i, i, i, i, i)
 	}
+	pkgFiles := map[string][]byte{}
+	for name, content := range files {
+		if rel, ok := strings.CutPrefix(name, "packages/Big.v1/"); ok {
+			pkgFiles[rel] = []byte(content)
+		}
+	}
+	lock := &lockfile.Lock{}
+	lock.SetFiles("Big.v1", lockfile.Digest(pkgFiles), lockfile.FileDigests(pkgFiles))
+	files["jadpo.lock"] = string(lock.Bytes())
 	for name, content := range files {
 		path := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

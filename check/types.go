@@ -224,16 +224,19 @@ var ruleKeys = []string{"min", "max", "min_length", "max_length", "pattern", "fo
 // applyRules reads a rules block into t's rules, reporting rules that do not
 // fit its base. Members named in extra are returned for the caller instead.
 func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []string) map[string]*ast.Member {
-	known := append(append([]string(nil), ruleKeys...), extra...)
+	if b == nil {
+		return nil // most fields have no rules: nothing to read
+	}
+	known := ruleKeys
+	if len(extra) > 0 {
+		known = append(append(make([]string, 0, len(ruleKeys)+len(extra)), ruleKeys...), extra...)
+	}
 	ms := c.members(f, b, "type.constraint_invalid", "in this type's rules", known...)
 	out := map[string]*ast.Member{}
 	for _, k := range extra {
 		if m, ok := ms[k]; ok {
 			out[k] = m
 		}
-	}
-	if b == nil {
-		return out
 	}
 	var rules ir.Rules
 	if t.Rules != nil {
@@ -361,6 +364,9 @@ func kindName(k ir.Kind) string {
 func numberLiteral(e *ast.Expr) (*big.Rat, bool) {
 	if e == nil || e.Number == nil {
 		return nil, false
+	}
+	if n, err := strconv.ParseInt(*e.Number, 10, 64); err == nil {
+		return new(big.Rat).SetInt64(n), true // the common case, without big's parser
 	}
 	r, ok := new(big.Rat).SetString(*e.Number)
 	return r, ok
