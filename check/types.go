@@ -99,17 +99,17 @@ func (d *decl) scope() scope {
 
 // resolveFields types a record's fields.
 func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
-	d.fieldOf = map[string]*ir.Field{}
-	seen := map[string]*ast.Field{}
+	// Sized once: fieldOf points into d.fields, which must not move.
+	d.fields = make([]ir.Field, 0, len(fields))
+	d.fieldOf = make(map[string]*ir.Field, len(fields))
 	s := d.scope()
-	for _, f := range fields {
+	for i, f := range fields {
 		c.checkName(d.file, f.Name, false, "field")
-		if first, dup := seen[f.Name.Name]; dup {
+		if first := firstField(fields[:i], f.Name.Name); first != nil {
 			c.add("semantic.duplicate_name", d.file.Range(f.Name.Span()), "field `%s` is declared twice in `%s`", f.Name.Name, d.name).
 				WithRelated(d.file.Range(first.Name.Span()), "first declared here")
 			continue
 		}
-		seen[f.Name.Name] = f
 		t, ok := c.typeOf(s, d.file, f.Type, "field")
 		if !ok {
 			d.failed = true
@@ -126,10 +126,19 @@ func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
 			}
 		}
 		d.fields = append(d.fields, field)
+		d.fieldOf[field.Name] = &d.fields[len(d.fields)-1]
 	}
-	for i := range d.fields {
-		d.fieldOf[d.fields[i].Name] = &d.fields[i]
+}
+
+// firstField finds an earlier field of the same name (records are small:
+// a scan costs less than a map).
+func firstField(fields []*ast.Field, name string) *ast.Field {
+	for _, f := range fields {
+		if f.Name.Name == name {
+			return f
+		}
 	}
+	return nil
 }
 
 // typeOf resolves a type reference. ok is false when the type is unknown;

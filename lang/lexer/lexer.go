@@ -45,7 +45,7 @@ type Problem struct {
 // slices of src (no copies); a token's byte range is
 // [Pos.Offset, Pos.Offset+len(Value)).
 func Lex(src string) ([]plexer.Token, []Problem) {
-	l := lexState{src: src, toks: make([]plexer.Token, 0, len(src)/5+1)}
+	l := lexState{src: src, toks: make([]plexer.Token, 0, len(src)/7+16)}
 	l.run()
 	l.toks = append(l.toks, plexer.Token{Type: plexer.EOF, Pos: plexer.Position{Offset: len(src)}})
 	return l.toks, l.probs
