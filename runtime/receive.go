@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"sync"
 	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
@@ -62,49 +64,86 @@ type message struct {
 	settled      bool // kept, repeated or parked: acknowledge it
 }
 
+// MaxBatchesInFlight bounds the batches of one queue being kept and
+// acknowledged at once. The next batch is asked for as soon as one comes
+// back full, while the ones before it are still being kept: their
+// transactions commit together (sharing the store's flushes to disk) and
+// their acknowledgements overlap the next keep. Each message is still
+// acknowledged only after its own batch's transaction commits.
+const MaxBatchesInFlight = 4
+
 // receive asks the queue for batches while they come back full, at most
-// MaxAsksPerTick times and within the tick's budget.
+// MaxAsksPerTick times and within the tick's budget, keeping up to
+// MaxBatchesInFlight of them at once. It returns once every batch it
+// received is settled.
 func (qr *queueRunner) receive(ctx context.Context, deadline time.Time, rep *TickReport) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex // guards rep while batches are in flight
+		slots = make(chan struct{}, MaxBatchesInFlight)
+	)
+	defer wg.Wait()
+	busy := func() { mu.Lock(); rep.Busy = true; mu.Unlock() }
 	for ask := 0; ask < MaxAsksPerTick; ask++ {
 		if ctx.Err() != nil {
 			return nil
 		}
 		if !time.Now().Before(deadline) {
-			rep.Busy = true
+			busy()
 			return nil
 		}
-		n, err := qr.receiveBatch(ctx, rep)
+		slots <- struct{}{}
+		msgs, n, err := qr.ask(ctx)
 		if err != nil {
+			<-slots
 			return err
+		}
+		if len(msgs) == 0 {
+			<-slots
+		} else {
+			wg.Add(1)
+			go func() {
+				defer func() { <-slots; wg.Done() }()
+				var own TickReport
+				qr.settle(context.WithoutCancel(ctx), msgs, &own)
+				mu.Lock()
+				rep.addReceived(own)
+				mu.Unlock()
+			}()
 		}
 		if n < MaxBatch {
 			return nil
 		}
 		if ask == MaxAsksPerTick-1 {
-			rep.Busy = true
+			busy()
 		}
 	}
 	return nil
 }
 
-// receiveBatch receives, keeps or parks, then acknowledges one batch. The
-// messages in hand are finished even when ctx is cancelled (a signal), so
-// nothing received is left half-done.
-func (qr *queueRunner) receiveBatch(ctx context.Context, rep *TickReport) (int, error) {
+// addReceived adds the receiving counts of o to rep.
+func (rep *TickReport) addReceived(o TickReport) {
+	rep.Received += o.Received
+	rep.Kept += o.Kept
+	rep.Repeats += o.Repeats
+	rep.Parked += o.Parked
+	rep.Left += o.Left
+	rep.Acked += o.Acked
+}
+
+// ask receives one batch and reads each message; n is the number of
+// messages the queue answered with.
+func (qr *queueRunner) ask(ctx context.Context) (msgs []*message, n int, err error) {
 	answer, err := qr.conn.client.Call(ctx, qr.recvOp, qr.recvIn)
 	if err != nil {
 		qr.metrics.receiveErrors.Inc()
 		if ctx.Err() != nil {
-			return 0, nil
+			return nil, 0, nil
 		}
-		return 0, fmt.Errorf("queue %s: receiving: %w", qr.q.Name, err)
+		return nil, 0, fmt.Errorf("queue %s: receiving: %w", qr.q.Name, err)
 	}
 	items, _ := answer[qr.recv.Messages].([]any)
-	if len(items) == 0 {
-		return 0, nil
-	}
-	ctx = context.WithoutCancel(ctx)
-	msgs := make([]*message, 0, len(items))
+	msgs = make([]*message, 0, len(items))
 	for _, it := range items {
 		obj, _ := it.(map[string]any)
 		body, _ := obj[qr.recv.Body].(string)
@@ -115,6 +154,13 @@ func (qr *queueRunner) receiveBatch(ctx context.Context, rep *TickReport) (int, 
 		}
 		msgs = append(msgs, &message{body: body, handle: handle, out: qr.reader.Read([]byte(body))})
 	}
+	return msgs, len(items), nil
+}
+
+// settle keeps or parks, then acknowledges one batch. The messages in hand
+// are finished even when a signal came (ctx is not cancelled), so nothing
+// received is left half-done.
+func (qr *queueRunner) settle(ctx context.Context, msgs []*message, rep *TickReport) {
 	rep.Received += len(msgs)
 	qr.metrics.received.Add(float64(len(msgs)))
 	qr.keepAndPark(ctx, msgs, rep)
@@ -135,7 +181,6 @@ func (qr *queueRunner) receiveBatch(ctx context.Context, rep *TickReport) (int, 
 		}
 		rep.Acked++
 	}
-	return len(items), nil
 }
 
 // keepAndPark keeps the readable messages of a batch in one transaction and
@@ -154,6 +199,19 @@ func (qr *queueRunner) keepAndPark(ctx context.Context, msgs []*message, rep *Ti
 	if len(keeps) == 0 {
 		return
 	}
+	// Keep in the order of the ids, so that batches kept at once (here or in
+	// other processes) wait for the ids they share in the same order, and
+	// never deadlock on them.
+	order := make([]int, len(keeps))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return keeps[order[a]].ReceivedID < keeps[order[b]].ReceivedID })
+	sortedKeeps, sortedMsgs := make([]store.Keep, len(keeps)), make([]*message, len(keeps))
+	for i, j := range order {
+		sortedKeeps[i], sortedMsgs[i] = keeps[j], keptMsgs[j]
+	}
+	keeps, keptMsgs = sortedKeeps, sortedMsgs
 	results, err := qr.r.store.KeepBatch(ctx, qr.r.now(), keeps)
 	if err != nil {
 		// Nothing was committed: the messages stay on the queue, which sends

@@ -1,0 +1,294 @@
+package runtime
+
+// BenchmarkReceive is in the runtime package itself (not runtime_test) so
+// that it can run the receiving step of a tick alone, without the
+// deliveries and housekeeping that follow it; so it builds its own world
+// (runtimetest imports this package).
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/runtime/store"
+	"github.com/jadpo/jadpo/runtime/store/pgtest"
+	_ "github.com/jadpo/jadpo/runtime/store/postgres"
+)
+
+// benchRun makes the ids of each benchmark run distinct.
+var benchRun atomic.Int64
+
+const benchSecret = "bench-s3cr3t"
+
+// benchBody is an OrderShipped message of the warehouse example: one
+// subscriber, so keeping it writes a received id, an outbox row and one
+// delivery.
+func benchBody(id string) string {
+	return fmt.Sprintf(`{"id":%q,"type":"order_shipped","order_id":"o-%s","shipped_at":"2026-11-30T10:00:00Z","carrier":"dhl","lines":[{"sku":"SKU-1","quantity":2}]}`, id, id)
+}
+
+// benchRoot finds the folder holding go.mod.
+func benchRoot(b *testing.B) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			b.Fatal("no go.mod above the benchmark")
+		}
+		dir = parent
+	}
+}
+
+// benchFsync fails the benchmark unless the server syncs its commits, so
+// that the figures are those of a durable store.
+func benchFsync(b *testing.B, url string) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var fsync, commit string
+	if err := conn.QueryRow(ctx, "SHOW fsync").Scan(&fsync); err != nil {
+		b.Fatal(err)
+	}
+	if err := conn.QueryRow(ctx, "SHOW synchronous_commit").Scan(&commit); err != nil {
+		b.Fatal(err)
+	}
+	if fsync != "on" || commit == "off" {
+		b.Fatalf("the server has fsync %s, synchronous_commit %s: the figures would not be a durable store's", fsync, commit)
+	}
+}
+
+// BenchmarkReceive measures messages per second from the SQS fake (over
+// loopback HTTP, each request's SigV4 signature checked) into PostgreSQL
+// (fsync on): the runtime's receiving step of a tick (ReceiveMessage,
+// reading, KeepBatch, DeleteMessage per message), next to raw pgx loops
+// writing the same rows in the same transaction shape, one transaction per
+// batch of 10 messages. One op is a batch of 10 messages.
+func BenchmarkReceive(b *testing.B) {
+	pgtest.Require(b)
+	b.Run("runtime", benchReceiveRuntime)
+	b.Run("raw_pgx", func(b *testing.B) { benchReceiveRaw(b, false) })
+	b.Run("raw_pgx_pipelined", func(b *testing.B) { benchReceiveRaw(b, true) })
+}
+
+func benchReceiveRuntime(b *testing.B) {
+	ctx := context.Background()
+	res := check.Check(project.Load(filepath.Join(benchRoot(b), "examples", "warehouse")))
+	if res.Diags.HasErrors() {
+		b.Fatalf("examples/warehouse does not check: %v", res.Diags)
+	}
+	fake := sqsfake.New(sqsfake.Options{Credentials: map[string]string{"AKIDBENCH": benchSecret}})
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer target.Close()
+	var urls []string
+	for _, q := range []string{"warehouse", "returns"} {
+		u, err := fake.CreateQueue(q, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		urls = append(urls, u)
+	}
+	cfg, err := LoadConfig(res.Program, []string{
+		"AWS_ACCESS_KEY_ID=AKIDBENCH", "AWS_SECRET_ACCESS_KEY=" + benchSecret, "SQS_HOST=" + srv.URL,
+		"WAREHOUSE_QUEUE_URL=" + urls[0], "RETURNS_QUEUE_URL=" + urls[1],
+		"PACKING_TOKEN=t", "PACKING_HOST=" + target.URL,
+	}, filepath.Join(b.TempDir(), ".env.local"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	url := pgtest.FreshURL(b)
+	benchFsync(b, url)
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	timed := &benchTimedStore{Store: st}
+	calls := &benchTimedTransport{next: http.DefaultTransport}
+	r, err := New(Options{Plan: res.Program, Store: timed, Config: cfg, HTTP: &http.Client{Transport: calls, Timeout: 30 * time.Second}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := benchRun.Add(1)
+	want := b.N * 10
+	sent := 0
+	// The queue holds at most 200 messages (twice what a tick asks for): the
+	// fake's bookkeeping grows with its depth, a real queue's does not.
+	topUp := func(acked int) {
+		for ; sent < want && sent-acked < 200; sent++ {
+			if _, err := fake.SendMessage("warehouse", benchBody(fmt.Sprintf("r%d-%d", run, sent))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	var rep TickReport
+	topUp(0)
+	b.ResetTimer()
+	for rep.Kept < want {
+		before := rep.Kept
+		// The receiving step of a tick: each queue, within the budget.
+		deadline := time.Now().Add(r.budget)
+		for _, q := range r.queues {
+			if err := q.receive(ctx, deadline, &rep); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if rep.Kept == before {
+			b.Fatalf("a round kept nothing: %+v", rep)
+		}
+		b.StopTimer()
+		topUp(rep.Acked)
+		b.StartTimer()
+	}
+	b.StopTimer()
+	if rep.Kept != want || rep.Acked != want || rep.Left != 0 {
+		b.Fatalf("kept %d, acknowledged %d, left %d of %d", rep.Kept, rep.Acked, rep.Left, want)
+	}
+	b.ReportMetric(float64(want)/b.Elapsed().Seconds(), "msgs/s")
+	// Where a batch's time goes: the store's KeepBatch, and the calls to the
+	// queue (they may overlap).
+	b.ReportMetric(float64(timed.keep.Load())/1e6/float64(b.N), "keep-ms/op")
+	b.ReportMetric(float64(calls.receive.Load())/1e6/float64(b.N), "receive-ms/op")
+	b.ReportMetric(float64(calls.delete.Load())/1e6/float64(b.N), "ack-ms/op")
+}
+
+// benchTimedStore adds up the time spent in KeepBatch.
+type benchTimedStore struct {
+	store.Store
+	keep atomic.Int64
+}
+
+func (s *benchTimedStore) KeepBatch(ctx context.Context, now time.Time, keeps []store.Keep) ([]store.KeepResult, error) {
+	start := time.Now()
+	defer func() { s.keep.Add(int64(time.Since(start))) }()
+	return s.Store.KeepBatch(ctx, now, keeps)
+}
+
+// benchTimedTransport adds up the time spent in ReceiveMessage and
+// DeleteMessage calls.
+type benchTimedTransport struct {
+	next            http.RoundTripper
+	receive, delete atomic.Int64
+}
+
+func (t *benchTimedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	start := time.Now()
+	resp, err := t.next.RoundTrip(r)
+	if err == nil {
+		// The answer is read by the caller; count the time to its headers.
+		switch r.Header.Get("X-Amz-Target") {
+		case "AmazonSQS.ReceiveMessage":
+			t.receive.Add(int64(time.Since(start)))
+		case "AmazonSQS.DeleteMessage":
+			t.delete.Add(int64(time.Since(start)))
+		}
+	}
+	return resp, err
+}
+
+// benchReceiveRaw writes, per batch of 10 messages in one READ COMMITTED
+// transaction, what keeping them writes: the received id (ON CONFLICT DO
+// NOTHING), the outbox row and one delivery. Plain: a round trip per
+// statement; pipelined: the whole transaction in one round trip.
+func benchReceiveRaw(b *testing.B, pipelined bool) {
+	ctx := context.Background()
+	url := pgtest.FreshURL(b)
+	benchFsync(b, url)
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := st.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	st.Close()
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	const (
+		insReceived = `INSERT INTO jadpo_received_events (source, received_id, received_at)
+VALUES ($1, $2, $3) ON CONFLICT (source, received_id) DO NOTHING`
+		insOutbox = `INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at)
+VALUES ($1, $2, $3, $4, $5) RETURNING id`
+		insDelivery = `INSERT INTO jadpo_deliveries
+    (outbox_id, subscriber, state, attempts, next_attempt_at, fencing_token, created_at, updated_at)
+VALUES ($1, $2, 'pending', 0, $3, 0, $3, $3)`
+		// The pipelined form: one statement a message, the outbox row and
+		// the delivery written only when the id was not recorded before.
+		insAll = `WITH r AS (
+    INSERT INTO jadpo_received_events (source, received_id, received_at)
+    VALUES ($1, $4, $5) ON CONFLICT (source, received_id) DO NOTHING RETURNING 1
+), o AS (
+    INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at)
+    SELECT $1, $2, $3, $4, $5 FROM r RETURNING id
+)
+INSERT INTO jadpo_deliveries (outbox_id, subscriber, state, attempts, next_attempt_at, fencing_token, created_at, updated_at)
+SELECT o.id, $6, 'pending', 0, $5, 0, $5, $5 FROM o`
+	)
+	const source = "queue warehouse_queue"
+	run := benchRun.Add(1)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(tx pgx.Tx) error {
+			if pipelined {
+				batch := &pgx.Batch{}
+				for j := range 10 {
+					id := fmt.Sprintf("r%d-%d-%d", run, i, j)
+					batch.Queue(insAll, source, "OrderShipped", benchBody(id), id, now, "pack_order")
+				}
+				return tx.SendBatch(ctx, batch).Close()
+			}
+			for j := range 10 {
+				id := fmt.Sprintf("r%d-%d-%d", run, i, j)
+				tag, err := tx.Exec(ctx, insReceived, source, id, now)
+				if err != nil {
+					return err
+				}
+				if tag.RowsAffected() == 0 {
+					continue
+				}
+				var outbox int64
+				if err := tx.QueryRow(ctx, insOutbox, source, "OrderShipped", benchBody(id), id, now).Scan(&outbox); err != nil {
+					return err
+				}
+				if _, err := tx.Exec(ctx, insDelivery, outbox, "pack_order", now); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N*10)/b.Elapsed().Seconds(), "msgs/s")
+}
