@@ -129,7 +129,7 @@ func (e *env) deliveriesCommand() *cobra.Command {
 				if err := apply(st, c.Context(), time.Now(), ids); err != nil {
 					var se *store.StateError
 					if errors.As(err, &se) {
-						fmt.Fprintf(e.stderr, "jadpo: %v; nothing was changed\n", err)
+						fmt.Fprintf(e.stderr, "jadpo: %v\n", err)
 						return exitError{exitFound}
 					}
 					return err

@@ -343,7 +343,7 @@ func TestDeliveriesRetryAndDismiss(t *testing.T) {
 			}
 			for _, r := range refusals {
 				code, out, errs := w.cli(t, append([]string{"deliveries"}, r.args...)...)
-				if code != 1 || out != "" || !strings.Contains(errs, r.want) || !strings.Contains(errs, "nothing was changed") ||
+				if code != 1 || out != "" || !strings.Contains(errs, r.want) || !strings.Contains(errs, "nothing changed") ||
 					!strings.HasPrefix(errs, "jadpo: "+r.args[0]+" refused") {
 					t.Errorf("%v: exit %d, stdout %q, stderr %q", r.args, code, out, errs)
 				}
