@@ -217,8 +217,16 @@ func (r *Runtime) Run(ctx context.Context, interval time.Duration) error {
 	if interval <= 0 || interval > MaxTickInterval {
 		interval = MaxTickInterval
 	}
+	// Deliveries run in a loop of their own: a slow handler never delays
+	// receiving, which ticks at least every MaxTickInterval.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.deliveryLoop(ctx, interval)
+	}()
+	defer func() { <-done }()
 	for {
-		rep, err := r.Tick(ctx)
+		rep, err := r.tick(ctx, false)
 		if err != nil && ctx.Err() == nil {
 			r.log.Warn("tick failed", "error", err)
 		}
@@ -233,6 +241,30 @@ func (r *Runtime) Run(ctx context.Context, interval time.Duration) error {
 		case <-ctx.Done():
 			return nil
 		case <-time.After(wait):
+		}
+	}
+}
+
+// deliveryLoop runs due deliveries until ctx is done: again at once while
+// claims come back full, else after a pause (new deliveries are claimed
+// within a second of being kept).
+func (r *Runtime) deliveryLoop(ctx context.Context, interval time.Duration) {
+	pause := time.Second
+	if interval < pause {
+		pause = interval
+	}
+	for ctx.Err() == nil {
+		var rep DeliverReport
+		if err := r.deliver.run(ctx, &rep); err != nil && ctx.Err() == nil {
+			r.log.Warn("running deliveries failed", "error", err)
+		}
+		if rep.Full && ctx.Err() == nil {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(pause):
 		}
 	}
 }

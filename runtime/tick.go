@@ -20,7 +20,11 @@ type TickReport struct {
 // deliveries, then housekeeping. An error is returned only for what stopped
 // the tick as a whole; a message the store can't take now stays on its
 // queue and is counted in Left.
-func (r *Runtime) Tick(ctx context.Context) (TickReport, error) {
+func (r *Runtime) Tick(ctx context.Context) (TickReport, error) { return r.tick(ctx, true) }
+
+// tick runs one tick; Run passes deliver false, since it runs deliveries in
+// a loop of their own so that slow handlers never hold up receiving.
+func (r *Runtime) tick(ctx context.Context, deliver bool) (TickReport, error) {
 	start := time.Now()
 	defer func() { r.metrics.tickSeconds.Observe(time.Since(start).Seconds()) }()
 	var rep TickReport
@@ -37,7 +41,7 @@ func (r *Runtime) Tick(ctx context.Context) (TickReport, error) {
 			errs = append(errs, err)
 		}
 	}
-	if ctx.Err() == nil {
+	if deliver && ctx.Err() == nil {
 		if err := r.deliver.run(ctx, &rep.Delivered); err != nil {
 			errs = append(errs, err)
 		}
