@@ -80,7 +80,8 @@ func TestKilledAtRandomMomentsKeepsEachMessageOnce(t *testing.T) {
 			b, _ := os.ReadFile(log)
 			t.Fatalf("the last jadpo run ended by itself (%v):\n%s", p.Err(), b)
 		}
-		return e.QueueEmpty()
+		// Running, so that SIGTERM finds its handler installed.
+		return p.Logged("running") && e.QueueEmpty()
 	})
 	if err := p.Stop(30 * time.Second); err != nil {
 		b, _ := os.ReadFile(log)

@@ -59,6 +59,11 @@ func TestThreeProcessesShareOneQueue(t *testing.T) {
 		if !e.QueueEmpty() {
 			return false
 		}
+		for _, p := range ps {
+			if !p.Logged("running") {
+				return false
+			}
+		}
 		k := runtimetest.PGStoreCounts(t, e.StoreURL)
 		return k.DeliveryStates["succeeded"] == wantDeliveries
 	})

@@ -149,3 +149,10 @@ func LogLines(t testing.TB, path string) (byMsg map[string]int, other []string) 
 	}
 	return byMsg, other
 }
+
+// Logged reports whether the process has written a JSON log line with msg
+// ("running": it has started ticking, and a SIGTERM now lets it finish).
+func (p *Proc) Logged(msg string) bool {
+	b, err := os.ReadFile(p.Log)
+	return err == nil && strings.Contains(string(b), `"msg":"`+msg+`"`)
+}
