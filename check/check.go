@@ -104,6 +104,7 @@ type decl struct {
 	failed  bool // resolution failed: uses are not reported again
 	fields  []ir.Field
 	fieldOf map[string]*ir.Field
+	idText  string
 }
 
 type resolveState int
@@ -114,8 +115,13 @@ const (
 	resolved
 )
 
-// id is the record's or type's program-wide identity.
-func (d *decl) id() string { return d.home.qualifier + "." + d.name }
+// id is the record's or type's program-wide identity (made once).
+func (d *decl) id() string {
+	if d.idText == "" {
+		d.idText = d.home.qualifier + "." + d.name
+	}
+	return d.idText
+}
 
 // displayName is how code in the app names it.
 func (d *decl) displayName() string {
@@ -155,6 +161,8 @@ type checker struct {
 	appOrder    []*decl
 
 	out programParts
+	// patterns remembers each pattern's compile result: a project repeats them.
+	patterns map[string]error
 }
 
 func newChecker(p *project.Project) *checker {
@@ -162,7 +170,8 @@ func newChecker(p *project.Project) *checker {
 		proj: p, modules: map[string]*module{}, pkgs: map[string]*pkg{}, pkgDirs: map[string]*pkg{},
 		configs: map[string]*configField{}, connections: map[string]*connection{},
 		queues: map[string]*decl{}, subscribers: map[string]*decl{},
-		out: programParts{receivingConnections: map[string]bool{}, calledOps: map[string][]*operation{}},
+		out:      programParts{receivingConnections: map[string]bool{}, calledOps: map[string][]*operation{}},
+		patterns: map[string]error{},
 	}
 }
 

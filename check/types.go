@@ -308,10 +308,14 @@ func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []stri
 				continue
 			}
 			p := m.Value.TextValue()
-			// Parse it alone first: `a)|(b` only balances once wrapped.
-			_, err := regexp.Compile(p)
-			if err == nil {
-				_, err = regexp.Compile("^(?:" + p + ")$")
+			err, seen := c.patterns[p]
+			if !seen {
+				// Parse it alone first: `a)|(b` only balances once wrapped.
+				_, err = syntax.Parse(p, syntax.Perl)
+				if err == nil {
+					_, err = regexp.Compile("^(?:" + p + ")$")
+				}
+				c.patterns[p] = err
 			}
 			if err != nil {
 				c.add("type.constraint_invalid", f.Range(m.Value.Span()), "the pattern does not compile: %s", reError(err)).
