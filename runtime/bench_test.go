@@ -129,8 +129,11 @@ func benchReceiveRuntime(b *testing.B) {
 		b.Fatal(err)
 	}
 	timed := &benchTimedStore{Store: st}
-	calls := &benchTimedTransport{next: http.DefaultTransport}
-	r, err := New(Options{Plan: res.Program, Store: timed, Config: cfg, HTTP: &http.Client{Transport: calls, Timeout: 30 * time.Second}})
+	// The runtime's own client, its transport timed.
+	hc := defaultHTTPClient()
+	calls := &benchTimedTransport{next: hc.Transport}
+	hc.Transport = calls
+	r, err := New(Options{Plan: res.Program, Store: timed, Config: cfg, HTTP: hc})
 	if err != nil {
 		b.Fatal(err)
 	}
