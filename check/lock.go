@@ -16,7 +16,7 @@ import (
 func (c *checker) verifyLock() {
 	lock := &lockfile.Lock{}
 	if lf := c.proj.LockFile; lf != nil {
-		l, err := lockfile.Parse(lf.Content)
+		l, err := lockfile.Index(lf.Content)
 		if err != nil {
 			c.add("package.lock_mismatch", source.Range{File: lf, Span: firstLine(lf.Content)}, "jadpo.lock cannot be read: %s", strings.TrimPrefix(err.Error(), "jadpo.lock:")).
 				WithHelp("`jadpo package add` writes jadpo.lock; add each package again to rewrite it")
@@ -43,14 +43,14 @@ func (c *checker) verifyLock() {
 				With("package", dir).WithHelp(addCommand(dir) + " records it (and restores its files)")
 			continue
 		}
-		if e.Files == nil {
+		if !e.HasFiles() {
 			c.add("package.lock_mismatch", at, "jadpo.lock records package `%s` without its files' digests", dir).
 				With("package", dir).WithHelp(addCommand(dir) + " records them")
 			continue
 		}
 		for _, f := range byPkg[dir] {
 			rel := strings.TrimPrefix(f.Source.Path, "packages/"+dir+"/")
-			want, listed := e.Files[rel]
+			want, listed := e.File(rel)
 			rng := source.Range{File: f.Source, Span: firstLine(f.Source.Content)}
 			switch {
 			case !listed:

@@ -86,10 +86,7 @@ func Digest(files map[string][]byte) string {
 	return digestPrefix + hex.EncodeToString(h.Sum(nil))
 }
 
-var (
-	nameRE   = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9]*)\.(v[A-Za-z0-9_]+)$`)
-	digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
-)
+var nameRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9]*)\.(v[A-Za-z0-9_]+)$`)
 
 // SplitName splits "AmazonSqs.v2012_11_05" into the package's name
 // ("AmazonSqs") and version ("v2012_11_05").
@@ -134,8 +131,93 @@ type Entry struct {
 	Digest string // "sha256:<hex>" of all the package's files (Digest)
 	// Files holds each file's own digest (FileDigest) by its path in the
 	// package, so that a check verifies just the files it reads: a large
-	// package costs what is used of it. Nil for a lock written without them.
+	// package costs what is used of it. Nil for a lock written without them,
+	// and for a lock read by Index (see File).
 	Files map[string]string
+	// fileLines are the entry's indented file lines as read by Index.
+	fileLines string
+}
+
+// HasFiles reports whether the entry records its files' digests.
+func (e Entry) HasFiles() bool { return e.Files != nil || e.fileLines != "" }
+
+// File is the recorded digest of one file of the package. An entry read by
+// Index finds it in the file lines as written, without reading the others.
+func (e Entry) File(path string) (string, bool) {
+	if e.Files != nil {
+		d, ok := e.Files[path]
+		return d, ok
+	}
+	rest := e.fileLines
+	for rest != "" {
+		line, next, _ := strings.Cut(rest, "\n")
+		rest = next
+		line = strings.TrimSpace(line)
+		p, digest, ok := strings.Cut(line, " ")
+		if ok && p == path {
+			digest = strings.TrimSpace(digest)
+			return digest, validDigest(digest)
+		}
+	}
+	return "", false
+}
+
+// Index reads jadpo.lock for a check: the package lines are read and
+// checked as Parse does, each package's file lines are kept as written and
+// searched by File on demand, so a lock of a large package costs a check
+// what it uses of it. Use Parse to read and check every line.
+func Index(data []byte) (*Lock, error) {
+	l := &Lock{}
+	all := string(data)
+	text := all
+	lineNo := 0
+	for text != "" {
+		raw, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		lineNo++
+		if raw != "" && (raw[0] == ' ' || raw[0] == '\t') {
+			if len(l.Entries) == 0 {
+				if strings.TrimSpace(raw) == "" {
+					continue
+				}
+				return nil, fmt.Errorf("%s:%d: want an indented `<path> sha256:<hex>` under a package's line", FileName, lineNo)
+			}
+			// The block of file lines runs to the next unindented line.
+			end := len(raw)
+			for text != "" && (text[0] == ' ' || text[0] == '\t' || text[0] == '\r' || text[0] == '\n') {
+				next, after, _ := strings.Cut(text, "\n")
+				end += 1 + len(next)
+				text = after
+				lineNo++
+			}
+			e := &l.Entries[len(l.Entries)-1]
+			start := len(all) - len(rest) - len(raw) - 1
+			if start < 0 {
+				start = 0
+			}
+			e.fileLines = all[start : start+end] // a view of the text: no copy
+			continue
+		}
+		line := strings.TrimSpace(strings.TrimSuffix(raw, "\r"))
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) != 2 || !validDigest(fields[1]) {
+			return nil, fmt.Errorf("%s:%d: want `<Name>.<version> sha256:<hex>`", FileName, lineNo)
+		}
+		if _, _, err := SplitName(fields[0]); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", FileName, lineNo, err)
+		}
+		for _, e := range l.Entries {
+			if e.Name == fields[0] {
+				return nil, fmt.Errorf("%s:%d: %s is listed twice", FileName, lineNo, fields[0])
+			}
+		}
+		l.Entries = append(l.Entries, Entry{Name: fields[0], Digest: fields[1]})
+	}
+	l.sort()
+	return l, nil
 }
 
 // FileDigest is one file's digest: "sha256:" and the hex SHA-256 of its content.
@@ -170,7 +252,7 @@ func Parse(data []byte) (*Lock, error) {
 		fields := strings.Fields(line)
 		if raw[0] == ' ' || raw[0] == '\t' {
 			// A file of the package above: `  <path> sha256:<hex>`.
-			if len(l.Entries) == 0 || len(fields) != 2 || !ValidPath(fields[0]) || !digestRE.MatchString(fields[1]) {
+			if len(l.Entries) == 0 || len(fields) != 2 || !ValidPath(fields[0]) || !validDigest(fields[1]) {
 				return nil, fmt.Errorf("%s:%d: want an indented `<path> sha256:<hex>` under a package's line", FileName, i+1)
 			}
 			e := &l.Entries[len(l.Entries)-1]
@@ -189,7 +271,7 @@ func Parse(data []byte) (*Lock, error) {
 		if _, _, err := SplitName(fields[0]); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", FileName, i+1, err)
 		}
-		if !digestRE.MatchString(fields[1]) {
+		if !validDigest(fields[1]) {
 			return nil, fmt.Errorf("%s:%d: the digest must be sha256: and 64 lower-case hex digits", FileName, i+1)
 		}
 		if seen[fields[0]] {
@@ -597,4 +679,20 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// validDigest: "sha256:" and 64 lower-case hex digits. Hand-written: a lock
+// of a large package has a line per file, and this runs on every check.
+func validDigest(s string) bool {
+	const prefix = "sha256:"
+	if len(s) != len(prefix)+64 || s[:len(prefix)] != prefix {
+		return false
+	}
+	for i := len(prefix); i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -20,7 +20,7 @@ func sqsFiles() map[string][]byte {
 func TestDigest(t *testing.T) {
 	files := sqsFiles()
 	d := Digest(files)
-	if !digestRE.MatchString(d) {
+	if !validDigest(d) {
 		t.Fatalf("digest %q", d)
 	}
 	// Pinned: the framing is a format other tools may rely on.
@@ -351,4 +351,45 @@ func writeTree(t *testing.T, root string, files map[string]string) {
 func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+// Index reads what Parse reads, and finds each file's digest on demand.
+func TestIndexFindsFilesLikeParse(t *testing.T) {
+	d1 := "sha256:" + strings.Repeat("a", 64)
+	d2 := "sha256:" + strings.Repeat("b", 64)
+	l := &Lock{}
+	l.SetFiles("Alpha.v1", d1, map[string]string{"package.jadpo": d1, "resources/x.jadpo": d2})
+	l.SetFiles("Beta.v2", d2, map[string]string{"package.jadpo": d2})
+	l.Set("Gamma.v1", d1)
+	text := l.Bytes()
+	idx, err := Index(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(idx.Entries) != len(full.Entries) {
+		t.Fatalf("Index read %d packages, Parse %d", len(idx.Entries), len(full.Entries))
+	}
+	for _, e := range full.Entries {
+		ie, ok := idx.Get(e.Name)
+		if !ok || ie.Digest != e.Digest || ie.HasFiles() != e.HasFiles() {
+			t.Fatalf("%s: index %+v, parse %+v", e.Name, ie, e)
+		}
+		for p, d := range e.Files {
+			if got, ok := ie.File(p); !ok || got != d {
+				t.Errorf("%s %s: %q %v, want %q", e.Name, p, got, ok, d)
+			}
+		}
+		if _, ok := ie.File("resources/nope.jadpo"); ok {
+			t.Errorf("%s: found a file it does not record", e.Name)
+		}
+	}
+	for _, bad := range []string{"  package.jadpo " + d1 + "\n", "Alpha.v1 sha256:xyz\n", "Alpha.v1 " + d1 + "\nAlpha.v1 " + d1 + "\n"} {
+		if _, err := Index([]byte(bad)); err == nil {
+			t.Errorf("Index accepted %q", bad)
+		}
+	}
 }
