@@ -17,13 +17,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/store"
-	"github.com/jadpo/jadpo/runtime/store/pgtest"
 	_ "github.com/jadpo/jadpo/runtime/store/postgres" // postgres:// stores
 	_ "github.com/jadpo/jadpo/runtime/store/sqlite"   // sqlite: stores
 )
@@ -52,41 +49,7 @@ const Canary = "CANARY-s3cr3t-6f1d2e"
 // "postgres").
 func New(t testing.TB, storeKind string) *Env {
 	t.Helper()
-	e := &Env{T: t, Root: RepoRoot(t), QueueURLs: map[string]string{}}
-	res := check.Check(project.Load(filepath.Join(e.Root, "examples", "warehouse")))
-	if res.Diags.HasErrors() {
-		t.Fatalf("examples/warehouse does not check: %v", res.Diags)
-	}
-	e.Plan = res.Program
-	e.Fake = sqsfake.New(sqsfake.Options{Credentials: map[string]string{"AKIDTEST": Canary}})
-	e.FakeSrv = httptest.NewServer(e.Fake)
-	t.Cleanup(e.FakeSrv.Close)
-	e.Target = NewTarget(t)
-	for _, q := range []string{"warehouse", "returns"} {
-		u, err := e.Fake.CreateQueue(q, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.QueueURLs[q+"_queue"] = u
-	}
-	e.Environ = []string{
-		"AWS_ACCESS_KEY_ID=AKIDTEST",
-		"AWS_SECRET_ACCESS_KEY=" + Canary,
-		"SQS_HOST=" + e.FakeSrv.URL,
-		"WAREHOUSE_QUEUE_URL=" + e.QueueURLs["warehouse_queue"],
-		"RETURNS_QUEUE_URL=" + e.QueueURLs["returns_queue"],
-		"PACKING_TOKEN=" + Canary + "-token",
-		"PACKING_HOST=" + e.Target.URL,
-	}
-	switch storeKind {
-	case "sqlite":
-		e.StoreURL = "sqlite:" + filepath.Join(t.TempDir(), "events.sqlite")
-	case "postgres":
-		e.StoreURL = pgtest.FreshURL(t)
-	default:
-		t.Fatalf("unknown store %q", storeKind)
-	}
-	return e
+	return NewWith(t, storeKind, WorldOptions{})
 }
 
 // Store opens and migrates a store on the test's database.
