@@ -134,12 +134,13 @@ type Entry struct {
 	// package costs what is used of it. Nil for a lock written without them,
 	// and for a lock read by Index (see File).
 	Files map[string]string
-	// fileLines are the entry's indented file lines as read by Index.
-	fileLines string
+	// fileLines are the entry's indented file lines as read by Index: a
+	// view of the lock's bytes, not a copy.
+	fileLines []byte
 }
 
 // HasFiles reports whether the entry records its files' digests.
-func (e Entry) HasFiles() bool { return e.Files != nil || e.fileLines != "" }
+func (e Entry) HasFiles() bool { return e.Files != nil || len(e.fileLines) > 0 }
 
 // File is the recorded digest of one file of the package. An entry read by
 // Index finds it in the file lines as written, without reading the others.
@@ -149,14 +150,14 @@ func (e Entry) File(path string) (string, bool) {
 		return d, ok
 	}
 	rest := e.fileLines
-	for rest != "" {
-		line, next, _ := strings.Cut(rest, "\n")
+	for len(rest) > 0 {
+		line, next, _ := bytes.Cut(rest, []byte{'\n'})
 		rest = next
-		line = strings.TrimSpace(line)
-		p, digest, ok := strings.Cut(line, " ")
-		if ok && p == path {
-			digest = strings.TrimSpace(digest)
-			return digest, validDigest(digest)
+		line = bytes.TrimSpace(line)
+		p, digest, ok := bytes.Cut(line, []byte{' '})
+		if ok && string(p) == path {
+			d := string(bytes.TrimSpace(digest))
+			return d, validDigest(d)
 		}
 	}
 	return "", false
@@ -168,37 +169,30 @@ func (e Entry) File(path string) (string, bool) {
 // what it uses of it. Use Parse to read and check every line.
 func Index(data []byte) (*Lock, error) {
 	l := &Lock{}
-	all := string(data)
-	text := all
+	text := data
 	lineNo := 0
-	for text != "" {
-		raw, rest, _ := strings.Cut(text, "\n")
+	for len(text) > 0 {
+		start := len(data) - len(text)
+		raw, rest, _ := bytes.Cut(text, []byte{'\n'})
 		text = rest
 		lineNo++
-		if raw != "" && (raw[0] == ' ' || raw[0] == '\t') {
+		if len(raw) > 0 && (raw[0] == ' ' || raw[0] == '\t') {
 			if len(l.Entries) == 0 {
-				if strings.TrimSpace(raw) == "" {
+				if len(bytes.TrimSpace(raw)) == 0 {
 					continue
 				}
 				return nil, fmt.Errorf("%s:%d: want an indented `<path> sha256:<hex>` under a package's line", FileName, lineNo)
 			}
 			// The block of file lines runs to the next unindented line.
-			end := len(raw)
-			for text != "" && (text[0] == ' ' || text[0] == '\t' || text[0] == '\r' || text[0] == '\n') {
-				next, after, _ := strings.Cut(text, "\n")
-				end += 1 + len(next)
+			for len(text) > 0 && (text[0] == ' ' || text[0] == '\t' || text[0] == '\r' || text[0] == '\n') {
+				_, after, _ := bytes.Cut(text, []byte{'\n'})
 				text = after
 				lineNo++
 			}
-			e := &l.Entries[len(l.Entries)-1]
-			start := len(all) - len(rest) - len(raw) - 1
-			if start < 0 {
-				start = 0
-			}
-			e.fileLines = all[start : start+end] // a view of the text: no copy
+			l.Entries[len(l.Entries)-1].fileLines = data[start : len(data)-len(text) : len(data)-len(text)]
 			continue
 		}
-		line := strings.TrimSpace(strings.TrimSuffix(raw, "\r"))
+		line := string(bytes.TrimSpace(raw))
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
