@@ -12,17 +12,20 @@ import (
 // verifyLock checks every installed package against jadpo.lock: each file
 // the check read must be the file that was installed. Files it did not read
 // cannot change the build, so a large package costs what is used of it
-// (`jadpo package verify`-style whole-folder checks are lockfile.Verify's).
+// (whole-folder checks are lockfile.Verify's, behind `jadpo package list`).
 func (c *checker) verifyLock() {
-	lock := &lockfile.Lock{}
-	if lf := c.proj.LockFile; lf != nil {
-		l, err := lockfile.Index(lf.Content)
-		if err != nil {
-			c.add("package.lock_mismatch", source.Range{File: lf, Span: firstLine(lf.Content)}, "jadpo.lock cannot be read: %s", strings.TrimPrefix(err.Error(), "jadpo.lock:")).
-				WithHelp("`jadpo package add` writes jadpo.lock; add each package again to rewrite it")
-			return
+	if len(c.proj.Packages) == 0 {
+		return
+	}
+	lock, err := c.proj.Lock()
+	if err != nil {
+		at := source.Range{}
+		if lf := c.proj.LockFile; lf != nil {
+			at = source.Range{File: lf, Span: firstLine(lf.Content)}
 		}
-		lock = l
+		c.add("package.lock_mismatch", at, "jadpo.lock cannot be read: %s", strings.TrimPrefix(err.Error(), "jadpo.lock:")).
+			WithHelp("`jadpo package add` writes jadpo.lock; add each package again to rewrite it")
+		return
 	}
 	byPkg := map[string][]*ast.File{}
 	for _, f := range c.proj.Parsed {
@@ -50,9 +53,11 @@ func (c *checker) verifyLock() {
 		}
 		for _, f := range byPkg[dir] {
 			rel := strings.TrimPrefix(f.Source.Path, "packages/"+dir+"/")
-			want, listed := e.File(rel)
+			want, listed, err := c.proj.LockedFile(dir, rel)
 			rng := source.Range{File: f.Source, Span: firstLine(f.Source.Content)}
 			switch {
+			case err != nil:
+				c.add("package.lock_mismatch", rng, "jadpo.lock cannot be read: %s", err)
 			case !listed:
 				c.add("package.lock_mismatch", rng, "`%s` is not a file of package `%s` as installed", rel, dir).
 					With("package", dir).WithHelp(addCommand(dir) + " installs the package afresh")
@@ -62,6 +67,7 @@ func (c *checker) verifyLock() {
 			}
 		}
 	}
+	c.proj.SaveLockCache()
 }
 
 // addCommand is how to install a package again: from the catalogue, or

@@ -34,8 +34,12 @@ type Project struct {
 	Parsed []*ast.File
 	// Diags holds the problems found while reading and parsing.
 	Diags diag.List
-	// LockFile is jadpo.lock, or nil when the project has none.
+	// LockFile is jadpo.lock once Lock has read it whole (nil when the
+	// project has none, or when the lock cache answered).
 	LockFile *source.File
+
+	dir  string // the project's folder on disk ("" for LoadFS)
+	lock lockState
 }
 
 // Package is one installed package under packages/<Dir>/.
@@ -72,7 +76,9 @@ func Load(dir string) *Project {
 			"cannot read the project directory `%s`: %s", dir, why).With("directory", dir)
 		return p
 	}
-	return LoadFS(os.DirFS(dir))
+	p := LoadFS(os.DirFS(dir))
+	p.dir = dir
+	return p
 }
 
 // LoadFS reads a project from any file system (tests use fstest.MapFS).
@@ -133,11 +139,6 @@ func LoadFS(fsys fs.FS) *Project {
 		if f := p.parse(name); f != nil {
 			p.Modules[strings.TrimSuffix(name, ".jadpo")] = f
 		}
-	}
-	if b, err := fs.ReadFile(fsys, "jadpo.lock"); err == nil {
-		p.LockFile = source.NewFile("jadpo.lock", b)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		p.readFailed("jadpo.lock", err)
 	}
 	sort.Strings(packageDirs)
 	for _, dir := range packageDirs {
