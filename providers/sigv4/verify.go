@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -108,6 +109,17 @@ type Verifier struct {
 	Service string
 	// MaxSkew is how far X-Amz-Date may be from now; 0 means 15 minutes.
 	MaxSkew time.Duration
+
+	// signers keeps a signer per key id, service and region, so that its
+	// derived key (four HMACs, changing daily) is not derived per request.
+	signers sync.Map // signerKey -> *cachedSigner
+}
+
+type signerKey struct{ keyID, service, region string }
+
+type cachedSigner struct {
+	secret string
+	signer *Signer
 }
 
 // Verify checks req, whose body is body, at time now. It returns nil or a
@@ -161,9 +173,16 @@ func (v *Verifier) Verify(req *http.Request, body []byte, now time.Time) error {
 	if !ok || !creds.Valid() {
 		return &VerifyError{Reason: UnknownKey, Message: "The security token included in the request is invalid."}
 	}
-	s, err := NewSigner(creds, a.Service, a.Region)
-	if err != nil {
-		return &VerifyError{Reason: UnknownKey, Message: "The security token included in the request is invalid."}
+	sk := signerKey{a.KeyID, a.Service, a.Region}
+	var s *Signer
+	if c, ok := v.signers.Load(sk); ok && c.(*cachedSigner).secret == creds.secret() {
+		s = c.(*cachedSigner).signer
+	} else {
+		var err error
+		if s, err = NewSigner(creds, a.Service, a.Region); err != nil {
+			return &VerifyError{Reason: UnknownKey, Message: "The security token included in the request is invalid."}
+		}
+		v.signers.Store(sk, &cachedSigner{secret: creds.secret(), signer: s})
 	}
 	header := req.Header
 	if header.Get("Content-Length") == "" && req.ContentLength >= 0 {
