@@ -37,7 +37,7 @@ func (e *env) devCommand() *cobra.Command {
 			"`<queue> <json body>`, sends a message to that queue. --demo runs a scripted tour instead.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+			ctx, stop := signal.NotifyContext(e.ctx, syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			dir := dirArg(args)
 			if demo {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -35,12 +36,18 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 type env struct {
+	ctx            context.Context // done on SIGINT or SIGTERM
 	stdin          io.Reader
 	stdout, stderr io.Writer
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	return runContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// runContext runs the command line; ctx is done on SIGINT or SIGTERM.
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:           "jadpo",
 		Short:         "The jadpo toolchain: check, build and run apps that receive events",

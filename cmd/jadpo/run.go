@@ -27,7 +27,7 @@ func (e *env) runCommand() *cobra.Command {
 			"at least every 10 seconds until SIGINT or SIGTERM, which let the message in hand finish.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+			ctx, stop := signal.NotifyContext(e.ctx, syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			s, rt, err := e.startRuntime(ctx, dirArg(args), &f, runtime.Options{Lease: lease})
 			if err != nil {
@@ -63,7 +63,7 @@ func (e *env) tickCommand() *cobra.Command {
 		Short: "Run one tick, then exit (for cron and tests)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+			ctx, stop := signal.NotifyContext(e.ctx, syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			s, rt, err := e.startRuntime(ctx, dirArg(args), &f, runtime.Options{})
 			if err != nil {
