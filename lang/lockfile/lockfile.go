@@ -178,8 +178,8 @@ func Index(data []byte) (*Lock, error) {
 		lineNo++
 		if len(raw) > 0 && (raw[0] == ' ' || raw[0] == '\t') {
 			if len(l.Entries) == 0 {
-				if len(bytes.TrimSpace(raw)) == 0 {
-					continue
+				if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] == '#' {
+					continue // blank, or a comment, as Parse reads it
 				}
 				return nil, fmt.Errorf("%s:%d: want an indented `<path> sha256:<hex>` under a package's line", FileName, lineNo)
 			}
