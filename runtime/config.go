@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -98,18 +97,15 @@ func LoadConfig(p *ir.Program, environ []string, dotenv string) (*Config, error)
 // be wrapped in single or double quotes.
 func parseDotenv(b []byte) (map[string]string, error) {
 	out := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimSpace(sc.Text())
+	for n, raw := range strings.Split(string(b), "\n") {
+		line := strings.TrimSpace(raw)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		line = strings.TrimPrefix(line, "export ")
 		k, v, ok := strings.Cut(line, "=")
 		if !ok {
-			return nil, fmt.Errorf("line %d is not NAME=value", n)
+			return nil, fmt.Errorf("line %d is not NAME=value", n+1)
 		}
 		v = strings.TrimSpace(v)
 		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
@@ -117,7 +113,7 @@ func parseDotenv(b []byte) (map[string]string, error) {
 		}
 		out[strings.TrimSpace(k)] = v
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // parseConfigValue reads an environment value as its field's type. The
