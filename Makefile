@@ -29,10 +29,16 @@ golden:
 demo: build
 	$(BIN) dev examples/warehouse --demo
 
-## fuzz: each fuzz target for FUZZTIME (default 30s).
+## fuzz: every fuzz target for FUZZTIME each (default 30s).
 FUZZTIME ?= 30s
+FUZZ_TARGETS = ./lang/parser:FuzzParse ./lang/lockfile:FuzzLock ./codegen:FuzzDecodePlan \
+	./runtime:FuzzDotenv ./runtime/reading:FuzzRead ./runtime/reading:FuzzPattern \
+	./providers/awsjson:FuzzDecodeAnswer ./providers/sqsfake:FuzzRequest
 fuzz:
-	$(GO) test ./lang/parser -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
+	@for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg)"; \
+	  $(GO) test $$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
 
 ## bench: the benchmarks named in docs/performance.md.
 bench:
