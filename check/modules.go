@@ -157,16 +157,10 @@ func (c *checker) misplacedInApp(f *ast.File, d *ast.Decl) {
 		WithHelp("a package lives under packages/<Name>.<version>/ and is installed with `jadpo package add`")
 }
 
-// addAppDecl files a declaration of an app module.
-func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
-	if d.Subscriber != nil {
-		dd := &decl{name: d.Subscriber.Name.Name, kind: kindSubscriber, ident: d.Subscriber.Name, node: d, file: f, home: m.ns}
-		c.checkName(f, dd.ident, false, "subscriber")
-		c.addUnique(c.subscribers, dd)
-		return
-	}
+// newDecl makes the decl of a named declaration: its kind and name.
+func newDecl(d *ast.Decl, f *ast.File, home *namespace) *decl {
 	n := d.Named
-	dd := &decl{public: n.Public, node: d, file: f, home: m.ns}
+	dd := &decl{public: n.Public, node: d, file: f, home: home}
 	switch {
 	case n.Type != nil:
 		dd.kind, dd.ident = kindType, n.Type.Name
@@ -191,6 +185,18 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 		}
 	}
 	dd.name = dd.ident.Name
+	return dd
+}
+
+// addAppDecl files a declaration of an app module.
+func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
+	if d.Subscriber != nil {
+		dd := &decl{name: d.Subscriber.Name.Name, kind: kindSubscriber, ident: d.Subscriber.Name, node: d, file: f, home: m.ns}
+		c.checkName(f, dd.ident, false, "subscriber")
+		c.addUnique(c.subscribers, dd)
+		return
+	}
+	dd := newDecl(d, f, m.ns)
 	switch dd.kind {
 	case kindType, kindEnum, kindValue, kindEvent:
 		c.checkName(f, dd.ident, true, kindWords[dd.kind])

@@ -184,19 +184,7 @@ func (c *checker) indexPackageNamed(p *pkg, f *ast.File, d *ast.Decl) {
 			WithHelp("a package declares `settings`; the app's connection gives their values")
 		return
 	}
-	dd := &decl{public: n.Public, node: d, file: f, home: p.ns}
-	switch {
-	case n.Type != nil:
-		dd.kind, dd.ident = kindType, n.Type.Name
-	case n.Enum != nil:
-		dd.kind, dd.ident = kindEnum, n.Enum.Name
-	case n.Record != nil:
-		dd.kind, dd.ident = kindValue, n.Record.Name
-		if n.Record.IsEvent() {
-			dd.kind = kindEvent
-		}
-	}
-	dd.name = dd.ident.Name
+	dd := newDecl(d, f, p.ns)
 	c.checkName(f, dd.ident, true, kindWords[dd.kind])
 	c.addUnique(p.ns.decls, dd)
 }
