@@ -56,6 +56,13 @@ func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
 			bad()
 		}
 		res.ir.Driver = name
+		if contains(receivingDrivers, name) {
+			// The language has the driver; this runtime cannot run it yet,
+			// so say so now rather than at `jadpo run`.
+			c.add("toolchain.not_built_yet", f.Range(m.Value.Span()), "the `%s` receiving driver is not built yet", name).
+				With("driver", name).WithHelp("receive through a `receive:`/`acknowledge:` mapping, as the AmazonSqs package does")
+			bad()
+		}
 		for _, k := range []string{"receive", "acknowledge"} {
 			if mm := ms[k]; mm != nil {
 				c.add("package.provider_invalid", f.Range(mm.Key.Span()), "a mapping with `driver` takes no `%s`", k).
