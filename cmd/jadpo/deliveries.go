@@ -64,7 +64,7 @@ func (e *env) deliveriesCommand() *cobra.Command {
 		},
 	}
 	root.PersistentFlags().StringVar(&dir, "dir", ".", "the project directory")
-	root.PersistentFlags().StringVar(&f.database, "database", "", "the events' store (default: as `jadpo run` finds it)")
+	root.PersistentFlags().StringVar(&f.database, "database", "", "the events' store: postgres://... or sqlite:PATH (default: as jadpo run finds it)")
 	root.PersistentFlags().StringVar(&f.plan, "plan", "", "read the store's database from this plan")
 	root.PersistentFlags().BoolVar(&asJSON, "json", false, "print JSON for scripts")
 	root.Flags().StringVar(&state, "state", "failed", "failed, pending, dismissed or all")
