@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jadpo/jadpo/runtime/store"
+)
+
+// jadpo dev: a line typed on standard input is sent to the queue it names,
+// the running app keeps it, and its subscriber is run against the json_http
+// stand-in; a signal ends it with exit 0.
+func TestDevSendsTypedMessages(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	if err := copyProject(filepath.Join(root, "examples", "warehouse"), dir); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in, typed := io.Pipe()
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- runContext(ctx, []string{"dev", dir, "--log-format", "json"}, in, &out, &errOut) }()
+	if _, err := io.WriteString(typed, "nope_queue {}\n"+
+		`warehouse_queue {"id":"d-1","type":"order_shipped","order_id":"o-1","shipped_at":"2026-11-30T10:00:00Z","carrier":"dhl","lines":[{"sku":"SKU-1","quantity":1}]}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(dir, "build", "dev.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s, err := st.Stats(context.Background())
+		if err == nil && s.Outbox == 1 && s.Deliveries[store.DeliverySucceeded] == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the typed message was not kept and delivered: %+v %v\n%s", s, err, errOut.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	typed.Close()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d\n%s", code, errOut.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("jadpo dev did not stop")
+	}
+	if !strings.Contains(errOut.String(), `no queue \"nope_queue\"`) && !strings.Contains(errOut.String(), `no queue "nope_queue"`) {
+		t.Fatalf("an unknown queue was not named:\n%s", errOut.String())
+	}
+}
+
+// syncBuffer is a bytes buffer safe for the command's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
