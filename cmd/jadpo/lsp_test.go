@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"github.com/jadpo/jadpo/lang/source"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+type lspClient struct {
+	t   *testing.T
+	in  io.Writer
+	out *bufio.Reader
+}
+
+func (c *lspClient) send(id int, method string, params any) {
+	m := map[string]any{"jsonrpc": "2.0", "method": method, "params": params}
+	if id > 0 {
+		m["id"] = id
+	}
+	b, _ := json.Marshal(m)
+	fmt.Fprintf(c.in, "Content-Length: %d\r\n\r\n%s", len(b), b)
+}
+
+func (c *lspClient) next() map[string]any {
+	c.t.Helper()
+	length := 0
+	for {
+		line, err := c.out.ReadString('\n')
+		if err != nil {
+			c.t.Fatalf("reading the server: %v", err)
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+			length, _ = strconv.Atoi(v)
+		}
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(c.out, body); err != nil {
+		c.t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		c.t.Fatal(err)
+	}
+	return m
+}
+
+// diagnostics reads messages until the publication for uri.
+func (c *lspClient) diagnostics(uri string) []any {
+	c.t.Helper()
+	for i := 0; i < 50; i++ {
+		m := c.next()
+		if m["method"] == "textDocument/publishDiagnostics" {
+			p := m["params"].(map[string]any)
+			if p["uri"] == uri {
+				return p["diagnostics"].([]any)
+			}
+		}
+	}
+	c.t.Fatalf("no diagnostics for %s", uri)
+	return nil
+}
+
+// The language server publishes what `jadpo check` finds as the user types,
+// with LSP's 0-based lines and UTF-16 columns, and clears them when fixed.
+func TestLanguageServer(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	if err := copyProject(filepath.Join(root, "examples", "warehouse"), dir); err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	go func() { done <- runContext(context.Background(), []string{"lsp"}, inR, outW, io.Discard); outW.Close() }()
+	c := &lspClient{t: t, in: inW, out: bufio.NewReader(outR)}
+	c.send(1, "initialize", map[string]any{"rootUri": pathURI(dir)})
+	if r := c.next(); r["result"] == nil {
+		t.Fatalf("initialize: %v", r)
+	}
+	app := filepath.Join(dir, "app.jadpo")
+	text, _ := os.ReadFile(app)
+	broken := strings.Replace(string(text), "OrderShipped { wire_name", "/* ☕ */ OrderShiped { wire_name", 1)
+	broken = strings.Replace(broken, "/* ☕ */ ", "", 1) // keep it valid; the emoji goes in a comment below
+	broken = strings.Replace(broken, "// The warehouse app", "// ☕ The warehouse app", 1)
+	uri := pathURI(app)
+	c.send(0, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "jadpo", "version": 1, "text": broken}})
+	ds := c.diagnostics(uri)
+	if len(ds) != 1 {
+		t.Fatalf("diagnostics %v", ds)
+	}
+	d := ds[0].(map[string]any)
+	rng := d["range"].(map[string]any)["start"].(map[string]any)
+	lines := strings.Split(broken, "\n")
+	wantLine := -1
+	for i, l := range lines {
+		if strings.Contains(l, "OrderShiped {") {
+			wantLine = i
+		}
+	}
+	if d["code"] != "receiving.invalid" || int(rng["line"].(float64)) != wantLine || int(rng["character"].(float64)) != strings.Index(lines[wantLine], "OrderShiped") {
+		t.Fatalf("diagnostic %v, want receiving.invalid at line %d", d, wantLine)
+	}
+	// A comment line with ☕ (one UTF-16 unit) does not shift columns; fix the typo: cleared.
+	c.send(0, "textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"text": strings.Replace(broken, "OrderShiped", "OrderShipped", 1)}}})
+	if ds := c.diagnostics(uri); len(ds) != 0 {
+		t.Fatalf("after the fix: %v", ds)
+	}
+	c.send(2, "shutdown", nil)
+	c.next()
+	c.send(0, "exit", nil)
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not exit")
+	}
+}
+
+// LSP counts characters in UTF-16 code units: an emoji outside the Basic
+// Multilingual Plane is two.
+func TestLSPRangeCountsUTF16(t *testing.T) {
+	f := source.NewFile("app.jadpo", []byte("x\n// 😀é abc\n"))
+	start := strings.Index(string(f.Content), "abc")
+	r := lspRange(source.Range{File: f, Span: source.Span{Start: start, End: start + 3}})
+	got := fmt.Sprint(r)
+	want := "map[end:map[character:10 line:1] start:map[character:7 line:1]]"
+	if got != want {
+		t.Fatalf("%s, want %s", got, want)
+	}
+}
