@@ -5,7 +5,7 @@ BIN       ?= bin/jadpo
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build test vet demo fuzz bench golden clean
+.PHONY: all build test race vet demo fuzz bench golden clean
 
 all: build
 
@@ -15,6 +15,10 @@ build:
 ## test: vet, then every test (PostgreSQL tests use JADPO_TEST_DATABASE_URL).
 test: vet
 	$(GO) test -count=1 -timeout 15m ./...
+
+## race: every test in -short sizes under the race detector.
+race:
+	$(GO) test -race -short -count=1 -timeout 20m ./...
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
