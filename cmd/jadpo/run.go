@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os/signal"
@@ -35,7 +36,7 @@ func (e *env) runCommand() *cobra.Command {
 			}
 			defer s.store.Close()
 			if metricsAddr != "" {
-				srv, err := serveMetrics(metricsAddr, rt)
+				srv, err := serveMetrics(metricsAddr, rt, s.log)
 				if err != nil {
 					return startupError{fmt.Sprintf("cannot serve metrics on %s: %v", metricsAddr, err)}
 				}
@@ -107,7 +108,7 @@ func dirArg(args []string) string {
 	return "."
 }
 
-func serveMetrics(addr string, rt *runtime.Runtime) (*http.Server, error) {
+func serveMetrics(addr string, rt *runtime.Runtime, log *slog.Logger) (*http.Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
@@ -124,7 +125,7 @@ func serveMetrics(addr string, rt *runtime.Runtime) (*http.Server, error) {
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			_ = err
+			log.Error("the metrics server stopped", "error", err)
 		}
 	}()
 	return srv, nil
