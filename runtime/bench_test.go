@@ -57,27 +57,6 @@ func benchRoot(b *testing.B) string {
 	}
 }
 
-// benchFsync fails the benchmark unless the server syncs its commits, so
-// that the figures are those of a durable store.
-func benchFsync(b *testing.B, url string) {
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var fsync, commit string
-	if err := conn.QueryRow(ctx, "SHOW fsync").Scan(&fsync); err != nil {
-		b.Fatal(err)
-	}
-	if err := conn.QueryRow(ctx, "SHOW synchronous_commit").Scan(&commit); err != nil {
-		b.Fatal(err)
-	}
-	if fsync != "on" || commit == "off" {
-		b.Fatalf("the server has fsync %s, synchronous_commit %s: the figures would not be a durable store's", fsync, commit)
-	}
-}
-
 // BenchmarkReceive measures messages per second from the SQS fake (over
 // loopback HTTP, each request's SigV4 signature checked) into PostgreSQL
 // (fsync on): the runtime's receiving step of a tick (ReceiveMessage,
@@ -119,7 +98,7 @@ func benchReceiveRuntime(b *testing.B) {
 		b.Fatal(err)
 	}
 	url := pgtest.FreshURL(b)
-	benchFsync(b, url)
+	pgtest.RequireDurable(b, url)
 	st, err := store.Open(ctx, url)
 	if err != nil {
 		b.Fatal(err)
@@ -221,7 +200,7 @@ func (t *benchTimedTransport) RoundTrip(r *http.Request) (*http.Response, error)
 func benchReceiveRaw(b *testing.B, pipelined bool) {
 	ctx := context.Background()
 	url := pgtest.FreshURL(b)
-	benchFsync(b, url)
+	pgtest.RequireDurable(b, url)
 	st, err := store.Open(ctx, url)
 	if err != nil {
 		b.Fatal(err)

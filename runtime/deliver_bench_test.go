@@ -71,7 +71,7 @@ func benchDeliverWorld(b *testing.B) (*runtimetest.Env, store.Store, *httptest.S
 			env.Environ[i] = "PACKING_HOST=" + srv.URL
 		}
 	}
-	benchDeliverFsync(b, env.StoreURL)
+	pgtest.RequireDurable(b, env.StoreURL)
 	st := env.Store()
 	ns := make([]string, 0, 1000)
 	for i := 0; i < b.N; i++ {
@@ -92,26 +92,6 @@ func benchDeliverKeep(b *testing.B, st store.Store, ns []string) {
 	}
 	if _, err := st.KeepBatch(context.Background(), time.Now().Add(-time.Second), keeps); err != nil {
 		b.Fatal(err)
-	}
-}
-
-// benchDeliverFsync fails the benchmark unless the server syncs commits.
-func benchDeliverFsync(b *testing.B, url string) {
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var fsync, commit string
-	if err := conn.QueryRow(ctx, "SHOW fsync").Scan(&fsync); err != nil {
-		b.Fatal(err)
-	}
-	if err := conn.QueryRow(ctx, "SHOW synchronous_commit").Scan(&commit); err != nil {
-		b.Fatal(err)
-	}
-	if fsync != "on" || commit == "off" {
-		b.Fatalf("the server has fsync %s, synchronous_commit %s: not a durable store's figures", fsync, commit)
 	}
 }
 

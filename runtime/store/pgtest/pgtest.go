@@ -83,3 +83,26 @@ func WithSearchPath(raw, schema string) string {
 	u.RawQuery = q.Encode()
 	return u.String()
 }
+
+// RequireDurable fails a benchmark unless the server at url syncs its
+// commits (fsync on, synchronous_commit not off), so that its figures are a
+// durable store's.
+func RequireDurable(tb testing.TB, url string) {
+	tb.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var fsync, commit string
+	if err := conn.QueryRow(ctx, "SHOW fsync").Scan(&fsync); err != nil {
+		tb.Fatal(err)
+	}
+	if err := conn.QueryRow(ctx, "SHOW synchronous_commit").Scan(&commit); err != nil {
+		tb.Fatal(err)
+	}
+	if fsync != "on" || commit == "off" {
+		tb.Fatalf("the server has fsync %s, synchronous_commit %s: the figures would not be a durable store's", fsync, commit)
+	}
+}
