@@ -109,19 +109,11 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err != nil {
 		return wrap("migrate", err)
 	}
-	have := map[int]bool{}
-	maxHave := 0
-	for _, v := range applied {
-		have[v] = true
-		maxHave = max(maxHave, v)
+	pending, err := sqlcommon.Pending(migrations, applied)
+	if err != nil {
+		return err
 	}
-	if latest := sqlcommon.LatestVersion(migrations); maxHave > latest {
-		return sqlcommon.TooNew(maxHave, latest)
-	}
-	for _, m := range migrations {
-		if have[m.Version] {
-			continue
-		}
+	for _, m := range pending {
 		if _, err := tx.Exec(ctx, m.SQL); err != nil {
 			return wrap(fmt.Sprintf("migrate to version %d (%s)", m.Version, m.Name), err)
 		}

@@ -232,27 +232,23 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err != nil {
 		return wrap("migrate", err)
 	}
-	have := map[int]bool{}
-	maxHave := 0
+	var applied []int
 	for rows.Next() {
 		var v int
 		if err := rows.Scan(&v); err != nil {
 			rows.Close()
 			return wrap("migrate", err)
 		}
-		have[v] = true
-		maxHave = max(maxHave, v)
+		applied = append(applied, v)
 	}
 	if err := rows.Close(); err != nil {
 		return wrap("migrate", err)
 	}
-	if latest := sqlcommon.LatestVersion(migrations); maxHave > latest {
-		return sqlcommon.TooNew(maxHave, latest)
+	pending, err := sqlcommon.Pending(migrations, applied)
+	if err != nil {
+		return err
 	}
-	for _, m := range migrations {
-		if have[m.Version] {
-			continue
-		}
+	for _, m := range pending {
 		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 			return wrap(fmt.Sprintf("migrate to version %d (%s)", m.Version, m.Name), err)
 		}

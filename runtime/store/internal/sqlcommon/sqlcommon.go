@@ -325,6 +325,27 @@ func LatestVersion(migrations []Migration) int {
 	return v
 }
 
+// Pending lists the migrations a database with the applied versions lacks,
+// in order, or the TooNew error when it was migrated by a newer build.
+func Pending(migrations []Migration, applied []int) ([]Migration, error) {
+	have := map[int]bool{}
+	maxHave := 0
+	for _, v := range applied {
+		have[v] = true
+		maxHave = max(maxHave, v)
+	}
+	if latest := LatestVersion(migrations); maxHave > latest {
+		return nil, TooNew(maxHave, latest)
+	}
+	var out []Migration
+	for _, m := range migrations {
+		if !have[m.Version] {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
 // TooNew is the error for a database migrated by a newer build.
 func TooNew(have, latest int) error {
 	return &store.Error{Op: "migrate", Class: store.ClassOther,
