@@ -17,6 +17,7 @@ import (
 
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/lockfile"
+	"github.com/jadpo/jadpo/runtime/runtimetest"
 )
 
 // The golden cases: testdata/cases/<case>/ holds a small project (or files
@@ -53,22 +54,8 @@ type goldenCase struct {
 
 type expectation struct{ code, text string }
 
-func repoRoot(t testing.TB) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test")
-		}
-		dir = parent
-	}
-}
+// repoRoot is the folder holding go.mod.
+func repoRoot(t testing.TB) string { return runtimetest.RepoRoot(t) }
 
 func loadCases(t *testing.T, root string) []goldenCase {
 	entries, err := os.ReadDir(filepath.Join(root, "testdata", "cases"))
