@@ -23,6 +23,7 @@ import (
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
+	"github.com/jadpo/jadpo/runtime/store/postgres"
 )
 
 // BenchmarkDeliver measures deliveries per second from PostgreSQL (fsync on)
@@ -118,36 +119,10 @@ func benchDeliverRuntime(b *testing.B) {
 	benchDeliverReport(b, calls)
 }
 
-// The raw loop's statements: the store's claim and settle for PostgreSQL
-// (runtime/store/postgres/statements.go), word for word.
-const (
-	benchRawClaim = `WITH due AS MATERIALIZED (
-    SELECT id FROM jadpo_deliveries
-    WHERE state IN ('pending', 'retry_wait', 'running') AND next_attempt_at <= $1
-      AND (state <> 'running' OR lease_expires_at < $1)
-    ORDER BY next_attempt_at, id
-    LIMIT $3
-    FOR UPDATE SKIP LOCKED
-)
-UPDATE jadpo_deliveries AS d
-SET state = 'running',
-    attempts = d.attempts + 1,
-    lease_expires_at = $2,
-    next_attempt_at = $2,
-    fencing_token = d.fencing_token + 1,
-    updated_at = $1
-FROM due, jadpo_outbox AS o
-WHERE d.id = due.id AND o.id = d.outbox_id
-RETURNING d.id, d.fencing_token, d.attempts, d.max_attempts, d.lease_expires_at, d.subscriber,
-    d.outbox_id, o.source, o.received_id, o.event_name, o.event_json`
-	benchRawSettle = `UPDATE jadpo_deliveries
-SET state = $3::text,
-    next_attempt_at = COALESCE($4::timestamptz, next_attempt_at),
-    last_error_code = $5::text,
-    lease_expires_at = NULL,
-    settled_at = CASE WHEN $3::text IN ('succeeded', 'failed') THEN $6::timestamptz END,
-    updated_at = $6::timestamptz
-WHERE id = $1 AND fencing_token = $2 AND state = 'running'`
+// The raw loop's statements: the store's claim and settle for PostgreSQL.
+var (
+	benchRawClaim  = postgres.ClaimSQL()
+	benchRawSettle = postgres.SettleSQL()
 )
 
 // benchDeliverRaw: 8 goroutines, each claiming 4 deliveries at a time, then

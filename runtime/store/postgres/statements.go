@@ -251,3 +251,11 @@ var statements = []sqlcommon.Statement{
 	stmtCountReceived, stmtCountOutbox, stmtCountDeliveries, stmtCountParked,
 	stmtMigrationVersions,
 }
+
+// ClaimSQL and SettleSQL are the delivery engine's claim and settle
+// statements as the store runs them, for a baseline that must measure the
+// same SQL (BenchmarkDeliver's raw loop) without a copy that could drift.
+func ClaimSQL() string { return stmtClaim.SQL }
+
+// SettleSQL: see ClaimSQL.
+func SettleSQL() string { return stmtSettle.SQL }
