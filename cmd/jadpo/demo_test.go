@@ -24,6 +24,7 @@ func TestDemo(t *testing.T) {
 		"too_large",
 		"problem:     order_id: min_length",
 		"operator-retried parked messages: kept 1, parked again 0",
+		"(p1 is no longer listed: it was kept as an OrderDelayed event",
 		"The store now holds 2 events",
 	} {
 		if !strings.Contains(out, want) {
