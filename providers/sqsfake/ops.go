@@ -25,7 +25,50 @@ type queue struct {
 	// given holds the attributes as set, for CreateQueue's idempotency and
 	// GetQueueAttributes.
 	given map[string]string
-	msgs  []*message
+	// msgs is in send order (a dead-letter queue's in the order moved in);
+	// a removed message is marked gone and left in place until tidy, so that
+	// receiving and deleting cost the same however long the queue is.
+	msgs    []*message
+	byID    map[string]*message // the messages not gone
+	removed int                 // gone messages still in msgs
+	head    int                 // msgs[:head] are all gone
+	oldest  time.Time           // no message sent before this; zero for none
+}
+
+// add appends m to q; the caller holds f.mu.
+func (q *queue) add(m *message) {
+	if q.byID == nil {
+		q.byID = map[string]*message{}
+	}
+	m.gone = false
+	q.msgs = append(q.msgs, m)
+	q.byID[m.id] = m
+	if q.oldest.IsZero() || m.sent.Before(q.oldest) {
+		q.oldest = m.sent
+	}
+}
+
+// remove takes m off q; safe while ranging over q.msgs.
+func (q *queue) remove(m *message) {
+	m.gone = true
+	delete(q.byID, m.id)
+	q.removed++
+}
+
+// tidy drops gone messages once they are at least half of msgs, so the
+// copying is paid once per as many removals as there are messages left.
+func (q *queue) tidy() {
+	if q.removed < 32 || q.removed*2 < len(q.msgs) {
+		return
+	}
+	n := len(q.msgs)
+	q.msgs = slices.DeleteFunc(q.msgs, func(m *message) bool { return m.gone })
+	clear(q.msgs[len(q.msgs):n])
+	q.removed, q.head = 0, 0
+}
+
+func (q *queue) purge() {
+	q.msgs, q.byID, q.removed, q.head, q.oldest = nil, nil, 0, 0, time.Time{}
 }
 
 type queueAttrs struct {
@@ -60,6 +103,7 @@ type message struct {
 	firstReceive time.Time
 	handle       string // the latest receipt handle; "" before the first receive
 	sourceArn    string // set when moved to a dead-letter queue
+	gone         bool   // removed from its queue (see queue.msgs)
 }
 
 type messageAttributeValue struct {
@@ -252,10 +296,24 @@ func (f *Fake) lookup(queueURL string) (*queue, *apiError) {
 	return q, nil
 }
 
-// expire drops messages older than the queue's retention period.
+// expire drops messages older than the queue's retention period. It looks
+// at each message only when the oldest one is due.
 func (f *Fake) expire(q *queue) {
 	cutoff := f.clock.Now().Add(-q.attrs.retention)
-	q.msgs = slices.DeleteFunc(q.msgs, func(m *message) bool { return m.sent.Before(cutoff) })
+	if q.oldest.IsZero() || !q.oldest.Before(cutoff) {
+		return
+	}
+	q.oldest = time.Time{}
+	for _, m := range q.msgs {
+		switch {
+		case m.gone:
+		case m.sent.Before(cutoff):
+			q.remove(m)
+		case q.oldest.IsZero() || m.sent.Before(q.oldest):
+			q.oldest = m.sent
+		}
+	}
+	q.tidy()
 }
 
 func (f *Fake) notify() {
@@ -436,7 +494,7 @@ func (f *Fake) purgeQueue(in *queueURLInput) (any, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	q.msgs = nil
+	q.purge()
 	return empty{}, nil
 }
 
@@ -445,6 +503,7 @@ func (f *Fake) counts(q *queue) (visible, inFlight, delayed int) {
 	now := f.clock.Now()
 	for _, m := range q.msgs {
 		switch {
+		case m.gone:
 		case !m.visibleAt.After(now):
 			visible++
 		case m.receiveCount > 0:
@@ -645,7 +704,7 @@ func (f *Fake) sendMessage(in *sendMessageInput) (any, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	q.msgs = append(q.msgs, m)
+	q.add(m)
 	f.notify()
 	return sendMessageOutput{MessageId: m.id, MD5OfMessageBody: m.md5, MD5OfMessageAttributes: m.attrsMD5}, nil
 }
@@ -701,7 +760,7 @@ func (f *Fake) sendMessageBatch(in *sendMessageBatchInput) (any, *apiError) {
 			out.Failed = append(out.Failed, batchResultErrorEntry{Id: entry.Id, SenderFault: true, Code: e.queryCode, Message: e.message})
 			continue
 		}
-		q.msgs = append(q.msgs, m)
+		q.add(m)
 		out.Successful = append(out.Successful, sendMessageBatchResultEntry{Id: entry.Id, MessageId: m.id, MD5OfMessageBody: m.md5, MD5OfMessageAttributes: m.attrsMD5})
 	}
 	f.notify()
@@ -743,28 +802,35 @@ func (f *Fake) take(q *queue, max int, visibility time.Duration) ([]*message, ti
 	now := f.clock.Now()
 	var got []*message
 	var next time.Time
-	moved := false
-	kept := q.msgs[:0]
-	for _, m := range q.msgs {
+	movedAny := false
+	for i := q.head; i < len(q.msgs); i++ {
+		m := q.msgs[i]
+		if len(got) == max {
+			break // next is only wanted when nothing was received
+		}
+		if m.gone {
+			if i == q.head {
+				q.head++ // consumed from the front, as a queue mostly is
+			}
+			continue
+		}
 		if m.visibleAt.After(now) {
 			if next.IsZero() || m.visibleAt.Before(next) {
 				next = m.visibleAt
 			}
-			kept = append(kept, m)
-			continue
-		}
-		if len(got) == max {
-			kept = append(kept, m)
 			continue
 		}
 		if rp := q.attrs.redrive; rp != nil && m.receiveCount >= rp.maxReceiveCount {
 			if dlq := f.queueByArn(rp.deadLetterTargetArn); dlq != nil && dlq != q {
-				m.sourceArn = q.arn
-				m.visibleAt = now
-				m.handle = ""
-				dlq.msgs = append(dlq.msgs, m)
-				moved = true
-				continue // not kept on q
+				q.remove(m)
+				// A copy: q.msgs keeps m, gone, until it is tidied.
+				moved := *m
+				moved.sourceArn = q.arn
+				moved.visibleAt = now
+				moved.handle = ""
+				dlq.add(&moved)
+				movedAny = true
+				continue
 			}
 		}
 		m.receiveCount++
@@ -774,11 +840,9 @@ func (f *Fake) take(q *queue, max int, visibility time.Duration) ([]*message, ti
 		m.visibleAt = now.Add(visibility)
 		m.handle = f.newHandle(q, m)
 		got = append(got, m)
-		kept = append(kept, m)
 	}
-	clear(q.msgs[len(kept):])
-	q.msgs = kept
-	if moved {
+	q.tidy()
+	if movedAny {
 		f.notify()
 	}
 	return got, next
@@ -920,18 +984,14 @@ func (f *Fake) messageOutput(m *message, wantAttrs map[string]bool, attrNames []
 	return o
 }
 
-// findMessage finds a receipt handle's message on q; the caller holds f.mu.
-func findMessage(q *queue, handle string) (m *message, index int, e *apiError) {
+// findMessage finds a receipt handle's message on q (nil when it is gone);
+// the caller holds f.mu.
+func findMessage(q *queue, handle string) (*message, *apiError) {
 	qn, id, ok := parseHandle(handle)
 	if !ok || qn != q.name {
-		return nil, -1, invalidHandle(handle)
+		return nil, invalidHandle(handle)
 	}
-	for i, m := range q.msgs {
-		if m.id == id {
-			return m, i, nil
-		}
-	}
-	return nil, -1, nil
+	return q.byID[id], nil
 }
 
 // deleteByHandle deletes the message of a receipt handle. A stale handle (the
@@ -941,14 +1001,15 @@ func (f *Fake) deleteByHandle(q *queue, handle string) *apiError {
 	if handle == "" {
 		return missingParameter("ReceiptHandle")
 	}
-	m, i, e := findMessage(q, handle)
+	m, e := findMessage(q, handle)
 	if e != nil {
 		return e
 	}
 	if m == nil || m.handle != handle {
 		return nil
 	}
-	q.msgs = slices.Delete(q.msgs, i, i+1)
+	q.remove(m)
+	q.tidy()
 	return nil
 }
 
@@ -1007,7 +1068,7 @@ func (f *Fake) changeMessageVisibility(in *changeMessageVisibilityInput) (any, *
 	if e != nil {
 		return nil, e
 	}
-	m, _, e := findMessage(q, in.ReceiptHandle)
+	m, e := findMessage(q, in.ReceiptHandle)
 	if e != nil {
 		return nil, e
 	}
@@ -1070,8 +1131,11 @@ func (f *Fake) Messages(name string) []MessageInfo {
 	}
 	f.expire(q)
 	now := f.clock.Now()
-	out := make([]MessageInfo, 0, len(q.msgs))
+	out := make([]MessageInfo, 0, len(q.byID))
 	for _, m := range q.msgs {
+		if m.gone {
+			continue
+		}
 		out = append(out, MessageInfo{ID: m.id, Body: m.body, ReceiveCount: m.receiveCount,
 			Visible: !m.visibleAt.After(now), SentAt: m.sent, SourceQueueArn: m.sourceArn})
 	}
