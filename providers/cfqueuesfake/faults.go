@@ -1,0 +1,65 @@
+package cfqueuesfake
+
+import "fmt"
+
+// faultRule fails the next `left` authenticated requests of op ("" for
+// every op) with status.
+type faultRule struct {
+	op     string
+	left   int
+	status int
+}
+
+// FailNext makes the next n authenticated requests of op ("pull", "ack",
+// "push"; "" for any) answer status without doing anything: 429 with code
+// 971 (Cloudflare's rate limit), 5xx with code 10013, another 4xx with code
+// 10001. Rules are tried in the order added. An op or status outside those
+// is a mistake in the test and panics.
+func (f *Fake) FailNext(op string, n int, status int) {
+	switch op {
+	case "", opPull, opAck, opPush:
+	default:
+		panic(fmt.Sprintf("cfqueuesfake: FailNext: unknown op %q (want pull, ack, push or \"\")", op))
+	}
+	if status < 400 || status > 599 {
+		panic(fmt.Sprintf("cfqueuesfake: FailNext: status %d is not an HTTP error", status))
+	}
+	if n <= 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.faults = append(f.faults, &faultRule{op: op, left: n, status: status})
+}
+
+// ClearFaults removes every rule FailNext added.
+func (f *Fake) ClearFaults() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.faults = nil
+}
+
+// nextFault uses up the first rule matching op and returns its refusal, or
+// nil when no rule matches.
+func (f *Fake) nextFault(op string) *apiError {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, r := range f.faults {
+		if r.op != "" && r.op != op {
+			continue
+		}
+		r.left--
+		if r.left == 0 {
+			f.faults = append(f.faults[:i], f.faults[i+1:]...)
+		}
+		switch {
+		case r.status == 429:
+			return &apiError{status: 429, code: CodeThrottled, message: "Please wait and consider throttling your request speed"}
+		case r.status >= 500:
+			return &apiError{status: r.status, code: CodeInternal, message: "internal error"}
+		default:
+			return &apiError{status: r.status, code: CodeInvalidRequest, message: "injected fault"}
+		}
+	}
+	return nil
+}
