@@ -56,11 +56,7 @@ func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
 			bad()
 		}
 		res.ir.Driver = name
-		if contains(receivingDrivers, name) {
-			// The language has the driver; this runtime cannot run it yet,
-			// so say so now rather than at `jadpo run`.
-			c.add("toolchain.not_built_yet", f.Range(m.Value.Span()), "the `%s` receiving driver is not built yet", name).
-				With("driver", name).WithHelp("receive through a `receive:`/`acknowledge:` mapping, as the AmazonSqs package does")
+		if contains(receivingDrivers, name) && !c.checkDriver(p, f, m, name, res.ir) {
 			bad()
 		}
 		for _, k := range []string{"receive", "acknowledge"} {

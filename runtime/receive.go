@@ -9,21 +9,18 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/providers/wire"
 	"github.com/jadpo/jadpo/runtime/reading"
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
-// queueRunner receives one queue through its connection's mapping.
+// queueRunner receives one queue: its wire fetches and settles batches,
+// the runner reads, keeps and parks them.
 type queueRunner struct {
 	r       *Runtime
 	q       *ir.Queue
 	conn    *connection
 	reader  *reading.Reader
-	recv    *ir.Receiving
-	recvOp  wire.Operation
-	ackOp   wire.Operation
-	recvIn  map[string]any
+	wire    queueWire
 	source  string
 	metrics *queueMetrics
 }
@@ -36,23 +33,13 @@ func newQueueRunner(r *Runtime, q *ir.Queue, conn *connection) (*queueRunner, er
 	if rec == nil {
 		return nil, fmt.Errorf("queue %s: connection %s has no receiving mapping in the plan", q.Name, conn.name)
 	}
-	if rec.Driver != "" {
-		return nil, fmt.Errorf("queue %s: the %s driver is not built into this runtime yet", q.Name, rec.Driver)
-	}
 	reader, err := newReader(r.plan, q)
 	if err != nil {
 		return nil, err
 	}
-	qr := &queueRunner{r: r, q: q, conn: conn, reader: reader, recv: rec, source: q.Source, metrics: r.metrics.queue(q.Name)}
-	var ok bool
-	if qr.recvOp, ok = conn.ops[rec.Receive.Operation]; !ok {
-		return nil, fmt.Errorf("queue %s: the plan lacks operation %s", q.Name, rec.Receive.Operation)
-	}
-	if qr.ackOp, ok = conn.ops[rec.Acknowledge.Operation]; !ok {
-		return nil, fmt.Errorf("queue %s: the plan lacks operation %s", q.Name, rec.Acknowledge.Operation)
-	}
-	if qr.recvIn, err = conn.callInput(rec.Receive, ""); err != nil {
-		return nil, err
+	qr := &queueRunner{r: r, q: q, conn: conn, reader: reader, source: q.Source, metrics: r.metrics.queue(q.Name)}
+	if qr.wire, err = newQueueWire(r, q, conn, rec); err != nil {
+		return nil, fmt.Errorf("queue %s: %w", q.Name, err)
 	}
 	return qr, nil
 }
@@ -134,7 +121,7 @@ func (rep *TickReport) addReceived(o TickReport) {
 // ask receives one batch and reads each message; n is the number of
 // messages the queue answered with.
 func (qr *queueRunner) ask(ctx context.Context) (msgs []*message, n int, err error) {
-	answer, err := qr.conn.client.Call(ctx, qr.recvOp, qr.recvIn)
+	msgs, n, err = qr.wire.fetch(ctx)
 	if err != nil {
 		qr.metrics.receiveErrors.Inc()
 		if ctx.Err() != nil {
@@ -142,19 +129,10 @@ func (qr *queueRunner) ask(ctx context.Context) (msgs []*message, n int, err err
 		}
 		return nil, 0, fmt.Errorf("queue %s: receiving: %w", qr.q.Name, err)
 	}
-	items, _ := answer[qr.recv.Messages].([]any)
-	msgs = make([]*message, 0, len(items))
-	for _, it := range items {
-		obj, _ := it.(map[string]any)
-		body, _ := obj[qr.recv.Body].(string)
-		handle, _ := obj[qr.recv.Handle].(string)
-		if handle == "" {
-			qr.r.log.Warn("a received message has no handle; it is left to come back", "queue", qr.q.Name)
-			continue
-		}
-		msgs = append(msgs, &message{body: body, handle: handle, out: qr.reader.Read([]byte(body))})
+	for _, m := range msgs {
+		m.out = qr.reader.Read([]byte(m.body))
 	}
-	return msgs, len(items), nil
+	return msgs, n, nil
 }
 
 // settle keeps or parks, then acknowledges one batch. The messages in hand
@@ -167,20 +145,9 @@ func (qr *queueRunner) settle(ctx context.Context, msgs []*message, rep *TickRep
 	for _, m := range msgs {
 		if !m.settled {
 			rep.Left++
-			continue
 		}
-		in, err := qr.conn.callInput(qr.recv.Acknowledge, m.handle)
-		if err == nil {
-			_, err = qr.conn.client.Call(ctx, qr.ackOp, in)
-		}
-		if err != nil {
-			// The message comes back; its id is recorded, so it is then a
-			// repeat and deleted without keeping anything.
-			qr.r.log.Warn("acknowledging failed; the message will come back as a repeat", "queue", qr.q.Name, "message_id", m.out.ID, "error", err)
-			continue
-		}
-		rep.Acked++
 	}
+	rep.Acked += qr.wire.finish(ctx, msgs)
 }
 
 // keepAndPark keeps the readable messages of a batch in one transaction and

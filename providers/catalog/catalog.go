@@ -3,7 +3,10 @@
 // binary, laid out as they land under a project's packages/<Name>.<version>/.
 //
 // Built in: AmazonSqs.v2012_11_05 (SQS's ReceiveMessage and DeleteMessage
-// over Protocol.aws_json and CredentialScheme.aws_sigv4).
+// over Protocol.aws_json and CredentialScheme.aws_sigv4) and
+// CloudflareQueues.v4 (the HTTP pull consumer's pull and ack over
+// Protocol.json_http and CredentialScheme.bearer, received by the built-in
+// cloudflare_queues driver).
 package catalog
 
 import (
