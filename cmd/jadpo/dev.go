@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/providers/cfqueuesfake"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -24,7 +26,8 @@ import (
 
 // jadpo dev runs the whole loop on this machine: the embedded store, a local
 // SQS fake standing in for each queue received over AWS's JSON protocol, a
-// local stand-in for each json_http service, ticking. Lines on standard
+// local Cloudflare Queues fake for each queue of the cloudflare_queues
+// driver, a local stand-in for each json_http service, ticking. Lines on standard
 // input send messages: `<queue> <json body>`.
 func (e *env) devCommand() *cobra.Command {
 	var f appFlags
@@ -32,9 +35,9 @@ func (e *env) devCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "dev [dir]",
 		Short: "Run the app on this machine against local stand-ins for its queues and services",
-		Long: "Dev runs the app with the embedded store, an in-process SQS fake for its queues and a local\n" +
-			"stand-in for its json_http services, ticking every second. Each line typed on standard input,\n" +
-			"`<queue> <json body>`, sends a message to that queue. --demo runs a scripted tour instead.",
+		Long: "Dev runs the app with the embedded store, in-process SQS and Cloudflare Queues fakes for its\n" +
+			"queues and a local stand-in for its json_http services, ticking every second. Each line typed on\n" +
+			"standard input, `<queue> <json body>`, sends a message to that queue. --demo runs a scripted tour instead.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(e.ctx, syscall.SIGINT, syscall.SIGTERM)
@@ -48,7 +51,15 @@ func (e *env) devCommand() *cobra.Command {
 				return err
 			}
 			defer w.close()
-			fmt.Fprintf(e.stderr, "jadpo dev: SQS fake on %s, store %s; type `<queue> <json body>` to send\n", w.fake.URL, w.storeURL)
+			var fakes []string
+			if len(w.queueURLs) > 0 {
+				fakes = append(fakes, "SQS fake on "+w.fake.URL)
+			}
+			if w.cf != nil {
+				fakes = append(fakes, "Cloudflare Queues fake on "+w.cf.URL)
+			}
+			fakes = append(fakes, "store "+w.storeURL)
+			fmt.Fprintf(e.stderr, "jadpo dev: %s; type `<queue> <json body>` to send\n", strings.Join(fakes, ", "))
 			go w.readInput(e)
 			return w.rt.Run(ctx, time.Second)
 		},
@@ -63,6 +74,8 @@ type devWorld struct {
 	dir       string
 	plan      *ir.Program
 	fake      *sqsfake.Server
+	cf        *cfqueuesfake.Server // started when a connection uses the cloudflare_queues driver
+	cfQueues  map[string][2]string // by app queue: its account id and queue id on cf
 	sink      *http.Server
 	sinkURL   string
 	environ   []string
@@ -79,6 +92,9 @@ func (w *devWorld) close() {
 	if w.fake != nil {
 		w.fake.Close()
 	}
+	if w.cf != nil {
+		w.cf.Close()
+	}
 	if w.sink != nil {
 		w.sink.Close()
 	}
@@ -87,7 +103,7 @@ func (w *devWorld) close() {
 // startDev builds the plan, starts the stand-ins and a runtime on a store
 // in build/<storeFile>; fresh removes that store first.
 func (e *env) startDev(ctx context.Context, dir string, f *appFlags, storeFile string, fresh bool) (*devWorld, error) {
-	w := &devWorld{dir: dir, queueURLs: map[string]string{}}
+	w := &devWorld{dir: dir, queueURLs: map[string]string{}, cfQueues: map[string][2]string{}}
 	p, err := e.loadPlan(dir, f)
 	if err != nil {
 		return nil, err
@@ -167,6 +183,10 @@ func (w *devWorld) wire() error {
 				set[v.Config] = u
 				w.queueURLs[c.Name] = u
 			}
+		case c.Receiving != nil && c.Receiving.Driver == "cloudflare_queues":
+			if err := w.wireCloudflare(c, set); err != nil {
+				return err
+			}
 		case c.Provider.Protocol == "json_http":
 			if n := cfgRef(c.Host); n != "" {
 				set[n] = w.sinkURL
@@ -182,6 +202,42 @@ func (w *devWorld) wire() error {
 		}
 	}
 	w.environ = env
+	return nil
+}
+
+// wireCloudflare points a cloudflare_queues connection at a local Cloudflare
+// Queues fake: its host and token, and its account_id and queue_id when they
+// come from config (a literal one is used as it is).
+func (w *devWorld) wireCloudflare(c ir.Connection, set map[string]string) error {
+	if w.cf == nil {
+		cf, err := cfqueuesfake.Start("", cfqueuesfake.Options{})
+		if err != nil {
+			return fmt.Errorf("cannot start the Cloudflare Queues fake: %w", err)
+		}
+		w.cf = cf
+	}
+	if c.Host != nil && c.Host.Config != "" {
+		set[c.Host.Config] = w.cf.URL
+	}
+	if v, ok := c.Credential["token"]; ok && v.Config != "" {
+		set[v.Config] = cfqueuesfake.DefaultToken
+	}
+	ids := [2]string{"dev-account", c.Name}
+	for i, name := range []string{"account_id", "queue_id"} {
+		v := c.Settings[name]
+		switch {
+		case v.Config != "":
+			set[v.Config] = ids[i]
+		case v.Literal != nil:
+			if err := json.Unmarshal(v.Literal, &ids[i]); err != nil {
+				return fmt.Errorf("connection %s: setting %s: %w", c.Name, name, err)
+			}
+		}
+	}
+	if err := w.cf.CreateQueue(ids[0], ids[1], cfqueuesfake.QueueOptions{}); err != nil {
+		return err
+	}
+	w.cfQueues[c.Name] = ids
 	return nil
 }
 
@@ -286,11 +342,16 @@ func (w *devWorld) readInput(e *env) {
 				continue
 			}
 			queue, body, _ := strings.Cut(line, " ")
-			if _, ok := w.queueURLs[queue]; !ok {
-				fmt.Fprintf(e.stderr, "jadpo dev: no queue %q on the fake; queues: %s\n", queue, strings.Join(keysOf(w.queueURLs), ", "))
+			var err error
+			if ids, ok := w.cfQueues[queue]; ok {
+				_, err = w.cf.Send(ids[0], ids[1], body)
+			} else if _, ok := w.queueURLs[queue]; ok {
+				_, err = w.fake.SendMessage(queue, body)
+			} else {
+				fmt.Fprintf(e.stderr, "jadpo dev: no queue %q on the fakes; queues: %s\n", queue, strings.Join(w.queueNames(), ", "))
 				continue
 			}
-			if _, err := w.fake.SendMessage(queue, body); err != nil {
+			if err != nil {
 				fmt.Fprintf(e.stderr, "jadpo dev: sending to %s: %v\n", queue, err)
 				continue
 			}
@@ -302,10 +363,15 @@ func (w *devWorld) readInput(e *env) {
 	}
 }
 
-func keysOf(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
+// queueNames are the app's queues on the fakes, sorted.
+func (w *devWorld) queueNames() []string {
+	var out []string
+	for k := range w.queueURLs {
 		out = append(out, k)
 	}
+	for k := range w.cfQueues {
+		out = append(out, k)
+	}
+	sort.Strings(out)
 	return out
 }

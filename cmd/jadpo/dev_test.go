@@ -79,3 +79,51 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// jadpo dev with a Cloudflare queue (examples/returns): a typed line goes to
+// the local Cloudflare Queues fake, the app pulls and keeps it.
+func TestDevCloudflareQueue(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	if err := copyProject(filepath.Join(root, "examples", "returns"), dir); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in, typed := io.Pipe()
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- runContext(ctx, []string{"dev", dir}, in, &out, &errOut) }()
+	if _, err := io.WriteString(typed, `returns_queue {"return_id":"r-1","type":"return_requested","order_id":"o-1","customer_email":"a@example.com","items":{"SKU-1":1},"requested_at":"2026-11-30T10:00:00Z"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(dir, "build", "dev.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s, err := st.Stats(context.Background())
+		if err == nil && s.Outbox == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the typed message was not kept: %+v %v\n%s", s, err, errOut.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	typed.Close()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d\n%s", code, errOut.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("jadpo dev did not stop")
+	}
+	if !strings.Contains(errOut.String(), "Cloudflare Queues fake on http://127.0.0.1:") {
+		t.Fatalf("the Cloudflare fake's address is not shown:\n%s", errOut.String())
+	}
+}
