@@ -14,6 +14,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -24,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/providers/cfqueuesfake"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
 )
@@ -440,4 +442,61 @@ func TestRedactURLHidesEveryPassword(t *testing.T) {
 			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// The Cloudflare Queues API token of examples/returns, set in .env.local:
+// used (the fake accepts only it), and printed nowhere, also when the fake
+// refuses the pull with a message that repeats the Authorization header.
+func TestNoCloudflareTokenInAnyOutput(t *testing.T) {
+	token := runtimetest.Canary + "-cf"
+	cf := cfqueuesfake.New(cfqueuesfake.Options{Tokens: []string{token}})
+	srv := httptest.NewServer(cf)
+	defer srv.Close()
+	if err := cf.CreateQueue("acc", "returns", cfqueuesfake.QueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := copyProject(filepath.Join(runtimetest.RepoRoot(t), "examples", "returns"), dir); err != nil {
+		t.Fatal(err)
+	}
+	dotenv := "CF_HOST=" + srv.URL + "\nCF_API_TOKEN=\"" + token + "\"\nCF_ACCOUNT_ID=acc\nCF_RETURNS_QUEUE_ID=returns\n"
+	if err := os.WriteFile(filepath.Join(dir, ".env.local"), []byte(dotenv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := "sqlite:" + filepath.Join(t.TempDir(), "events.sqlite")
+	for _, body := range []string{
+		`{"return_id":"r-1","type":"return_requested","order_id":"o-1","customer_email":"a@example.com","items":{"SKU-1":1},"requested_at":"2026-11-30T10:00:00Z"}`,
+		`not json`,
+	} {
+		if _, err := cf.Send("acc", "returns", body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := &secretsWorld{dir: dir, s: &seen{}}
+	w.inProcess(t, 0, "tick", dir, "--database", db, "--log-format", "json")
+	w.inProcess(t, 0, "deliveries", "--database", db)
+	w.inProcess(t, 0, "deliveries", "show", "p1", "--body", "--json", "--database", db)
+	w.inProcess(t, 0, "check", dir, "--format", "json")
+	w.inProcess(t, 0, "build", dir)
+	w.s.addFiles(t, filepath.Join(dir, "build"))
+	// A service that echoes the credential in its refusal.
+	wrong := filepath.Join(t.TempDir(), "wrong")
+	if err := copyProject(dir, wrong); err != nil {
+		t.Fatal(err)
+	}
+	echo := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rw.WriteHeader(http.StatusForbidden)
+		fmt.Fprintf(rw, `{"success":false,"errors":[{"code":10000,"message":"Authentication error: %s"}],"messages":[],"result":null}`, r.Header.Get("Authorization"))
+	}))
+	defer echo.Close()
+	if err := os.WriteFile(filepath.Join(wrong, ".env.local"), []byte(strings.Replace(dotenv, srv.URL, echo.URL, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.inProcess(t, 1, "tick", wrong, "--database", db, "--log-format", "text")
+	w.s.check(t, []string{token}, map[string]string{
+		"a kept message's log line":      `"msg":"kept"`,
+		"a parked message's body":        "not json",
+		"the refusal's code":             "code_10000",
+		"the token's config in the plan": `"cf_api_token"`,
+	})
 }
