@@ -1,0 +1,95 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/providers/cfqueuesfake"
+	"github.com/jadpo/jadpo/runtime/store"
+	"github.com/jadpo/jadpo/runtime/store/pgtest"
+)
+
+// BenchmarkReceiveCloudflare is BenchmarkReceive's runtime case for the
+// cloudflare_queues driver: examples/returns pulling from the Cloudflare
+// Queues fake over loopback HTTP (bearer token checked) into PostgreSQL
+// with fsync on. A batch is two requests (one pull, one ack for all ten)
+// where SQS's mapping takes eleven. The returns app has no subscriber, so a
+// kept message writes a received id and an outbox row, and no delivery.
+// One op is a batch of 10 messages.
+func BenchmarkReceiveCloudflare(b *testing.B) {
+	pgtest.Require(b)
+	ctx := context.Background()
+	res := check.Check(project.Load(filepath.Join(benchRoot(b), "examples", "returns")))
+	if res.Diags.HasErrors() {
+		b.Fatalf("examples/returns does not check: %v", res.Diags)
+	}
+	cf := cfqueuesfake.New(cfqueuesfake.Options{Tokens: []string{benchSecret}})
+	srv := httptest.NewServer(cf)
+	defer srv.Close()
+	if err := cf.CreateQueue("acc", "returns", cfqueuesfake.QueueOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	cfg, err := LoadConfig(res.Program, []string{
+		"CF_HOST=" + srv.URL, "CF_API_TOKEN=" + benchSecret, "CF_ACCOUNT_ID=acc", "CF_RETURNS_QUEUE_ID=returns",
+	}, filepath.Join(b.TempDir(), ".env.local"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	url := pgtest.FreshURL(b)
+	pgtest.RequireDurable(b, url)
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	timed := &benchTimedStore{Store: st}
+	r, err := New(Options{Plan: res.Program, Store: timed, Config: cfg, HTTP: defaultHTTPClient()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := benchRun.Add(1)
+	want := b.N * 10
+	sent := 0
+	topUp := func(acked int) {
+		for ; sent < want && sent-acked < 200; sent++ {
+			body := fmt.Sprintf(`{"return_id":"c%d-%d","type":"return_requested","order_id":"o-%d","customer_email":"a@example.com","items":{"SKU-1":1},"requested_at":"2026-11-30T10:00:00Z"}`, run, sent, sent)
+			if _, err := cf.Send("acc", "returns", body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	var rep TickReport
+	topUp(0)
+	b.ResetTimer()
+	for rep.Kept < want {
+		before := rep.Kept
+		deadline := time.Now().Add(r.budget)
+		for _, q := range r.queues {
+			if err := q.receive(ctx, deadline, &rep); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if rep.Kept == before {
+			b.Fatalf("a round kept nothing: %+v", rep)
+		}
+		b.StopTimer()
+		topUp(rep.Acked)
+		b.StartTimer()
+	}
+	b.StopTimer()
+	if rep.Kept != want || rep.Acked != want || rep.Left != 0 {
+		b.Fatalf("kept %d, acknowledged %d, left %d of %d", rep.Kept, rep.Acked, rep.Left, want)
+	}
+	b.ReportMetric(float64(want)/b.Elapsed().Seconds(), "msgs/s")
+	b.ReportMetric(float64(timed.keep.Load())/1e6/float64(b.N), "keep-ms/op")
+	b.ReportMetric(float64(cf.Calls("pull")+cf.Calls("ack"))/float64(b.N), "requests/op")
+}
