@@ -45,9 +45,13 @@ fuzz:
 	  $(GO) test $$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done
 
-## bench: the benchmarks named in docs/performance.md.
+## bench: the benchmarks named in docs/performance.md, once each (the figures
+## there are from -count 6 runs; see its commands).
 bench:
-	$(GO) test ./check -run '^$$' -bench . -benchmem
+	$(GO) test ./check ./lang/parser ./providers/sigv4 ./providers/sqsfake ./runtime/reading -run '^$$' -bench . -benchmem
+	$(GO) test ./runtime/store/postgres ./runtime/store/sqlite -run '^$$' -bench .
+	$(GO) test ./runtime -run '^$$' -bench '^BenchmarkReceive$$' -benchtime 1000x
+	$(GO) test ./runtime -run '^$$' -bench 'ReceiveCloudflare|Deliver' -benchtime 1000x
 
 clean:
 	rm -rf bin
