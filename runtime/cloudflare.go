@@ -68,11 +68,20 @@ func (w *cloudflareWire) finish(ctx context.Context, msgs []*message) int {
 	if len(retries) > 0 {
 		in["retries"] = retries
 	}
-	if _, err := w.conn.client.Call(ctx, w.ackOp, in); err != nil {
+	answer, err := w.conn.client.Call(ctx, w.ackOp, in)
+	if err != nil {
 		// The leases run out and the messages come back; the settled ones'
 		// ids are recorded, so they are then repeats.
 		w.r.log.Warn("acknowledging failed; the batch will come back, its kept messages as repeats", "queue", w.queue, "messages", len(msgs), "error", err)
 		return 0
+	}
+	// Cloudflare ignores a lease that ran out (the message is offered
+	// again): its count says how many acknowledgements took.
+	result, _ := answer["result"].(map[string]any)
+	if n, ok := result["ack_count"].(int64); ok && int(n) < acked {
+		w.r.log.Warn("some leases had run out before they were acknowledged; those messages will come back as repeats",
+			"queue", w.queue, "acknowledged", n, "sent", acked)
+		acked = int(max(n, 0))
 	}
 	return acked
 }

@@ -5,7 +5,9 @@ package runtime_test
 // returns_queue through Cloudflare's HTTP pull consumer API.
 
 import (
+	"context"
 	"fmt"
+	"net/http/httptest"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,7 +19,7 @@ import (
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
-	"net/http/httptest"
+	"github.com/jadpo/jadpo/runtime/store"
 )
 
 const (
@@ -139,6 +141,20 @@ func TestCloudflareQueuesDriver(t *testing.T) {
 				t.Fatalf("the queue still holds %d visible, %d leased, %d delayed", v, f, d)
 			}
 		}},
+		{"a_lease_that_ran_out_before_the_ack_is_not_counted_and_comes_back_a_repeat", func(t *testing.T, w *cfWorld) {
+			w.sendCF(returnRequested("r-1"), returnRequested("r-2"))
+			// The keep outlasts the 60 s lease on the fake's clock.
+			slow := slowKeep{Store: w.st, during: func() { w.cfClock.Advance(61 * time.Second) }}
+			w.rt = w.env.RuntimeFor(returnsPlan(t), slow, runtime.Options{Now: w.clock.Now})
+			wantReport(t, w.tick(), "received 2 kept 2 repeats 0 parked 0 left 0 acked 0")
+			wantReport(t, w.tick(), "received 2 kept 0 repeats 2 parked 0 left 0 acked 0")
+			w.rt = w.runtime(returnsPlan(t), runtime.Options{})
+			w.cfClock.Advance(61 * time.Second)
+			wantReport(t, w.tick(), "received 2 kept 0 repeats 2 parked 0 left 0 acked 2")
+			if v, f, d := w.onCF(); v+f+d != 0 {
+				t.Fatalf("the queue still holds %d visible, %d leased, %d delayed", v, f, d)
+			}
+		}},
 		{"a_refused_pull_is_the_ticks_error_and_loses_nothing", func(t *testing.T, w *cfWorld) {
 			w.sendCF(returnRequested("r-1"))
 			w.cf.FailNext("pull", 1, 429)
@@ -155,4 +171,16 @@ func TestCloudflareQueuesDriver(t *testing.T) {
 			}
 		})
 	}
+}
+
+// slowKeep runs during inside each KeepBatch: time passing on a fake's
+// clock while the store works.
+type slowKeep struct {
+	store.Store
+	during func()
+}
+
+func (s slowKeep) KeepBatch(ctx context.Context, now time.Time, keeps []store.Keep) ([]store.KeepResult, error) {
+	s.during()
+	return s.Store.KeepBatch(ctx, now, keeps)
 }
