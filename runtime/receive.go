@@ -220,14 +220,21 @@ func (qr *queueRunner) park(ctx context.Context, m *message, reason store.Reason
 	if m.out.Event != nil {
 		p.EventName = m.out.Event.Name
 	}
-	if _, err := qr.r.store.Park(ctx, qr.r.now(), p); err != nil {
+	res, err := qr.r.store.Park(ctx, qr.r.now(), p)
+	if err != nil {
 		qr.r.log.Warn("the store cannot park a message now; it stays on the queue", "queue", qr.q.Name, "message_id", m.out.ID, "error", err)
 		qr.metrics.storeUnavailable.Inc()
 		return
 	}
+	// The tick's count and the metric are of messages settled by parking;
+	// the log says when the body was parked already and nothing was added.
 	m.settled = true
 	rep.Parked++
 	qr.metrics.parked(string(reason)).Inc()
+	if res == store.ParkAlready {
+		qr.r.log.Info("parked already: the same body from this queue; nothing added", "queue", qr.q.Name, "message_id", m.out.ID, "reason", string(reason))
+		return
+	}
 	qr.r.log.Info("parked", "queue", qr.q.Name, "message_id", m.out.ID, "reason", string(reason), "problems", len(problems))
 }
 

@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -518,7 +519,12 @@ func TestSeedParkedNeverDropped(t *testing.T) {
 				w.send("returns_queue", "not json")
 				wantReport(t, w.tick(), "received 3 kept 0 repeats 0 parked 3 left 0 acked 3")
 				w.send("warehouse_queue", "not json")
+				var logged bytes.Buffer
+				w.rt = w.runtime(w.env.Plan, runtime.Options{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 				wantReport(t, w.tick(), "received 1 kept 0 repeats 0 parked 1 left 0 acked 1")
+				if !strings.Contains(logged.String(), "parked already: the same body from this queue; nothing added") {
+					t.Fatalf("the second identical body is not logged as parked already:\n%s", logged.String())
+				}
 				wantRows(t, "parked", w.env.Query(`SELECT source, reason, state FROM jadpo_parked_messages ORDER BY source`),
 					row("queue returns_queue", "unreadable", "failed"), row("queue warehouse_queue", "unreadable", "failed"))
 				if w.onQueue("warehouse_queue")+w.onQueue("returns_queue") != 0 {
