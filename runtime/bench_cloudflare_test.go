@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/lang/project"
@@ -58,37 +57,11 @@ func BenchmarkReceiveCloudflare(b *testing.B) {
 	}
 	run := benchRun.Add(1)
 	want := b.N * 10
-	sent := 0
-	topUp := func(acked int) {
-		for ; sent < want && sent-acked < 200; sent++ {
-			body := fmt.Sprintf(`{"return_id":"c%d-%d","type":"return_requested","order_id":"o-%d","customer_email":"a@example.com","items":{"SKU-1":1},"requested_at":"2026-11-30T10:00:00Z"}`, run, sent, sent)
-			if _, err := cf.Send("acc", "returns", body); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	var rep TickReport
-	topUp(0)
-	b.ResetTimer()
-	for rep.Kept < want {
-		before := rep.Kept
-		deadline := time.Now().Add(r.budget)
-		for _, q := range r.queues {
-			if err := q.receive(ctx, deadline, &rep); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if rep.Kept == before {
-			b.Fatalf("a round kept nothing: %+v", rep)
-		}
-		b.StopTimer()
-		topUp(rep.Acked)
-		b.StartTimer()
-	}
-	b.StopTimer()
-	if rep.Kept != want || rep.Acked != want || rep.Left != 0 {
-		b.Fatalf("kept %d, acknowledged %d, left %d of %d", rep.Kept, rep.Acked, rep.Left, want)
-	}
+	benchReceiveLoop(ctx, b, r, want, func(i int) error {
+		body := fmt.Sprintf(`{"return_id":"c%d-%d","type":"return_requested","order_id":"o-%d","customer_email":"a@example.com","items":{"SKU-1":1},"requested_at":"2026-11-30T10:00:00Z"}`, run, i, i)
+		_, err := cf.Send("acc", "returns", body)
+		return err
+	})
 	b.ReportMetric(float64(want)/b.Elapsed().Seconds(), "msgs/s")
 	b.ReportMetric(float64(timed.keep.Load())/1e6/float64(b.N), "keep-ms/op")
 	b.ReportMetric(float64(cf.Calls("pull")+cf.Calls("ack"))/float64(b.N), "requests/op")

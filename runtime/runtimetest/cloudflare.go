@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -162,30 +161,7 @@ func CopyReturns(t testing.TB, dir string, edits ...Edit) string {
 func (e *CFEnv) StartRun(bin, logPath string, extra ...string) *Proc {
 	e.T.Helper()
 	args := append([]string{"run", e.AppDir, "--database", e.StoreURL, "--log-format", "json"}, extra...)
-	cmd := exec.Command(bin, args...)
-	cmd.Env = e.childEnviron()
-	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		e.T.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		e.T.Fatal(err)
-	}
-	p := &Proc{Cmd: cmd, Log: logPath, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		f.Close()
-		close(p.done)
-	}()
-	e.T.Cleanup(func() {
-		if !p.Exited() {
-			_ = cmd.Process.Kill()
-			<-p.done
-		}
-	})
-	return p
+	return startProc(e.T, bin, args, e.childEnviron(), logPath)
 }
 
 // childEnviron is this process's environment without anything that would

@@ -47,16 +47,23 @@ func (e *Env) StartRun(bin, logPath string, extra ...string) *Proc {
 	e.T.Helper()
 	args := append([]string{"run", filepath.Join(e.Root, "examples", "warehouse"),
 		"--database", e.StoreURL, "--log-format", "json"}, extra...)
+	return startProc(e.T, bin, args, e.childEnviron(), logPath)
+}
+
+// startProc starts bin with args and environ, its output appended to
+// logPath; the process is killed when the test ends if it is still running.
+func startProc(t testing.TB, bin string, args, environ []string, logPath string) *Proc {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = e.childEnviron()
+	cmd.Env = environ
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		e.T.Fatal(err)
+		t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
 		f.Close()
-		e.T.Fatal(err)
+		t.Fatal(err)
 	}
 	p := &Proc{Cmd: cmd, Log: logPath, done: make(chan struct{})}
 	go func() {
@@ -64,7 +71,7 @@ func (e *Env) StartRun(bin, logPath string, extra ...string) *Proc {
 		f.Close()
 		close(p.done)
 	}()
-	e.T.Cleanup(func() {
+	t.Cleanup(func() {
 		if !p.Exited() {
 			_ = cmd.Process.Kill()
 			<-p.done
