@@ -12,12 +12,20 @@ import (
 
 // examples/warehouse builds; its plan is a golden file, and two builds are
 // byte-identical.
-func TestBuildWarehousePlan(t *testing.T) {
+func TestBuildWarehousePlan(t *testing.T) { testBuildPlan(t, "warehouse") }
+
+// The returns example's plan: a connection received by the cloudflare_queues
+// driver, with the two operations it calls.
+func TestBuildReturnsPlan(t *testing.T) { testBuildPlan(t, "returns") }
+
+// testBuildPlan builds examples/<example> twice: the plans are byte-identical
+// and match testdata/golden/build_<example>_plan.json.
+func testBuildPlan(t *testing.T, example string) {
 	root := repoRoot(t)
 	var plans [][]byte
 	for i := 0; i < 2; i++ {
 		dir := t.TempDir()
-		if err := copyProject(filepath.Join(root, "examples", "warehouse"), dir); err != nil {
+		if err := copyProject(filepath.Join(root, "examples", example), dir); err != nil {
 			t.Fatal(err)
 		}
 		_, errOut, code := runCLI("build", dir)
@@ -40,7 +48,7 @@ func TestBuildWarehousePlan(t *testing.T) {
 		t.Fatal("two builds of the same sources differ")
 	}
 	g := goldie.New(t, goldie.WithFixtureDir(filepath.Join(root, "testdata", "golden")), goldie.WithNameSuffix(""))
-	g.Assert(t, "build_warehouse_plan.json", plans[0])
+	g.Assert(t, "build_"+example+"_plan.json", plans[0])
 }
 
 // A project whose secrets have canary values in .env.local: no diagnostic,
