@@ -18,7 +18,6 @@ import (
 type queueRunner struct {
 	r       *Runtime
 	q       *ir.Queue
-	conn    *connection
 	reader  *reading.Reader
 	wire    queueWire
 	source  string
@@ -37,7 +36,7 @@ func newQueueRunner(r *Runtime, q *ir.Queue, conn *connection) (*queueRunner, er
 	if err != nil {
 		return nil, err
 	}
-	qr := &queueRunner{r: r, q: q, conn: conn, reader: reader, source: q.Source, metrics: r.metrics.queue(q.Name)}
+	qr := &queueRunner{r: r, q: q, reader: reader, source: q.Source, metrics: r.metrics.queue(q.Name)}
 	if qr.wire, err = newQueueWire(r, q, conn, rec); err != nil {
 		return nil, fmt.Errorf("queue %s: %w", q.Name, err)
 	}
