@@ -1,7 +1,12 @@
 package runtime_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,6 +60,46 @@ func TestTickKeepsParksAndDelivers(t *testing.T) {
 			got := strings.Join(labels, "; ")
 			if !strings.Contains(got, "queue warehouse_queue · order_delayed unlisted_type") || !strings.Contains(got, "unreadable") {
 				t.Fatalf("listed %q", got)
+			}
+		})
+	}
+}
+
+// runtime.md §6: one log line per kept, repeated and parked message and per
+// settled delivery, each with the message id, never a body value.
+func TestLogsOneLinePerMessageWithItsIDAndNoBodyValue(t *testing.T) {
+	for _, kind := range runtimetest.Stores {
+		t.Run(kind, func(t *testing.T) {
+			env := runtimetest.New(t, kind)
+			var logged bytes.Buffer
+			rt := env.Runtime(env.Store(), runtime.Options{Logger: slog.New(slog.NewJSONHandler(&logged, nil))})
+			const value = "BODYVALUE-7c1e" // in every body; must never be logged
+			shipped := strings.Replace(runtimetest.OrderShipped("m-1"), `"o-m-1"`, `"o-`+value+`"`, 1)
+			env.Send("warehouse_queue", shipped)
+			env.Send("warehouse_queue", shipped)
+			env.Send("warehouse_queue", `{"id":"m-2","type":"order_delayed","order_id":"`+value+`"}`)
+			env.Send("warehouse_queue", `{"id":"m-3","type":"order_shipped","order_id":"`+value+`","carrier":"`+value+`"}`)
+			if _, err := rt.Tick(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(logged.String(), value) {
+				t.Fatalf("a body value was logged:\n%s", logged.String())
+			}
+			var lines []string
+			for _, l := range strings.Split(strings.TrimSpace(logged.String()), "\n") {
+				var rec map[string]any
+				if err := json.Unmarshal([]byte(l), &rec); err != nil {
+					t.Fatalf("not a JSON log line: %q", l)
+				}
+				switch rec["msg"] {
+				case "kept", "repeat: already kept", "parked", "delivery settled":
+					lines = append(lines, fmt.Sprintf("%s %v", rec["msg"], rec["message_id"]))
+				}
+			}
+			slices.Sort(lines)
+			want := []string{"delivery settled m-1", "kept m-1", "parked m-2", "parked m-3", "repeat: already kept m-1"}
+			if !slices.Equal(lines, want) {
+				t.Fatalf("log lines %q\nwant %q", lines, want)
 			}
 		})
 	}
