@@ -104,3 +104,50 @@ func TestLogsOneLinePerMessageWithItsIDAndNoBodyValue(t *testing.T) {
 		})
 	}
 }
+
+// runtime.md §6: the metrics count received, kept, repeated and parked (by
+// reason) messages, deliveries by outcome and the ticks' duration.
+func TestMetricsCountWhatTheTickDid(t *testing.T) {
+	env := runtimetest.New(t, "sqlite")
+	rt := env.Runtime(env.Store(), runtime.Options{})
+	env.Send("warehouse_queue", runtimetest.OrderShipped("m-1"))
+	env.Send("warehouse_queue", runtimetest.OrderShipped("m-1"))
+	env.Send("warehouse_queue", `{"id":"m-2","type":"order_delayed"}`)
+	env.Send("warehouse_queue", `not json`)
+	if _, err := rt.Tick(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	families, err := rt.Metrics().Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			key := f.GetName() + "{" + strings.Join(labels, ",") + "}"
+			switch {
+			case m.GetCounter() != nil:
+				got[key] = m.GetCounter().GetValue()
+			case m.GetHistogram() != nil:
+				got[key] = float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	for key, want := range map[string]float64{
+		"jadpo_messages_received_total{queue=warehouse_queue}":                    4,
+		"jadpo_messages_kept_total{queue=warehouse_queue}":                        1,
+		"jadpo_messages_repeated_total{queue=warehouse_queue}":                    1,
+		"jadpo_messages_parked_total{queue=warehouse_queue,reason=unlisted_type}": 1,
+		"jadpo_messages_parked_total{queue=warehouse_queue,reason=unreadable}":    1,
+		"jadpo_deliveries_total{outcome=succeeded,subscriber=pack_order}":         1,
+		"jadpo_tick_duration_seconds{}":                                           1,
+	} {
+		if got[key] != want {
+			t.Errorf("%s = %v, want %v", key, got[key], want)
+		}
+	}
+}
