@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sebdah/goldie/v2"
+
+	"github.com/jadpo/jadpo/providers/cfqueuesfake"
 )
 
 // examples/warehouse builds; its plan is a golden file, and two builds are
@@ -94,5 +97,52 @@ func TestNoSecretInCheckOrBuild(t *testing.T) {
 		if strings.Contains(seen.String(), c) {
 			t.Errorf("canary %s appears in an output", c)
 		}
+	}
+}
+
+// `jadpo tick --plan build/plan.json` runs the built plan without reading
+// the sources (here broken after the build); a plan that cannot be read or
+// decoded stops the start with one line naming it.
+func TestTickRunsABuiltPlanWithoutTheSources(t *testing.T) {
+	cf := cfqueuesfake.New(cfqueuesfake.Options{})
+	srv := httptest.NewServer(cf)
+	defer srv.Close()
+	if err := cf.CreateQueue("acc", "returns", cfqueuesfake.QueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cf.Send("acc", "returns", `{"return_id":"r-1","type":"return_requested","order_id":"o-1","customer_email":"a@example.com","items":{"SKU-1":1},"requested_at":"2026-11-30T10:00:00Z"}`); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := copyProject(filepath.Join(repoRoot(t), "examples", "returns"), dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runCLI("build", dir); code != 0 {
+		t.Fatalf("build exit %d: %s", code, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "app.jadpo"), []byte("this is not jadpo {"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dotenv := "CF_HOST=" + srv.URL + "\nCF_API_TOKEN=" + cfqueuesfake.DefaultToken + "\nCF_ACCOUNT_ID=acc\nCF_RETURNS_QUEUE_ID=returns\n"
+	if err := os.WriteFile(filepath.Join(dir, ".env.local"), []byte(dotenv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := "sqlite:" + filepath.Join(t.TempDir(), "events.sqlite")
+	plan := filepath.Join(dir, "build", "plan.json")
+	out, errOut, code := runCLI("tick", dir, "--plan", plan, "--database", db)
+	if code != 0 || !strings.Contains(out+errOut, "received 1, kept 1") {
+		t.Fatalf("tick --plan: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, errOut, code := runCLI("tick", dir, "--database", db); code == 0 || !strings.Contains(errOut, "app.jadpo") {
+		t.Fatalf("without --plan the broken source should stop the tick: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := runCLI("tick", dir, "--plan", filepath.Join(dir, "nope.json"), "--database", db); code != 1 || !strings.Contains(errOut, "cannot read the plan") {
+		t.Fatalf("a missing plan: exit %d\n%s", code, errOut)
+	}
+	if err := os.WriteFile(plan, []byte(`{"version": 99}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runCLI("tick", dir, "--plan", plan, "--database", db); code != 1 || !strings.Contains(errOut, plan) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Fatalf("a plan of another version: exit %d\n%s", code, errOut)
 	}
 }
