@@ -44,6 +44,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// After is Run's pause between ticks; nil means time.After. Tests give
+	// one that records the pauses asked for.
+	After func(time.Duration) <-chan time.Time
 	// Rand draws retry jitter; nil means a randomly seeded source.
 	Rand *rand.Rand
 	// Budget bounds the receiving part of a tick; 0 means DefaultBudget.
@@ -62,6 +65,7 @@ type Runtime struct {
 	store   store.Store
 	log     *slog.Logger
 	now     func() time.Time
+	after   func(time.Duration) <-chan time.Time
 	rand    *rand.Rand
 	budget  time.Duration
 	metrics *Metrics
@@ -78,7 +82,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, fmt.Errorf("runtime: a plan, a store and config values are needed")
 	}
 	r := &Runtime{
-		plan: opts.Plan, store: opts.Store, log: opts.Logger, now: opts.Now, rand: opts.Rand,
+		plan: opts.Plan, store: opts.Store, log: opts.Logger, now: opts.Now, after: opts.After, rand: opts.Rand,
 		budget: opts.Budget, metrics: opts.Metrics,
 		bySource: map[string]*queueRunner{}, subscribers: map[string][]string{},
 	}
@@ -87,6 +91,9 @@ func New(opts Options) (*Runtime, error) {
 	}
 	if r.now == nil {
 		r.now = time.Now
+	}
+	if r.after == nil {
+		r.after = time.After
 	}
 	if r.rand == nil {
 		r.rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
@@ -240,7 +247,7 @@ func (r *Runtime) Run(ctx context.Context, interval time.Duration) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(wait):
+		case <-r.after(wait):
 		}
 	}
 }

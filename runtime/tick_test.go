@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
@@ -149,5 +150,43 @@ func TestMetricsCountWhatTheTickDid(t *testing.T) {
 		if got[key] != want {
 			t.Errorf("%s = %v, want %v", key, got[key], want)
 		}
+	}
+}
+
+// runtime.md §3: an app that receives a queue ticks at least every 10
+// seconds, whatever interval it is given; a tick that used all its asks is
+// followed at once by the next.
+func TestRunTicksAtLeastEveryTenSeconds(t *testing.T) {
+	for _, c := range []struct {
+		interval time.Duration
+		want     time.Duration
+	}{{time.Hour, runtime.MaxTickInterval}, {0, runtime.MaxTickInterval}, {-time.Second, runtime.MaxTickInterval}, {2 * time.Second, 2 * time.Second}} {
+		t.Run(c.interval.String(), func(t *testing.T) {
+			env := runtimetest.New(t, "sqlite")
+			// 105 messages: the first tick takes 100 in its 10 asks and is
+			// busy (no pause), the second takes 5.
+			for i := range 105 {
+				env.Send("warehouse_queue", runtimetest.OrderShipped(fmt.Sprintf("m-%d", i)))
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var pauses []time.Duration
+			now := make(chan time.Time, 1)
+			now <- time.Now()
+			close(now)
+			rt := env.Runtime(env.Store(), runtime.Options{After: func(d time.Duration) <-chan time.Time {
+				pauses = append(pauses, d)
+				if len(pauses) == 3 {
+					cancel()
+				}
+				return now
+			}})
+			if err := rt.Run(ctx, c.interval); err != nil {
+				t.Fatal(err)
+			}
+			if want := []time.Duration{0, c.want, c.want}; !slices.Equal(pauses, want) {
+				t.Fatalf("pauses between ticks %v, want %v", pauses, want)
+			}
+		})
 	}
 }
