@@ -5,7 +5,7 @@ BIN       ?= bin/jadpo
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build test race vet demo fuzz bench golden clean
+.PHONY: all build test race vet lint demo fuzz bench golden clean
 
 all: build
 
@@ -24,6 +24,11 @@ vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
+
+## lint: staticcheck (a pinned version, fetched through the module proxy).
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+lint:
+	$(GO) run $(STATICCHECK) ./...
 
 ## golden: rewrite the golden files; review the diff as a user would.
 golden:

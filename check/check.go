@@ -158,7 +158,6 @@ type checker struct {
 	connections map[string]*connection
 	queues      map[string]*decl
 	subscribers map[string]*decl
-	appOrder    []*decl
 
 	out programParts
 	// patterns remembers each pattern's compile result: a project repeats them.

@@ -28,8 +28,6 @@ type scope struct {
 	ns  *namespace // the file's own namespace
 }
 
-func (c *checker) moduleScope(m *module) scope { return scope{mod: m, ns: m.ns} }
-
 // lookupResult says what a name found.
 type lookupResult struct {
 	decl     *decl

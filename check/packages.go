@@ -56,14 +56,13 @@ type resource struct {
 
 // operation is one operation of a loaded resource.
 type operation struct {
-	ir        ir.Operation
-	ident     *ast.Ident
-	file      *ast.File
-	input     *decl // the input record
-	output    *decl // the output record
-	decode    bool
-	failed    bool
-	reachable bool
+	ir     ir.Operation
+	ident  *ast.Ident
+	file   *ast.File
+	input  *decl // the input record
+	output *decl // the output record
+	decode bool
+	failed bool
 }
 
 var pkgDirRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9]*)\.(v[A-Za-z0-9_]+)$`)

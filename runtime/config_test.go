@@ -194,7 +194,7 @@ func TestConfigDotenvQuoting(t *testing.T) {
 		`BATCH_SIZE="7"`,
 		`SQS_HOST="unbalanced`,
 	}, "\n"))
-	c, err := runtime.LoadConfig(p, nil, dotenv)
+	_, err := runtime.LoadConfig(p, nil, dotenv)
 	if err == nil {
 		t.Fatal(`SQS_HOST="unbalanced should be an invalid URL, quote and all`)
 	}
@@ -202,7 +202,7 @@ func TestConfigDotenvQuoting(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 	dotenv = writeDotenv(t, strings.Replace(string(must(os.ReadFile(dotenv))), `SQS_HOST="unbalanced`, `SQS_HOST="http://127.0.0.1:9324"`, 1))
-	c, err = runtime.LoadConfig(p, nil, dotenv)
+	c, err := runtime.LoadConfig(p, nil, dotenv)
 	if err != nil {
 		t.Fatal(err)
 	}

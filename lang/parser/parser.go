@@ -398,15 +398,6 @@ func closer(open string) string {
 	return "]"
 }
 
-func tokenAt(chunk []plexer.Token, offset int) plexer.Token {
-	for _, t := range chunk {
-		if t.Pos.Offset >= offset {
-			return t
-		}
-	}
-	return plexer.EOFToken(plexer.Position{Offset: offset})
-}
-
 // sliceLexer hands participle a declaration's tokens, then EOF.
 type sliceLexer struct {
 	toks []plexer.Token

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	goruntime "runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,9 +16,14 @@ import (
 
 // BuildJadpo builds cmd/jadpo into dir and returns the binary's path.
 func BuildJadpo(root, dir string) (string, error) {
+	// The go command on PATH, else $GOROOT's (go test runs with PATH as
+	// it found it, and may have been started by a full path).
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(goruntime.GOROOT(), "bin", "go")
+		if os.Getenv("GOROOT") == "" {
+			return "", fmt.Errorf("no go command to build cmd/jadpo: %w", err)
+		}
+		goBin = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
 	}
 	bin := filepath.Join(dir, "jadpo")
 	cmd := exec.Command(goBin, "build", "-o", bin, "./cmd/jadpo")
