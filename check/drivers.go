@@ -42,6 +42,11 @@ var cloudflareQueues = []driverCall{
 			{"retries[].delay_seconds", ir.Int}}},
 }
 
+// driverHelp says where a driver's contract is met, for its diagnostics.
+var driverHelp = map[string]string{
+	"cloudflare_queues": "declare the operations and members as the catalogue's CloudflareQueues.v4 does (`jadpo package add CloudflareQueues.v4`)",
+}
+
 // builtDrivers are the drivers this runtime runs, with their contracts.
 var builtDrivers = map[string][]driverCall{"cloudflare_queues": cloudflareQueues}
 
@@ -62,7 +67,7 @@ func (c *checker) checkDriver(p *pkg, f *ast.File, m *ast.Member, name string, o
 		op, why := c.findOperation(p, dc.op)
 		if op == nil {
 			c.add("package.provider_invalid", f.Range(m.Value.Span()), "the `%s` driver calls `%s`: %s", name, dc.op, why).
-				WithHelp("declare the operation the driver calls in the package's resources")
+				WithHelp(driverHelp[name])
 			ok = false
 			continue
 		}
@@ -85,7 +90,8 @@ func (c *checker) checkDriver(p *pkg, f *ast.File, m *ast.Member, name string, o
 				if problem := c.driverMember(side.rec, need); problem != "" {
 					c.add("package.provider_invalid", f.Range(m.Value.Span()), "the `%s` driver "+side.verb+": %s",
 						name, "`"+need.path+"`", need.kind, dc.op, problem).
-						WithRelated(op.file.Range(op.ident.Span()), "the operation is declared here")
+						WithRelated(op.file.Range(op.ident.Span()), "the operation is declared here").
+						WithHelp(driverHelp[name])
 					ok = false
 				}
 			}
