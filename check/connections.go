@@ -21,6 +21,8 @@ var credentialMembers = map[string][]struct {
 }{
 	"aws_sigv4": {{"key_id", false, true}, {"secret", true, true}, {"session_token", true, false}},
 	"bearer":    {{"token", true, true}},
+	// The database's URL: secret, as it usually holds a password.
+	"database_url": {{"url", true, true}},
 }
 
 func (c *checker) checkConnections() {
@@ -59,8 +61,12 @@ func (c *checker) checkConnection(cn *connection) {
 	cn.ir.Package = dir
 	cn.ir.Provider = p.provider
 	ok := p.providerOK
-	// host
-	if hm := ms["host"]; hm != nil {
+	// host: a SQL database is reached through its credential's url instead.
+	if hm := ms["host"]; hm != nil && p.provider.Protocol == "sql" {
+		c.add("connection.value_invalid", f.Range(hm.Key.Span()), "a connection of `%s` takes no `host`: its database is the credential's `url`", dir).
+			WithHelp("remove host, and give credential: { url: config.<database url> }")
+		ok = false
+	} else if hm != nil {
 		v, vok := c.connectionValue(f, hm.Value, ir.Type{Kind: ir.Url}, "`host`", false)
 		if vok && v.Literal != nil && !isHTTPURL(hm.Value.TextValue()) {
 			c.add("connection.value_invalid", f.Range(hm.Value.Span()), "`host` takes an http or https URL")
@@ -71,7 +77,7 @@ func (c *checker) checkConnection(cn *connection) {
 		} else {
 			ok = false
 		}
-	} else if p.provider.Host == "" && p.providerOK {
+	} else if p.provider.Host == "" && p.providerOK && p.provider.Protocol != "sql" {
 		c.add("connection.value_invalid", d.rng(), "connection `%s` gives no `host`, and package `%s` has no fixed host", d.name, dir).
 			WithHelp("give the service's endpoint: host: config.sqs_host")
 		ok = false
@@ -153,8 +159,11 @@ func (c *checker) checkCredential(cn *connection, m *ast.Member) bool {
 }
 
 func credentialExample(scheme string) string {
-	if scheme == "bearer" {
+	switch scheme {
+	case "bearer":
 		return "credential: { token: config.<secret field> }"
+	case "database_url":
+		return "credential: { url: config.<secret field> }"
 	}
 	return "credential: { key_id: config.<field> secret: config.<secret field> }"
 }
@@ -193,6 +202,12 @@ func (c *checker) checkSettings(cn *connection, m *ast.Member) bool {
 			ok = false
 			continue
 		}
+		if name == "claim" && p.provider.Protocol == "sql" && string(v.Literal) == `"advisory_lock"` {
+			// The language has the form; this runtime claims by row lock or lease only.
+			c.add("toolchain.not_built_yet", f.Range(gm.Value.Span()), "the SQL inbox's `advisory_lock` claim form is not built yet").
+				With("claim", "advisory_lock").WithHelp("claim with row_lock (the default) or lease")
+			ok = false
+		}
 		cn.ir.Settings[name] = v
 	}
 	return ok
@@ -212,7 +227,8 @@ func (c *checker) connectionValue(f *ast.File, e *ast.Expr, t ir.Type, place str
 		}
 		return ir.Value{Config: cf.ir.Name}, true
 	}
-	if !isLiteral(e) {
+	// An enum's variant is written as its bare name, as a default is.
+	if !isLiteral(e) && !(t.Kind == ir.Enum && len(refParts(e)) == 1) {
 		c.add("connection.value_invalid", f.Range(e.Span()), "%s takes a literal or a config field, `config.<name>`", place)
 		return ir.Value{}, false
 	}

@@ -45,25 +45,70 @@ var cloudflareQueues = []driverCall{
 // driverHelp says where a driver's contract is met, for its diagnostics.
 var driverHelp = map[string]string{
 	"cloudflare_queues": "declare the operations and members as the catalogue's CloudflareQueues.v4 does (`jadpo package add CloudflareQueues.v4`)",
+	"sql_inbox":         "declare the provider and settings as the catalogue's SqlInbox.v1 does (`jadpo package add SqlInbox.v1`)",
 }
 
-// builtDrivers are the drivers this runtime runs, with their contracts.
-var builtDrivers = map[string][]driverCall{"cloudflare_queues": cloudflareQueues}
+// sqlInboxSettings is the sql_inbox driver's contract (providers.md §6): the
+// settings it reads, by name, with their kind and whether the package must
+// require them. The claim form is an enum holding at least row_lock and lease.
+var sqlInboxSettings = []struct {
+	name     string
+	kind     ir.Kind
+	required bool
+}{
+	{"table", ir.Text, true}, {"id", ir.Text, true}, {"schema", ir.Text, false}, {"group", ir.Text, false},
+	{"attempt", ir.Text, false}, {"locked_until", ir.Text, false}, {"headers", ir.Text, false},
+	{"columns", ir.Text, false}, {"fetch", ir.Text, false}, {"claim", ir.Enum, false}, {"lease", ir.Duration, false},
+}
+
+// checkSQLInboxDriver checks that the package reaches a SQL database and
+// declares the settings the driver reads; the plan carries the settings.
+func (c *checker) checkSQLInboxDriver(p *pkg, f *ast.File, m *ast.Member, name string) bool {
+	ok := true
+	bad := func(format string, args ...any) {
+		c.add("package.provider_invalid", f.Range(m.Value.Span()), "the `%s` driver "+format, append([]any{name}, args...)...).
+			WithHelp(driverHelp[name])
+		ok = false
+	}
+	if p.provider.Protocol != "sql" {
+		bad("reads a table of a SQL database: the provider needs `protocol: Protocol.sql`")
+	}
+	for _, need := range sqlInboxSettings {
+		st, has := p.settings[need.name]
+		switch {
+		case !has:
+			if need.required || need.name == "claim" {
+				bad("reads the setting `%s` (%s), which the package does not declare", need.name, need.kind)
+			}
+		case st.typ.Kind != need.kind:
+			bad("reads the setting `%s` as %s; it is declared %s", need.name, need.kind, describe(st.typ))
+		case need.kind == ir.Enum && !(contains(st.typ.Variants, "row_lock") && contains(st.typ.Variants, "lease")):
+			bad("reads the setting `claim` as one of row_lock, lease and advisory_lock; it is declared %s", describe(st.typ))
+		case need.required && st.typ.Optional:
+			bad("needs the setting `%s`; it is declared optional", need.name)
+		}
+	}
+	return ok
+}
 
 // checkDriver checks a package against its driver's contract and fills in
+// what the plan carries for it.
+func (c *checker) checkDriver(p *pkg, f *ast.File, m *ast.Member, name string, out *ir.Receiving) bool {
+	switch name {
+	case "cloudflare_queues":
+		return c.checkCloudflareDriver(p, f, m, name, out)
+	case "sql_inbox":
+		return c.checkSQLInboxDriver(p, f, m, name)
+	}
+	return false
+}
+
+// checkCloudflareDriver checks the operations the driver calls and fills in
 // the calls the plan carries (their inputs are the driver's, made at run
 // time, except the pull's fixed ones).
-func (c *checker) checkDriver(p *pkg, f *ast.File, m *ast.Member, name string, out *ir.Receiving) bool {
-	calls, built := builtDrivers[name]
-	if !built {
-		// The language has the driver; this runtime cannot run it yet, so
-		// say so now rather than at `jadpo run`.
-		c.add("toolchain.not_built_yet", f.Range(m.Value.Span()), "the `%s` receiving driver is not built yet", name).
-			With("driver", name).WithHelp("receive through a `receive:`/`acknowledge:` mapping or the `cloudflare_queues` driver")
-		return false
-	}
+func (c *checker) checkCloudflareDriver(p *pkg, f *ast.File, m *ast.Member, name string, out *ir.Receiving) bool {
 	ok := true
-	for i, dc := range calls {
+	for i, dc := range cloudflareQueues {
 		op, why := c.findOperation(p, dc.op)
 		if op == nil {
 			c.add("package.provider_invalid", f.Range(m.Value.Span()), "the `%s` driver calls `%s`: %s", name, dc.op, why).

@@ -223,8 +223,10 @@ func (c *checker) resolveSettings(p *pkg) {
 	}
 }
 
-var protocols = []string{"aws_json", "json_http"}
-var credentialSchemes = []string{"aws_sigv4", "bearer"}
+// sql is the SQL inbox's: no operations, a database reached through the
+// database_url credential; only the sql_inbox receiving driver uses it.
+var protocols = []string{"aws_json", "json_http", "sql"}
+var credentialSchemes = []string{"aws_sigv4", "bearer", "database_url"}
 
 // checkProvider reads the provider block.
 func (c *checker) checkProvider(p *pkg) {
@@ -285,6 +287,11 @@ func (c *checker) checkProvider(p *pkg) {
 	if p.provider.Protocol == "aws_json" && p.provider.AWSTarget == "" {
 		c.add("package.provider_invalid", f.Range(ms["protocol"].Value.Span()), "`Protocol.aws_json` needs `aws: { target: ... }`, the operations' prefix").
 			WithHelp(`add aws: { target: "AmazonSQS" } (the X-Amz-Target prefix)`)
+		ok = false
+	}
+	if (p.provider.Protocol == "sql") != (p.provider.Credential == "database_url") && p.provider.Protocol != "" && ms["credential"] != nil {
+		c.add("package.provider_invalid", f.Range(ms["credential"].Value.Span()), "`Protocol.sql` goes with `CredentialScheme.database_url`, and only with it").
+			WithHelp("a SQL inbox reaches its database through credential: CredentialScheme.database_url")
 		ok = false
 	}
 	if p.provider.Credential == "aws_sigv4" && p.provider.AWSService == "" {
