@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -207,6 +209,10 @@ func (e *env) printEntry(en store.Entry, withBody bool) {
 	} else if en.WireType != "" {
 		fmt.Fprintf(w, "  wire type:   %s\n", en.WireType)
 	}
+	// Header values are shown as they are: a secret never comes from a header column.
+	for _, name := range slices.Sorted(maps.Keys(en.Headers)) {
+		fmt.Fprintf(w, "  header:      %s=%s\n", name, en.Headers[name])
+	}
 	if en.Code != "" {
 		fmt.Fprintf(w, "  code:        %s\n", en.Code)
 	}
@@ -254,6 +260,9 @@ func entryJSON(en store.Entry, withBody bool) map[string]any {
 		}
 	} else {
 		m["kind"], m["body_sha256"] = "parked_message", en.BodySHA256
+	}
+	if len(en.Headers) > 0 {
+		m["headers"] = en.Headers
 	}
 	if withBody && en.Body != nil {
 		m["body"] = string(en.Body)

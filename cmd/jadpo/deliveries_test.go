@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jadpo/jadpo/runtime"
@@ -319,6 +320,96 @@ func TestDeliveriesShow(t *testing.T) {
 			code, _, errs = w.cli(t, "deliveries", "show", "x7")
 			if code != 2 || !strings.Contains(errs, `"x7" is not an id`) {
 				t.Errorf("show x7: %d %q", code, errs)
+			}
+		})
+	}
+}
+
+// A delivery of a message kept with header values (a SQL inbox's header
+// columns) shows them, one line each sorted by name after the event line, and
+// its --json holds them; a delivery without any shows no header line and no
+// "headers" key. The values are printed as they are; the body still only
+// with --body.
+func TestDeliveriesShowHeaders(t *testing.T) {
+	for _, kind := range runtimetest.Stores {
+		t.Run(kind, func(t *testing.T) {
+			w := newDeliveriesWorld(t, kind)
+			ctx := context.Background()
+			headers := map[string]string{"tenant": "acme", "attempt_note": "a=b c", "région": "Zürich"}
+			res, err := w.st.KeepBatch(ctx, time.Now(), []store.Keep{{
+				Source: "sql_inbox jobs", ReceivedID: "job-7", EventName: "JobQueued",
+				EventJSON: []byte(`{"job_id":"job-7","card":"4111"}`), Subscribers: []string{"run_job"}, Headers: headers,
+			}})
+			if err != nil || res[0].Outcome != store.Kept {
+				t.Fatalf("KeepBatch = %+v, %v", res, err)
+			}
+			var id store.ID
+			pending, err := w.st.List(ctx, store.Filter{State: store.ListPending})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range pending {
+				if e.ReceivedID == "job-7" {
+					id = e.ID
+				}
+			}
+			if id.N == 0 {
+				t.Fatalf("the kept message's delivery is not listed: %+v", pending)
+			}
+
+			code, out, errs := w.cli(t, "deliveries", "show", id.String())
+			if code != 0 || errs != "" {
+				t.Fatalf("exit %d %q", code, errs)
+			}
+			want := "  event:       JobQueued\n" +
+				"  header:      attempt_note=a=b c\n" +
+				"  header:      région=Zürich\n" +
+				"  header:      tenant=acme\n"
+			if !strings.Contains(out, want) {
+				t.Errorf("show lacks, after the event line:\n%s\ngot:\n%s", want, out)
+			}
+			if strings.Contains(out, "4111") || strings.Contains(out, "body:") {
+				t.Errorf("show without --body shows the event:\n%s", out)
+			}
+			if _, out, _ := w.cli(t, "deliveries", "show", id.String(), "--body"); !strings.Contains(out, want) || !strings.Contains(out, `"job_id":"job-7"`) {
+				t.Errorf("show --body:\n%s", out)
+			}
+
+			_, out, _ = w.cli(t, "deliveries", "show", id.String(), "--json")
+			var m map[string]any
+			if err := json.Unmarshal([]byte(out), &m); err != nil {
+				t.Fatalf("%v:\n%s", err, out)
+			}
+			got, _ := m["headers"].(map[string]any)
+			if len(got) != len(headers) {
+				t.Errorf("--json headers = %v, want %v", m["headers"], headers)
+			}
+			for k, v := range headers {
+				if got[k] != v {
+					t.Errorf("--json headers[%q] = %v, want %q", k, got[k], v)
+				}
+			}
+			if _, has := m["body"]; has || strings.Contains(out, "4111") {
+				t.Errorf("show --json without --body holds the body:\n%s", out)
+			}
+			if !strings.Contains(out, `"région": "Zürich"`) {
+				t.Errorf("--json escapes the header values:\n%s", out)
+			}
+
+			// Without headers: no line, no key; parked messages neither.
+			for _, other := range []store.ID{w.failed, w.unlisted} {
+				_, out, _ = w.cli(t, "deliveries", "show", other.String())
+				if strings.Contains(out, "header:") {
+					t.Errorf("show %s shows headers:\n%s", other, out)
+				}
+				_, out, _ = w.cli(t, "deliveries", "show", other.String(), "--json")
+				if strings.Contains(out, `"headers"`) {
+					t.Errorf("show %s --json holds headers:\n%s", other, out)
+				}
+			}
+			// The listing is as before: no headers.
+			if _, out, _ := w.cli(t, "deliveries", "list", "--state", "pending", "--json"); strings.Contains(out, `"headers"`) {
+				t.Errorf("list --json holds headers:\n%s", out)
 			}
 		})
 	}

@@ -22,6 +22,10 @@ type Keep struct {
 	// (RetriedParked), or 0. That parked row is deleted in the same savepoint when the
 	// message is kept, and when it is a repeat (its id is kept already).
 	RetriedParkedID int64
+	// Headers are the message's header values (a SQL inbox's header columns: name ->
+	// value), kept with the outbox row and shown with each of its deliveries; nil or
+	// empty for none. They are not secrets, but they are shown as they are.
+	Headers map[string]string
 }
 
 // KeepOutcome says what KeepBatch did with one message.
@@ -290,6 +294,9 @@ type Entry struct {
 	DismissedAt   time.Time
 	// BodySHA256 is the hex sha256 of a parked message's body.
 	BodySHA256 string
+	// Headers are a delivery's header values, as its message was kept with them
+	// (Keep.Headers); only from Show, nil for a parked message and when there are none.
+	Headers map[string]string
 	// Body is the parked message's body, or the delivery's event JSON; only from Show with
 	// the body asked for.
 	Body []byte

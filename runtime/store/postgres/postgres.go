@@ -203,7 +203,7 @@ func (s *Store) KeepBatch(ctx context.Context, now time.Time, keeps []store.Keep
 		for _, k := range keeps[start:] {
 			b.Queue("SAVEPOINT jadpo_keep")
 			b.Queue(stmtKeep.SQL, k.Source, k.ReceivedID, now, k.EventName, string(k.EventJSON),
-				sqlcommon.Subscribers(k.Subscribers), k.RetriedParkedID)
+				sqlcommon.Subscribers(k.Subscribers), k.RetriedParkedID, headersParam(k.Headers))
 			b.Queue("RELEASE SAVEPOINT jadpo_keep")
 		}
 		br := tx.SendBatch(ctx, b)
@@ -256,6 +256,14 @@ func readKeeps(br pgx.BatchResults, keeps []store.Keep, results []store.KeepResu
 		}
 	}
 	return 0, nil, nil
+}
+
+// headersParam is the headers column's value: the JSON object, or NULL for none.
+func headersParam(h map[string]string) *string {
+	if s, ok := sqlcommon.HeadersJSON(h); ok {
+		return &s
+	}
+	return nil
 }
 
 // Park writes the parked row once per (source, body), or sets a re-read parked row back
@@ -462,16 +470,21 @@ func collectDeliveries(rows pgx.Rows) ([]store.Entry, error) {
 		attempts                                int32
 		maxAttempts                             *int32
 		next, created, updated                  time.Time
-		code, body                              *string
+		code, body, headers                     *string
 		settled, dismissed                      *time.Time
 	)
 	_, err := pgx.ForEachRow(rows, []any{&id, &state, &subscriber, &attempts, &maxAttempts, &next, &code, &created,
-		&updated, &settled, &dismissed, &source, &event, &recID, &body}, func() error {
+		&updated, &settled, &dismissed, &source, &event, &recID, &body, &headers}, func() error {
+		hs, err := sqlcommon.ParseHeaders(deref(headers), headers != nil)
+		if err != nil {
+			return err
+		}
 		e := store.Entry{
 			ID: store.DeliveryID(id), State: sqlcommon.ListStateOfDelivery(state), RowState: state,
 			Source: source, Subscriber: subscriber, EventName: event, ReceivedID: recID, Code: deref(code),
 			Attempts: int(attempts), MaxAttempts: int(deref(maxAttempts)),
 			CreatedAt: created.UTC(), UpdatedAt: updated.UTC(), SettledAt: utc(settled), DismissedAt: utc(dismissed),
+			Headers: hs,
 		}
 		if state == "pending" || state == "retry_wait" {
 			e.NextAttemptAt = next.UTC()

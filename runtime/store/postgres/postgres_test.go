@@ -291,3 +291,74 @@ func TestRefusalCodes(t *testing.T) {
 		}
 	}
 }
+
+// keepV2 is the keep statement of a build at schema version 2, before the outbox had
+// headers.
+const keepV2 = `WITH r AS (
+    INSERT INTO jadpo_received_events (source, received_id, received_at)
+    VALUES ($1, $2, $3)
+    ON CONFLICT (source, received_id) DO NOTHING
+    RETURNING 1
+), o AS (
+    INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at)
+    SELECT $1, $4, $5, $2, $3 FROM r
+    RETURNING id
+)
+INSERT INTO jadpo_deliveries (outbox_id, subscriber, state, attempts, next_attempt_at, fencing_token, created_at, updated_at)
+SELECT o.id, s.subscriber, 'pending', 0, $3, 0, $3, $3
+FROM o CROSS JOIN unnest($6::text[]) AS s (subscriber)`
+
+// A database at version 2 holding a kept message is migrated to version 3: the message's
+// delivery shows no headers, and messages kept now keep theirs.
+func TestMigrateFromVersion2KeepsRows(t *testing.T) {
+	d := newDatabase(t)
+	ctx := context.Background()
+	conn := d.conn(t)
+	if _, err := conn.Exec(ctx, postgres.SchemaSQLUpTo(2)); err != nil {
+		t.Fatalf("applying the version 2 schema: %v", err)
+	}
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	if _, err := conn.Exec(ctx, keepV2, "queue q", "old", at, "E", `{"id":"old"}`, []string{"s1", "s2"}); err != nil {
+		t.Fatalf("keeping at version 2: %v", err)
+	}
+	s := d.Open(t)
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("Migrate from version 2: %v", err)
+	}
+	var versions []int32
+	if err := conn.QueryRow(ctx, "SELECT array_agg(version ORDER BY version) FROM jadpo_schema_migrations").Scan(&versions); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(versions) != "[1 2 3]" {
+		t.Fatalf("versions = %v, want [1 2 3]", versions)
+	}
+	var nulls int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM jadpo_outbox WHERE headers IS NULL").Scan(&nulls); err != nil || nulls != 1 {
+		t.Fatalf("outbox rows with NULL headers = %d, %v; want the old row", nulls, err)
+	}
+	entries, err := s.List(ctx, store.Filter{State: store.ListPending})
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("List = %+v, %v; want the old message's 2 deliveries", entries, err)
+	}
+	for _, e := range entries {
+		got, err := s.Show(ctx, e.ID, true)
+		if err != nil || got.Headers != nil || got.ReceivedID != "old" || string(got.Body) != `{"id":"old"}` {
+			t.Fatalf("Show %s = %+v, %v; want the old delivery without headers", e.ID, got, err)
+		}
+	}
+	// The old message is a repeat; a new one keeps its headers.
+	res, err := s.KeepBatch(ctx, at, []store.Keep{
+		{Source: "queue q", ReceivedID: "old", EventName: "E", EventJSON: []byte(`{}`), Subscribers: []string{"s1"}, Headers: map[string]string{"h": "v"}},
+		{Source: "queue q", ReceivedID: "new", EventName: "E", EventJSON: []byte(`{}`), Subscribers: []string{"s1"}, Headers: map[string]string{"h": "v"}},
+	})
+	if err != nil || res[0].Outcome != store.Repeat || res[1].Outcome != store.Kept {
+		t.Fatalf("KeepBatch after migrating = %+v, %v", res, err)
+	}
+	var id int64
+	if err := conn.QueryRow(ctx, "SELECT id FROM jadpo_deliveries WHERE outbox_id = $1", res[1].OutboxID).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Show(ctx, store.DeliveryID(id), false); err != nil || got.Headers["h"] != "v" || len(got.Headers) != 1 {
+		t.Fatalf("Show d%d = %+v, %v; want headers h=v", id, got, err)
+	}
+}

@@ -88,13 +88,27 @@ CREATE INDEX jadpo_parked_messages_state ON jadpo_parked_messages (state, create
 	SQL: `
 ALTER TABLE jadpo_outbox ADD CONSTRAINT jadpo_outbox_event_text CHECK (event_json::jsonb IS NOT NULL);
 `,
+}, {
+	Version: 3,
+	Name:    "header values kept with the outbox row",
+	// A JSON object of strings (a SQL inbox's header columns), NULL when the
+	// message has none; rows kept before stay NULL. A nullable column without a
+	// default or a CHECK is added without rewriting or scanning the table.
+	SQL: `
+ALTER TABLE jadpo_outbox ADD COLUMN headers text;
+`,
 }}
 
 // SchemaSQL is the store's whole PostgreSQL schema as one SQL text, written by jadpo build
 // to build/sql/postgres.sql. Applied by hand, it leaves a database the store accepts as
 // migrated.
 func SchemaSQL() string {
-	return sqlcommon.RenderSchema("PostgreSQL", migrationsTable, migrations, func(m sqlcommon.Migration) string {
+	return schemaSQL(migrations)
+}
+
+// schemaSQL renders the schema of the given migrations (tests render an older build's).
+func schemaSQL(ms []sqlcommon.Migration) string {
+	return sqlcommon.RenderSchema("PostgreSQL", migrationsTable, ms, func(m sqlcommon.Migration) string {
 		return fmt.Sprintf("INSERT INTO jadpo_schema_migrations (version, name) VALUES (%d, '%s') ON CONFLICT (version) DO NOTHING;", m.Version, m.Name)
 	})
 }

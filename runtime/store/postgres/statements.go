@@ -13,7 +13,7 @@ const (
 )
 
 // One statement per message: the id recorded (a conflict keeps nothing more), the outbox
-// row and a pending delivery per subscriber written from it, and the re-read parked row
+// row (with its headers, $8: a JSON object or NULL) and a pending delivery per subscriber written from it, and the re-read parked row
 // deleted whether the message is kept or a repeat. Data-modifying CTEs always run to
 // completion, and see each other's rows through RETURNING only.
 var stmtKeep = sqlcommon.Statement{
@@ -25,8 +25,8 @@ var stmtKeep = sqlcommon.Statement{
     ON CONFLICT (source, received_id) DO NOTHING
     RETURNING 1
 ), o AS (
-    INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at)
-    SELECT $1, $4, $5, $2, $3 FROM r
+    INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at, headers)
+    SELECT $1, $4, $5, $2, $3, $8 FROM r
     RETURNING id
 ), d AS (
     INSERT INTO jadpo_deliveries (outbox_id, subscriber, state, attempts, next_attempt_at, fencing_token, created_at, updated_at)
@@ -114,7 +114,7 @@ const deliveryColumns = `d.id, d.state, d.subscriber, d.attempts, d.max_attempts
 var stmtListDeliveries = sqlcommon.Statement{
 	Name:   "list deliveries",
 	Tables: []string{tDeliveries, tOutbox},
-	SQL: `SELECT ` + deliveryColumns + `, NULL::text
+	SQL: `SELECT ` + deliveryColumns + `, NULL::text, NULL::text
 FROM jadpo_deliveries AS d JOIN jadpo_outbox AS o ON o.id = d.outbox_id
 WHERE d.state = ANY($1::text[])
 ORDER BY d.created_at, d.id
@@ -124,7 +124,7 @@ LIMIT $2`,
 var stmtShowDelivery = sqlcommon.Statement{
 	Name:   "show delivery",
 	Tables: []string{tDeliveries, tOutbox},
-	SQL: `SELECT ` + deliveryColumns + `, CASE WHEN $2::boolean THEN o.event_json::text END
+	SQL: `SELECT ` + deliveryColumns + `, CASE WHEN $2::boolean THEN o.event_json::text END, o.headers
 FROM jadpo_deliveries AS d JOIN jadpo_outbox AS o ON o.id = d.outbox_id
 WHERE d.id = $1`,
 }

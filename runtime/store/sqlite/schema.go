@@ -103,13 +103,27 @@ BEGIN
     SELECT RAISE(ABORT, 'CHECK constraint failed: an event text holds a NUL character');
 END;
 `,
+}, {
+	Version: 3,
+	Name:    "header values kept with the outbox row",
+	// As on PostgreSQL: a JSON object of strings, NULL when none; rows kept
+	// before stay NULL. Without a CHECK, SQLite adds the column without reading
+	// the table's rows.
+	SQL: `
+ALTER TABLE jadpo_outbox ADD COLUMN headers TEXT;
+`,
 }}
 
 // SchemaSQL is the store's whole SQLite schema as one SQL text, written by jadpo build to
 // build/sql/sqlite.sql. Applied by hand, it leaves a database the store accepts as
 // migrated.
 func SchemaSQL() string {
-	return sqlcommon.RenderSchema("SQLite", migrationsTable, migrations, func(m sqlcommon.Migration) string {
+	return schemaSQL(migrations)
+}
+
+// schemaSQL renders the schema of the given migrations (tests render an older build's).
+func schemaSQL(ms []sqlcommon.Migration) string {
+	return sqlcommon.RenderSchema("SQLite", migrationsTable, ms, func(m sqlcommon.Migration) string {
 		return fmt.Sprintf("INSERT OR IGNORE INTO jadpo_schema_migrations (version, name) VALUES (%d, '%s');", m.Version, m.Name)
 	})
 }

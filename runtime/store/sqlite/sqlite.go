@@ -363,7 +363,9 @@ func (k keepStmts) keep(ctx context.Context, at int64, m store.Keep) (store.Keep
 	out := store.KeepResult{Outcome: store.Repeat}
 	if n == 1 {
 		var id int64
-		if err := k.outbox.QueryRowContext(ctx, m.Source, m.EventName, string(m.EventJSON), m.ReceivedID, at).Scan(&id); err != nil {
+		var headers sql.NullString
+		headers.String, headers.Valid = sqlcommon.HeadersJSON(m.Headers)
+		if err := k.outbox.QueryRowContext(ctx, m.Source, m.EventName, string(m.EventJSON), m.ReceivedID, at, headers).Scan(&id); err != nil {
 			return store.KeepResult{}, err
 		}
 		if _, err := k.deliveries.ExecContext(ctx, id, at, jsonList(sqlcommon.Subscribers(m.Subscribers))); err != nil {
@@ -631,10 +633,14 @@ func scanDelivery(rows *sql.Rows) (store.Entry, error) {
 		state, subscriber, source, event, recv string
 		attempts                               int
 		maxAttempts, settled, dismissed        sql.NullInt64
-		code, body                             sql.NullString
+		code, body, headers                    sql.NullString
 	)
 	if err := rows.Scan(&id, &state, &subscriber, &attempts, &maxAttempts, &next, &code, &created, &updated,
-		&settled, &dismissed, &source, &event, &recv, &body); err != nil {
+		&settled, &dismissed, &source, &event, &recv, &body, &headers); err != nil {
+		return store.Entry{}, err
+	}
+	hs, err := sqlcommon.ParseHeaders(headers.String, headers.Valid)
+	if err != nil {
 		return store.Entry{}, err
 	}
 	e := store.Entry{
@@ -643,6 +649,7 @@ func scanDelivery(rows *sql.Rows) (store.Entry, error) {
 		Attempts: attempts, MaxAttempts: int(maxAttempts.Int64),
 		CreatedAt: fromMicros(created), UpdatedAt: fromMicros(updated),
 		SettledAt: fromNullMicros(settled), DismissedAt: fromNullMicros(dismissed),
+		Headers: hs,
 	}
 	if state == "pending" || state == "retry_wait" {
 		e.NextAttemptAt = fromMicros(next)

@@ -175,3 +175,70 @@ func TestNewerSchemaRefused(t *testing.T) {
 		t.Fatalf("Migrate of a newer schema = %v, want an error naming version 99", err)
 	}
 }
+
+// A database at version 2 holding a kept message (written as a build at version 2 wrote
+// it) is migrated to version 3: the message's delivery shows no headers, and messages kept
+// now keep theirs.
+func TestMigrateFromVersion2KeepsRows(t *testing.T) {
+	db := newDatabase(t).(*database)
+	ctx := context.Background()
+	db.Exec(t, sqlite.SchemaSQLUpTo(2))
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	raw := db.raw(t)
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO jadpo_received_events (source, received_id, received_at) VALUES (?1, ?2, ?3)`,
+			[]any{"queue q", "old", at.UnixMicro()}},
+		{`INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5)`,
+			[]any{"queue q", "E", `{"id":"old"}`, "old", at.UnixMicro()}},
+		{`INSERT INTO jadpo_deliveries (outbox_id, subscriber, state, attempts, next_attempt_at, fencing_token, created_at, updated_at)
+SELECT (SELECT max(id) FROM jadpo_outbox), value, 'pending', 0, ?1, 0, ?1, ?1 FROM json_each(?2)`,
+			[]any{at.UnixMicro(), `["s1","s2"]`}},
+	} {
+		if _, err := raw.ExecContext(ctx, q.sql, q.args...); err != nil {
+			t.Fatalf("keeping at version 2: %v", err)
+		}
+	}
+	s := db.Open(t)
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("Migrate from version 2: %v", err)
+	}
+	var versions string
+	if err := raw.QueryRowContext(ctx, "SELECT group_concat(version, ',') FROM (SELECT version FROM jadpo_schema_migrations ORDER BY version)").Scan(&versions); err != nil {
+		t.Fatal(err)
+	}
+	if versions != "1,2,3" {
+		t.Fatalf("versions = %s, want 1,2,3", versions)
+	}
+	var nulls int
+	if err := raw.QueryRowContext(ctx, "SELECT count(*) FROM jadpo_outbox WHERE headers IS NULL").Scan(&nulls); err != nil || nulls != 1 {
+		t.Fatalf("outbox rows with NULL headers = %d, %v; want the old row", nulls, err)
+	}
+	entries, err := s.List(ctx, store.Filter{State: store.ListPending})
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("List = %+v, %v; want the old message's 2 deliveries", entries, err)
+	}
+	for _, e := range entries {
+		got, err := s.Show(ctx, e.ID, true)
+		if err != nil || got.Headers != nil || got.ReceivedID != "old" || string(got.Body) != `{"id":"old"}` {
+			t.Fatalf("Show %s = %+v, %v; want the old delivery without headers", e.ID, got, err)
+		}
+	}
+	// The old message is a repeat; a new one keeps its headers.
+	res, err := s.KeepBatch(ctx, at, []store.Keep{
+		{Source: "queue q", ReceivedID: "old", EventName: "E", EventJSON: []byte(`{}`), Subscribers: []string{"s1"}, Headers: map[string]string{"h": "v"}},
+		{Source: "queue q", ReceivedID: "new", EventName: "E", EventJSON: []byte(`{}`), Subscribers: []string{"s1"}, Headers: map[string]string{"h": "v"}},
+	})
+	if err != nil || res[0].Outcome != store.Repeat || res[1].Outcome != store.Kept {
+		t.Fatalf("KeepBatch after migrating = %+v, %v", res, err)
+	}
+	var id int64
+	if err := raw.QueryRowContext(ctx, "SELECT id FROM jadpo_deliveries WHERE outbox_id = ?1", res[1].OutboxID).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Show(ctx, store.DeliveryID(id), false); err != nil || got.Headers["h"] != "v" || len(got.Headers) != 1 {
+		t.Fatalf("Show d%d = %+v, %v; want headers h=v", id, got, err)
+	}
+}

@@ -34,8 +34,8 @@ var (
 VALUES (?1, ?2, ?3)
 ON CONFLICT (source, received_id) DO NOTHING`, tReceived)
 
-	stmtWriteOutbox = writer("write outbox", `INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at)
-VALUES (?1, ?2, ?3, ?4, ?5)
+	stmtWriteOutbox = writer("write outbox", `INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at, headers)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6)
 RETURNING id`, tOutbox)
 
 	stmtWriteDeliveries = writer("write deliveries", `INSERT INTO jadpo_deliveries
@@ -96,13 +96,13 @@ const parkedColumns = `id, state, source, wire_type, event_name, reason, problem
     created_at, updated_at, dismissed_at`
 
 var (
-	stmtListDeliveries = reader("list deliveries", `SELECT `+deliveryColumns+`, NULL
+	stmtListDeliveries = reader("list deliveries", `SELECT `+deliveryColumns+`, NULL, NULL
 FROM jadpo_deliveries AS d JOIN jadpo_outbox AS o ON o.id = d.outbox_id
 WHERE d.state IN (SELECT value FROM json_each(?1))
 ORDER BY d.created_at, d.id
 LIMIT ?2`, tDeliveries, tOutbox)
 
-	stmtShowDelivery = reader("show delivery", `SELECT `+deliveryColumns+`, CASE WHEN ?2 THEN o.event_json END
+	stmtShowDelivery = reader("show delivery", `SELECT `+deliveryColumns+`, CASE WHEN ?2 THEN o.event_json END, o.headers
 FROM jadpo_deliveries AS d JOIN jadpo_outbox AS o ON o.id = d.outbox_id
 WHERE d.id = ?1`, tDeliveries, tOutbox)
 

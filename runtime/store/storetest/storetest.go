@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -66,6 +67,8 @@ func Run(t *testing.T, h Harness) {
 		{"KeepRefusedLastAndAll", testKeepRefusedLastAndAll},
 		{"KeepDeletesRetriedParked", testKeepDeletesRetriedParked},
 		{"KeepTransientFailureCommitsNothing", testKeepTransientFailureCommitsNothing},
+		{"KeepHeadersShownWithDeliveries", testKeepHeadersShownWithDeliveries},
+		{"KeepHeadersRoundTrip", testKeepHeadersRoundTrip},
 		{"ParkOncePerSourceAndBody", testParkOncePerSourceAndBody},
 		{"ParkRetriedFailsAgain", testParkRetriedFailsAgain},
 		{"RetriedParkedOldestFirst", testRetriedParkedOldestFirst},
@@ -521,6 +524,119 @@ func testKeepTransientFailureCommitsNothing(t *testing.T, h Harness) {
 	// The store works again, and the messages are kept, not repeats.
 	wantOutcomes(t, keepBatch(t, s, t0, keeps...), store.Kept, store.Kept, store.Kept)
 	wantCounts(t, s, counts{Received: 3, Outbox: 3, Deliveries: 3})
+}
+
+// deliveriesOf returns the ids of the deliveries of the message (source, receivedID) that
+// List shows (pending, failed or dismissed), in id order.
+func deliveriesOf(t *testing.T, s store.Store, source, receivedID string) []store.ID {
+	t.Helper()
+	var out []store.ID
+	for _, e := range list(t, s, store.Filter{State: store.ListAll}) {
+		if e.ID.Kind == store.KindDelivery && e.Source == source && e.ReceivedID == receivedID {
+			out = append(out, e.ID)
+		}
+	}
+	slices.SortFunc(out, func(a, b store.ID) int { return int(a.N - b.N) })
+	return out
+}
+
+// wantHeaders checks that Show of each id, with and without the body, gives exactly want
+// (nil: none).
+func wantHeaders(t *testing.T, s store.Store, want map[string]string, ids ...store.ID) {
+	t.Helper()
+	if len(ids) == 0 {
+		t.Fatal("no ids to show")
+	}
+	for _, id := range ids {
+		for _, body := range []bool{false, true} {
+			got := show(t, s, id, body).Headers
+			if want == nil && got != nil {
+				t.Errorf("Show %s (body %v): headers %q, want nil", id, body, got)
+			} else if !maps.Equal(got, want) {
+				t.Errorf("Show %s (body %v): headers %q, want %q", id, body, got, want)
+			}
+		}
+	}
+}
+
+func testKeepHeadersShownWithDeliveries(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	headers := map[string]string{"tenant": "acme", "priority": "high"}
+	with := keepOf(srcWarehouse, "h1", "pack_order", "notify")
+	with.Headers = headers
+	without := keepOf(srcWarehouse, "h2", "pack_order")
+	empty := keepOf(srcWarehouse, "h3", "pack_order")
+	empty.Headers = map[string]string{}
+	wantOutcomes(t, keepBatch(t, s, t0, with, without, empty), store.Kept, store.Kept, store.Kept)
+
+	// Every delivery of the message shows exactly its headers; none is nil.
+	d1 := deliveriesOf(t, s, srcWarehouse, "h1")
+	if len(d1) != 2 {
+		t.Fatalf("deliveries of h1 = %v, want 2", d1)
+	}
+	wantHeaders(t, s, headers, d1...)
+	wantHeaders(t, s, nil, deliveriesOf(t, s, srcWarehouse, "h2")...)
+	wantHeaders(t, s, nil, deliveriesOf(t, s, srcWarehouse, "h3")...)
+
+	// A repeat keeps nothing: the first keep's headers stay, and a repeat's headers are
+	// not added to a message that had none.
+	again := keepOf(srcWarehouse, "h1", "pack_order", "notify")
+	again.Headers = map[string]string{"tenant": "other"}
+	late := keepOf(srcWarehouse, "h2", "pack_order")
+	late.Headers = map[string]string{"tenant": "late"}
+	wantOutcomes(t, keepBatch(t, s, t0.Add(time.Minute), again, late), store.Repeat, store.Repeat)
+	wantCounts(t, s, counts{Received: 3, Outbox: 3, Deliveries: 4})
+	wantHeaders(t, s, headers, d1...)
+	wantHeaders(t, s, nil, deliveriesOf(t, s, srcWarehouse, "h2")...)
+
+	// A refused message in the batch does not shift the headers of those after it (on
+	// PostgreSQL, they are sent again after the refusal).
+	k4 := keepOf(srcWarehouse, "h4", "pack_order")
+	k4.Headers = map[string]string{"n": "4"}
+	bad := poisoned("not json", "h5")
+	bad.Headers = map[string]string{"n": "5"}
+	k6 := keepOf(srcWarehouse, "h6", "pack_order")
+	k6.Headers = map[string]string{"n": "6"}
+	wantOutcomes(t, keepBatch(t, s, t0, k4, bad, k6), store.Kept, store.Refused, store.Kept)
+	wantHeaders(t, s, k4.Headers, deliveriesOf(t, s, srcWarehouse, "h4")...)
+	wantHeaders(t, s, k6.Headers, deliveriesOf(t, s, srcWarehouse, "h6")...)
+
+	// The delivery's headers survive its claim, failure and retry; a parked message has
+	// none.
+	c := claim(t, s, t0, 100, time.Minute)
+	for _, d := range c {
+		settle(t, s, t0, store.Settlement{ID: d.ID, Token: d.Token, Outcome: store.SettleFailed, ErrorCode: "http.500"})
+	}
+	if err := s.Retry(context.Background(), t0, d1); err != nil {
+		t.Fatalf("Retry: %v", err)
+	}
+	wantHeaders(t, s, headers, d1...)
+	wantHeaders(t, s, nil, parkID(t, s, t0, parkedOf(srcWarehouse, `{"id":"p"}`)))
+}
+
+func testKeepHeadersRoundTrip(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	headers := map[string]string{
+		"query":       "a=b&c=d",
+		"eq":          "=",
+		"key=with=eq": "x==y",
+		"ünïcode":     "値=✓ 🚚",
+		"empty":       "",
+		"quoted":      "say \"hi\"\\n\tback\\slash",
+		"json":        `{"not":"parsed"}`,
+		"nul":         "a\x00b",
+		"  spaced  ":  "  kept as is  ",
+	}
+	k := keepOf(srcWarehouse, "u1", "pack_order")
+	k.Headers = headers
+	wantOutcomes(t, keepBatch(t, s, t0, k), store.Kept)
+	wantHeaders(t, s, headers, deliveriesOf(t, s, srcWarehouse, "u1")...)
+	// The caller's map is not the entry's.
+	e := show(t, s, deliveriesOf(t, s, srcWarehouse, "u1")[0], false)
+	e.Headers["eq"] = "changed"
+	if headers["eq"] != "=" {
+		t.Fatal("Show returned the caller's map")
+	}
 }
 
 func testParkOncePerSourceAndBody(t *testing.T, h Harness) {

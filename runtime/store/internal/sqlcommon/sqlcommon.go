@@ -31,7 +31,7 @@ const (
 var Columns = map[string][]string{
 	TableMigrations: {"version", "name", "applied_at"},
 	TableReceived:   {"source", "received_id", "received_at"},
-	TableOutbox:     {"id", "source", "event_name", "event_json", "received_id", "created_at"},
+	TableOutbox:     {"id", "source", "event_name", "event_json", "received_id", "created_at", "headers"},
 	TableDeliveries: {
 		"id", "outbox_id", "subscriber", "state", "attempts", "max_attempts", "next_attempt_at",
 		"lease_expires_at", "fencing_token", "last_error_code", "created_at", "updated_at",
@@ -175,6 +175,36 @@ func ParseProblems(b []byte) ([]store.Problem, error) {
 		return nil, nil
 	}
 	return ps, nil
+}
+
+// HeadersJSON encodes a message's header values as the JSON object the outbox's headers
+// column holds (keys sorted, as encoding/json writes a map), and false (NULL) when there
+// are none. Invalid UTF-8 becomes U+FFFD and a NUL character is escaped, so both databases
+// hold any header value.
+func HeadersJSON(h map[string]string) (string, bool) {
+	if len(h) == 0 {
+		return "", false
+	}
+	b, err := json.Marshal(h)
+	if err != nil { // a map of strings always encodes
+		panic(err)
+	}
+	return string(b), true
+}
+
+// ParseHeaders decodes the outbox's headers column (valid false: NULL); none is nil.
+func ParseHeaders(s string, valid bool) (map[string]string, error) {
+	if !valid || s == "" {
+		return nil, nil
+	}
+	var h map[string]string
+	if err := json.Unmarshal([]byte(s), &h); err != nil {
+		return nil, fmt.Errorf("headers column: %w", err)
+	}
+	if len(h) == 0 {
+		return nil, nil
+	}
+	return h, nil
 }
 
 // CheckParked validates a Parked before it is written.
