@@ -1,0 +1,334 @@
+package sqlinbox
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Batch is one claim's rows. It is used by one goroutine: Finish or Abandon ends it, once.
+type Batch struct {
+	Rows    []Row
+	Missing []string // claimed ids (as text) the fetch returned no row for: the caller parks and acks them
+
+	in     *Inbox
+	order  []string             // claimed ids as text, in id order
+	ids    map[string]any       // claimed id text → the value pgx returned, passed back as is
+	tx     pgx.Tx               // RowLock: the claim's transaction, open until Finish or Abandon
+	tokens map[string]time.Time // Lease: claimed id text → the locked_until this claim set
+	ended  bool
+}
+
+// Row is one claimed row as the fetch returned it.
+type Row struct {
+	ID      string            // the id as text
+	Body    []byte            // every column the fetch returned, as one JSON object (see the JSON rules)
+	Headers map[string]string // the header columns' values as text; a NULL header is left out
+}
+
+// ErrEnded is returned by Finish on a batch already finished or abandoned.
+var ErrEnded = errors.New("sqlinbox: the batch has already ended")
+
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// Claim takes up to max unclaimed rows in id order (skipping rows other claims hold) and reads them.
+// RowLock: BEGIN; SELECT id ... ORDER BY id LIMIT max FOR UPDATE SKIP LOCKED; UPDATE attempt = attempt + 1 for them (when Attempt is set); the fetch, in the same transaction; the transaction stays open until Finish or Abandon.
+// Lease: one statement: UPDATE ... SET locked_until = now() + lease [, attempt = attempt + 1] WHERE id IN (SELECT id ... WHERE locked_until IS NULL OR locked_until <= now() ORDER BY id LIMIT max FOR UPDATE SKIP LOCKED) RETURNING id, locked_until; then the fetch.
+// A claim that finds no row returns a Batch with no Rows (and, RowLock, its transaction already ended).
+// A Lease claim whose fetch fails leaves its rows to their lease.
+func (in *Inbox) Claim(ctx context.Context, max int) (*Batch, error) {
+	if max < 1 {
+		return nil, in.errorf("claim: max is %d, it must be at least 1", max)
+	}
+	if in.t.Form == Lease {
+		return in.claimLease(ctx, max)
+	}
+	return in.claimRowLock(ctx, max)
+}
+
+func (in *Inbox) claimRowLock(ctx context.Context, max int) (b *Batch, err error) {
+	tx, err := in.pool.Begin(ctx)
+	if err != nil {
+		return nil, in.errorf("claim: begin: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			rollback(ctx, tx)
+		}
+	}()
+	b = &Batch{in: in, ids: map[string]any{}}
+	rows, err := tx.Query(ctx, in.claim, max)
+	if err != nil {
+		return nil, in.errorf("claim: %w", err)
+	}
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			rows.Close()
+			return nil, in.errorf("claim: reading an id: %w", err)
+		}
+		if err := b.addID(rows, vals[0]); err != nil {
+			rows.Close()
+			return nil, err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, in.errorf("claim: %w", err)
+	}
+	if len(b.order) == 0 {
+		// Nothing to hold: end the transaction now so no connection stays taken.
+		if err := tx.Commit(ctx); err != nil {
+			return nil, in.errorf("claim: commit of an empty claim: %w", err)
+		}
+		b.ended = true
+		return b, nil
+	}
+	typed := b.typedIDs(b.order)
+	if in.attempt != "" {
+		if _, err := tx.Exec(ctx, in.attempt, typed); err != nil {
+			return nil, in.errorf("claim: incrementing %q: %w", in.t.Attempt, err)
+		}
+	}
+	if err := b.read(ctx, tx, typed); err != nil {
+		return nil, err
+	}
+	b.tx = tx
+	return b, nil
+}
+
+func (in *Inbox) claimLease(ctx context.Context, max int) (*Batch, error) {
+	b := &Batch{in: in, ids: map[string]any{}, tokens: map[string]time.Time{}}
+	rows, err := in.pool.Query(ctx, in.claim, max)
+	if err != nil {
+		return nil, in.errorf("claim: %w", err)
+	}
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			rows.Close()
+			return nil, in.errorf("claim: reading an id: %w", err)
+		}
+		if err := b.addID(rows, vals[0]); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		until, ok := vals[1].(time.Time)
+		if !ok {
+			rows.Close()
+			return nil, in.errorf("claim: %q came back as %T, not a timestamp", in.t.LockedUntil, vals[1])
+		}
+		b.tokens[b.order[len(b.order)-1]] = until
+	}
+	if err := rows.Err(); err != nil {
+		return nil, in.errorf("claim: %w", err)
+	}
+	if len(b.order) == 0 {
+		b.ended = true
+		return b, nil
+	}
+	if err := b.read(ctx, in.pool, b.typedIDs(b.order)); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// addID records the claim row's first column, keeping pgx's value for the fetch and the delete.
+func (b *Batch) addID(rows pgx.Rows, v any) error {
+	fd := rows.FieldDescriptions()[0]
+	js, err := encodeColumn(rows.Conn().TypeMap(), fd.DataTypeOID, fd.Format, rows.RawValues()[0])
+	if err != nil {
+		return b.in.errorf("claim: the id: %w", err)
+	}
+	text, ok := jsonText(js)
+	if !ok {
+		return b.in.errorf("claim: a NULL id")
+	}
+	b.order = append(b.order, text)
+	b.ids[text] = v
+	return nil
+}
+
+// typedIDs gives the ids as a slice of the type pgx returned ([]int64, [][16]byte, []string...),
+// so = ANY($1) compares with the id's own type and can use its index.
+func (b *Batch) typedIDs(texts []string) any {
+	vals := make([]any, len(texts))
+	for i, t := range texts {
+		vals[i] = b.ids[t]
+	}
+	return typedSlice(vals)
+}
+
+func typedSlice(vals []any) any {
+	if len(vals) == 0 || vals[0] == nil {
+		return vals
+	}
+	t := reflect.TypeOf(vals[0])
+	s := reflect.MakeSlice(reflect.SliceOf(t), len(vals), len(vals))
+	for i, v := range vals {
+		if v == nil || reflect.TypeOf(v) != t {
+			return vals
+		}
+		s.Index(i).Set(reflect.ValueOf(v))
+	}
+	return s.Interface()
+}
+
+// read runs the fetch and lays its rows out in claim order.
+func (b *Batch) read(ctx context.Context, q querier, typed any) error {
+	in := b.in
+	rows, err := q.Query(ctx, in.fetch, typed)
+	if err != nil {
+		return in.errorf("fetch `%s`: %w", in.fetch, err)
+	}
+	defer rows.Close()
+	found := make(map[string]Row, len(b.order))
+	idCol := -1
+	for i, fd := range rows.FieldDescriptions() {
+		if fd.Name == in.t.ID {
+			idCol = i
+			break
+		}
+	}
+	if idCol < 0 {
+		return in.errorf("fetch `%s`: no column %q in its result", in.fetch, in.t.ID)
+	}
+	m := rows.Conn().TypeMap()
+	for rows.Next() {
+		row, err := in.encodeRow(m, rows.FieldDescriptions(), rows.RawValues(), idCol)
+		if err != nil {
+			return err
+		}
+		if _, claimed := b.ids[row.ID]; !claimed {
+			continue // not ours: a custom fetch returned more than it was asked for
+		}
+		if _, dup := found[row.ID]; !dup {
+			found[row.ID] = row
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return in.errorf("fetch `%s`: %w", in.fetch, err)
+	}
+	b.Rows = make([]Row, 0, len(found))
+	for _, id := range b.order {
+		if row, ok := found[id]; ok {
+			b.Rows = append(b.Rows, row)
+		} else {
+			b.Missing = append(b.Missing, id)
+		}
+	}
+	return nil
+}
+
+// Finish deletes the claimed rows whose ids (as text, from Row.ID or Missing) are in ack, and releases the others:
+// RowLock: DELETE in the claim's transaction, then COMMIT (the others are unlocked; their attempt increments stay).
+// Lease: DELETE ... WHERE id = ANY(acked) AND locked_until = <this claim's value> (a row whose lease ran out and was claimed again is not deleted); the others are left to their lease.
+// It returns how many rows were deleted. An error leaves every row to be claimed again (RowLock: rolled back).
+// Ids in ack that this batch did not claim are ignored.
+func (b *Batch) Finish(ctx context.Context, ack []string) (deleted int, err error) {
+	if b.in == nil || (b.ended && len(b.order) == 0) {
+		return 0, nil // an empty claim holds nothing
+	}
+	if b.ended {
+		return 0, ErrEnded
+	}
+	b.ended = true
+	in := b.in
+	acked := make([]string, 0, len(ack))
+	seen := make(map[string]bool, len(ack))
+	for _, id := range ack {
+		if _, ok := b.ids[id]; ok && !seen[id] {
+			seen[id] = true
+			acked = append(acked, id)
+		}
+	}
+	if in.t.Form == Lease {
+		return b.finishLease(ctx, acked)
+	}
+	var n int64
+	if len(acked) > 0 {
+		tag, err := b.tx.Exec(ctx, in.delete, b.typedIDs(acked))
+		if err != nil {
+			rollback(ctx, b.tx)
+			return 0, in.errorf("finish: delete: %w", err)
+		}
+		n = tag.RowsAffected()
+	}
+	if err := b.tx.Commit(ctx); err != nil {
+		return 0, in.errorf("finish: commit: %w", err)
+	}
+	return int(n), nil
+}
+
+func (b *Batch) finishLease(ctx context.Context, acked []string) (int, error) {
+	in := b.in
+	if len(acked) == 0 {
+		return 0, nil
+	}
+	// One claim statement sets one now(), so there is one token; group anyway rather than assume it.
+	type group struct {
+		until time.Time
+		ids   []string
+	}
+	var groups []*group
+	for _, id := range acked {
+		until := b.tokens[id]
+		var g *group
+		for _, x := range groups {
+			if x.until.Equal(until) {
+				g = x
+				break
+			}
+		}
+		if g == nil {
+			g = &group{until: until}
+			groups = append(groups, g)
+		}
+		g.ids = append(g.ids, id)
+	}
+	if len(groups) == 1 {
+		tag, err := in.pool.Exec(ctx, in.delete, b.typedIDs(groups[0].ids), groups[0].until)
+		if err != nil {
+			return 0, in.errorf("finish: delete: %w", err)
+		}
+		return int(tag.RowsAffected()), nil
+	}
+	var n int64
+	err := pgx.BeginFunc(ctx, in.pool, func(tx pgx.Tx) error {
+		for _, g := range groups {
+			tag, err := tx.Exec(ctx, in.delete, b.typedIDs(g.ids), g.until)
+			if err != nil {
+				return err
+			}
+			n += tag.RowsAffected()
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, in.errorf("finish: delete: %w", err)
+	}
+	return int(n), nil
+}
+
+// Abandon ends the claim without deleting anything (RowLock: ROLLBACK; Lease: nothing, the lease runs out).
+func (b *Batch) Abandon(ctx context.Context) {
+	if b.ended {
+		return
+	}
+	b.ended = true
+	if b.tx != nil {
+		rollback(ctx, b.tx)
+	}
+}
+
+// rollback ends tx even when ctx is done (a shutdown still releases the rows at once); if it
+// fails, pgx closes the connection, which releases them as well.
+func rollback(ctx context.Context, tx pgx.Tx) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = tx.Rollback(ctx)
+}
