@@ -26,6 +26,8 @@ type cloudflareWire struct {
 	pullIn        map[string]any
 }
 
+func (w *cloudflareWire) close() {}
+
 func (w *cloudflareWire) fetch(ctx context.Context) ([]*message, int, error) {
 	answer, err := w.conn.client.Call(ctx, w.pullOp, w.pullIn)
 	if err != nil {

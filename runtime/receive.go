@@ -46,8 +46,13 @@ func newQueueRunner(r *Runtime, q *ir.Queue, conn *connection) (*queueRunner, er
 // message is one received message in hand.
 type message struct {
 	body, handle string
-	out          reading.Outcome
-	settled      bool // kept, repeated or parked: acknowledge it
+	headers      map[string]string // header values that travel with the kept event
+	// preset is the outcome when the wire already knows it (a claimed row
+	// the fetch did not find); nil means the body is read.
+	preset  *reading.Outcome
+	batch   any // the wire's state for the batch the message came in
+	out     reading.Outcome
+	settled bool // kept, repeated or parked: acknowledge it
 }
 
 // MaxBatchesInFlight bounds the batches of one queue being kept and
@@ -129,6 +134,10 @@ func (qr *queueRunner) ask(ctx context.Context) (msgs []*message, n int, err err
 		return nil, 0, fmt.Errorf("queue %s: receiving: %w", qr.q.Name, err)
 	}
 	for _, m := range msgs {
+		if m.preset != nil {
+			m.out = *m.preset
+			continue
+		}
 		m.out = qr.reader.Read([]byte(m.body))
 	}
 	return msgs, n, nil
@@ -159,7 +168,7 @@ func (qr *queueRunner) keepAndPark(ctx context.Context, msgs []*message, rep *Ti
 			qr.park(ctx, m, store.Reason(m.out.Reason), problemsOf(m.out.Problems), 0, rep)
 			continue
 		}
-		keeps = append(keeps, qr.keepOf(m.out, 0))
+		keeps = append(keeps, qr.keepOf(m.out, m.headers, 0))
 		keptMsgs = append(keptMsgs, m)
 	}
 	if len(keeps) == 0 {
@@ -206,10 +215,12 @@ func (qr *queueRunner) keepAndPark(ctx context.Context, msgs []*message, rep *Ti
 	}
 }
 
-func (qr *queueRunner) keepOf(out reading.Outcome, retriedParkedID int64) store.Keep {
+// keepOf is what keeping a read message writes; headers are the values that
+// travel with it (a SQL inbox's header columns), nil for most queues.
+func (qr *queueRunner) keepOf(out reading.Outcome, headers map[string]string, retriedParkedID int64) store.Keep {
 	return store.Keep{
 		Source: qr.source, ReceivedID: out.ID, EventName: out.Event.Name, EventJSON: out.EventJSON,
-		Subscribers: qr.r.subscribers[out.Event.Name], RetriedParkedID: retriedParkedID,
+		Subscribers: qr.r.subscribers[out.Event.Name], RetriedParkedID: retriedParkedID, Headers: headers,
 	}
 }
 
@@ -271,7 +282,7 @@ func (r *Runtime) rereadRetried(ctx context.Context, rep *TickReport) error {
 			rep.RetriedParked += rep.Parked - before
 			continue
 		}
-		results, err := r.store.KeepBatch(ctx, r.now(), []store.Keep{qr.keepOf(m.out, pm.ID)})
+		results, err := r.store.KeepBatch(ctx, r.now(), []store.Keep{qr.keepOf(m.out, nil, pm.ID)})
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -125,6 +125,7 @@ func New(opts Options) (*Runtime, error) {
 		q := &opts.Plan.Queues[i]
 		qr, err := newQueueRunner(r, q, conns[q.Connection])
 		if err != nil {
+			r.Close() // the queues opened so far
 			return nil, err
 		}
 		r.queues = append(r.queues, qr)
@@ -132,6 +133,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	d, err := newDeliverer(r, conns, opts)
 	if err != nil {
+		r.Close()
 		return nil, err
 	}
 	r.deliver = d
@@ -140,11 +142,13 @@ func New(opts Options) (*Runtime, error) {
 
 // connection is a connection's client and resolved values.
 type connection struct {
-	name     string
-	plan     *ir.Connection
-	client   *wire.Client
-	settings map[string]any
-	ops      map[string]wire.Operation
+	name   string
+	plan   *ir.Connection
+	client *wire.Client // nil for a SQL database (Protocol.sql)
+	// databaseURL is a Protocol.sql connection's database: the credential's url.
+	databaseURL string
+	settings    map[string]any
+	ops         map[string]wire.Operation
 }
 
 func newConnection(p *ir.Program, c *ir.Connection, cfg *Config, hc *http.Client) (*connection, error) {
@@ -179,6 +183,11 @@ func newConnection(p *ir.Program, c *ir.Connection, cfg *Config, hc *http.Client
 		}
 		conn.settings[k] = val
 		settingsText[k] = text(val)
+	}
+	if c.Provider.Protocol == "sql" {
+		// A database, not an HTTP service: the sql_inbox driver opens it.
+		conn.databaseURL = creds["url"]
+		return conn, nil
 	}
 	client, err := providers.NewClient(providerOf(c.Provider), host, creds, settingsText, hc)
 	if err != nil {
@@ -278,6 +287,14 @@ func (r *Runtime) deliveryLoop(ctx context.Context, interval time.Duration) {
 
 // reading for one queue.
 func newReader(p *ir.Program, q *ir.Queue) (*reading.Reader, error) { return reading.NewReader(p, q) }
+
+// Close lets go of what the runtime holds besides the store (a SQL inbox's
+// database pool); the store is the caller's to close.
+func (r *Runtime) Close() {
+	for _, q := range r.queues {
+		q.wire.close()
+	}
+}
 
 // Metrics returns the runtime's metrics.
 func (r *Runtime) Metrics() *Metrics { return r.metrics }

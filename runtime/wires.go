@@ -20,9 +20,14 @@ type queueWire interface {
 	// many were acknowledged. A failed acknowledgement is logged: the
 	// message comes back, a repeat.
 	finish(ctx context.Context, msgs []*message) (acked int)
+	// close lets go of what the wire holds (a database pool).
+	close()
 }
 
 func newQueueWire(r *Runtime, q *ir.Queue, conn *connection, rec *ir.Receiving) (queueWire, error) {
+	if rec.Driver == "sql_inbox" {
+		return newSQLInboxWire(r, q.Name, conn)
+	}
 	op := func(call *ir.Call) (wire.Operation, error) {
 		if call == nil {
 			return wire.Operation{}, fmt.Errorf("connection %s's receiving lacks a call in the plan", conn.name)
@@ -64,6 +69,8 @@ type mappedWire struct {
 	recvOp, ackOp wire.Operation
 	recvIn        map[string]any
 }
+
+func (w *mappedWire) close() {}
 
 func (w *mappedWire) fetch(ctx context.Context) ([]*message, int, error) {
 	answer, err := w.conn.client.Call(ctx, w.recvOp, w.recvIn)

@@ -58,6 +58,11 @@ func (e *env) devCommand() *cobra.Command {
 			if w.cf != nil {
 				fakes = append(fakes, "Cloudflare Queues fake on "+w.cf.URL)
 			}
+			for _, c := range w.plan.Connections {
+				if c.Provider.Protocol == "sql" {
+					fakes = append(fakes, "SQL inbox "+c.Name+" on its own database (insert rows into its table)")
+				}
+			}
 			fakes = append(fakes, "store "+w.storeURL)
 			fmt.Fprintf(e.stderr, "jadpo dev: %s; type `<queue> <json body>` to send\n", strings.Join(fakes, ", "))
 			go w.readInput(e)
@@ -86,6 +91,9 @@ type devWorld struct {
 }
 
 func (w *devWorld) close() {
+	if w.rt != nil {
+		w.rt.Close()
+	}
 	if w.st != nil {
 		w.st.Close()
 	}
@@ -157,6 +165,7 @@ func (e *env) startDev(ctx context.Context, dir string, f *appFlags, storeFile s
 // fields keep their environment values, or a dev placeholder when unset.
 func (w *devWorld) wire() error {
 	set := map[string]string{}
+	real := map[string]bool{} // config fields that must come from the environment
 	cfgRef := func(v *ir.Value) string {
 		if v == nil {
 			return ""
@@ -191,13 +200,19 @@ func (w *devWorld) wire() error {
 			if n := cfgRef(c.Host); n != "" {
 				set[n] = w.sinkURL
 			}
+		case c.Provider.Protocol == "sql":
+			// A SQL inbox is a table of a real database: no stand-in, and no
+			// placeholder, so an unset URL is named at start-up.
+			if v, ok := c.Credential["url"]; ok && v.Config != "" {
+				real[v.Config] = true
+			}
 		}
 	}
 	env := os.Environ()
 	for _, cf := range w.plan.Config {
 		if v, ok := set[cf.Name]; ok {
 			env = append(env, cf.Binding+"="+v)
-		} else if os.Getenv(cf.Binding) == "" && cf.Default == nil && !cf.Type.Optional {
+		} else if os.Getenv(cf.Binding) == "" && cf.Default == nil && !cf.Type.Optional && !real[cf.Name] {
 			env = append(env, cf.Binding+"=dev-"+strings.ReplaceAll(cf.Name, "_", "-"))
 		}
 	}

@@ -35,6 +35,7 @@ func (e *env) runCommand() *cobra.Command {
 				return err
 			}
 			defer s.store.Close()
+			defer rt.Close()
 			if metricsAddr != "" {
 				srv, err := serveMetrics(metricsAddr, rt, s.log)
 				if err != nil {
@@ -71,6 +72,7 @@ func (e *env) tickCommand() *cobra.Command {
 				return err
 			}
 			defer s.store.Close()
+			defer rt.Close()
 			rep, err := rt.Tick(ctx)
 			fmt.Fprintf(e.stdout, "received %d, kept %d, repeats %d, parked %d, left on the queue %d; retried parked: kept %d, parked again %d; deliveries: %d succeeded, %d to retry, %d failed\n",
 				rep.Received, rep.Kept, rep.Repeats, rep.Parked, rep.Left, rep.RetriedKept, rep.RetriedParked,

@@ -1,0 +1,145 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/jadpo/jadpo/providers/sqlinbox"
+	"github.com/jadpo/jadpo/runtime/reading"
+)
+
+// sqlInboxWire is the sql_inbox driver (providers.md §6): a queue that is a
+// table of the connection's database. It claims up to ten rows a batch,
+// hands each row's columns to the runner as a JSON body (its header columns
+// travel with the kept event), and at the end of the batch deletes the rows
+// settled; the others are claimed again later (row_lock: at once; lease:
+// when the lease runs out). A claimed id the fetch found no row for is
+// parked `unreadable` (problem `:row`) and deleted, never dropped silently.
+type sqlInboxWire struct {
+	r     *Runtime
+	queue string
+	pool  *pgxpool.Pool
+	inbox *sqlinbox.Inbox
+}
+
+// newSQLInboxWire opens the connection's database and prepares the inbox's
+// statements, so a table or column the database lacks stops the start.
+func newSQLInboxWire(r *Runtime, queue string, conn *connection) (*sqlInboxWire, error) {
+	t, err := sqlInboxTable(conn.settings)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := pgxpool.ParseConfig(conn.databaseURL)
+	if err != nil {
+		// pgx's message may quote the URL: say only what is wrong.
+		return nil, fmt.Errorf("connection %s: the credential's url is not a PostgreSQL URL", conn.name)
+	}
+	cfg.MaxConns = MaxBatchesInFlight + 2 // a row_lock claim holds a connection until its batch is settled
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connection %s: cannot open the inbox database: %w", conn.name, err)
+	}
+	inbox, err := sqlinbox.Open(ctx, pool, t)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connection %s: %w", conn.name, err)
+	}
+	return &sqlInboxWire{r: r, queue: queue, pool: pool, inbox: inbox}, nil
+}
+
+// sqlInboxTable reads the table's description from the connection's settings.
+func sqlInboxTable(settings map[string]any) (sqlinbox.Table, error) {
+	str := func(name string) string { s, _ := settings[name].(string); return s }
+	list := func(name string) []string {
+		var out []string
+		for _, part := range strings.Split(str(name), ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				out = append(out, part)
+			}
+		}
+		return out
+	}
+	t := sqlinbox.Table{
+		Schema: str("schema"), Name: str("table"), ID: str("id"), Group: str("group"), Attempt: str("attempt"),
+		LockedUntil: str("locked_until"), Headers: list("headers"), Columns: list("columns"), Fetch: str("fetch"),
+	}
+	switch claim := str("claim"); claim {
+	case "", "row_lock":
+		t.Form = sqlinbox.RowLock
+	case "lease":
+		t.Form = sqlinbox.Lease
+	default:
+		return t, fmt.Errorf("the SQL inbox's %q claim form is not built into this runtime (row_lock or lease)", claim)
+	}
+	if s := str("lease"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return t, fmt.Errorf("setting lease: %q is not a duration", s)
+		}
+		t.Lease = d
+	}
+	return t, nil
+}
+
+func (w *sqlInboxWire) fetch(ctx context.Context) ([]*message, int, error) {
+	b, err := w.inbox.Claim(ctx, MaxBatch)
+	if err != nil {
+		return nil, 0, err
+	}
+	state := &sqlInboxBatch{batch: b}
+	msgs := make([]*message, 0, len(b.Rows)+len(b.Missing))
+	for _, row := range b.Rows {
+		msgs = append(msgs, &message{body: string(row.Body), handle: row.ID, headers: row.Headers, batch: state})
+	}
+	for _, id := range b.Missing {
+		w.r.log.Warn("a claimed row was not found by the fetch; it is parked", "queue", w.queue, "message_id", id)
+		msgs = append(msgs, &message{handle: id, batch: state, preset: &reading.Outcome{
+			Park: true, Reason: reading.Unreadable, ID: id, Problems: []reading.Problem{{Field: "", Rule: "row"}},
+		}})
+	}
+	if len(msgs) == 0 {
+		b.Abandon(ctx) // nothing claimed: end the claim's transaction
+	}
+	return msgs, len(msgs), nil
+}
+
+// sqlInboxBatch is one claim, shared by its messages.
+type sqlInboxBatch struct {
+	batch *sqlinbox.Batch
+}
+
+func (w *sqlInboxWire) finish(ctx context.Context, msgs []*message) int {
+	if len(msgs) == 0 {
+		return 0
+	}
+	state, _ := msgs[0].batch.(*sqlInboxBatch)
+	if state == nil {
+		return 0
+	}
+	var ack []string
+	for _, m := range msgs {
+		if m.settled {
+			ack = append(ack, m.handle)
+		}
+	}
+	deleted, err := state.batch.Finish(ctx, ack)
+	if err != nil {
+		// The rows stay (row_lock: the claim rolled back); claimed again,
+		// the kept ones are repeats.
+		w.r.log.Warn("deleting settled rows failed; they will be claimed again, the kept ones as repeats", "queue", w.queue, "rows", len(ack), "error", err)
+		return 0
+	}
+	if deleted < len(ack) {
+		w.r.log.Warn("some rows' leases had run out before they were deleted; they will come back as repeats",
+			"queue", w.queue, "deleted", deleted, "settled", len(ack))
+	}
+	return deleted
+}
+
+func (w *sqlInboxWire) close() { w.pool.Close() }

@@ -1,0 +1,239 @@
+package runtime_test
+
+// The sql_inbox driver (providers.md §6) on every store adapter: examples/jobs
+// receives the seed's order_jobs table, in a PostgreSQL schema of the test's
+// own.
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/runtime"
+	"github.com/jadpo/jadpo/runtime/runtimetest"
+	"github.com/jadpo/jadpo/runtime/store/pgtest"
+)
+
+// The seed's tables: the inbox and the orders a custom fetch joins.
+const jobsSchema = `
+CREATE TABLE order_jobs (job_id BIGSERIAL PRIMARY KEY, name TEXT, attempt SMALLINT NOT NULL DEFAULT 0,
+  tenant TEXT, trace TEXT NULL, order_id BIGINT, note TEXT NULL, locked_until TIMESTAMPTZ NULL);
+CREATE TABLE orders (id BIGINT PRIMARY KEY, customer TEXT, total BIGINT);`
+
+// sqlWorld is the seed tests' world with the jobs app on an inbox table.
+type sqlWorld struct {
+	*world
+	inbox *pgx.Conn
+}
+
+// jobsPlan checks examples/jobs with its app.jadpo edited.
+func jobsPlan(t *testing.T, edits ...runtimetest.Edit) *ir.Program {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(runtimetest.RepoRoot(t), "examples", "jobs")
+	if err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			if rel == "build" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if rel == "app.jadpo" {
+			for _, ed := range edits {
+				if !strings.Contains(string(b), ed.Old) {
+					t.Fatalf("edit: %q is not in app.jadpo", ed.Old)
+				}
+				b = []byte(strings.Replace(string(b), ed.Old, ed.New, 1))
+			}
+		}
+		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res := check.Check(project.Load(dir))
+	if res.Diags.HasErrors() {
+		t.Fatalf("examples/jobs does not check: %v", res.Diags)
+	}
+	return res.Program
+}
+
+func newSQLWorld(t *testing.T, kind string, edits ...runtimetest.Edit) *sqlWorld {
+	t.Helper()
+	w := newWorld(t, kind, nil)
+	url := pgtest.FreshURL(t)
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	if _, err := conn.Exec(context.Background(), jobsSchema); err != nil {
+		t.Fatal(err)
+	}
+	w.env.SetEnv("JOBS_DATABASE_URL", url)
+	w.rt = w.runtime(jobsPlan(t, edits...), runtime.Options{})
+	t.Cleanup(w.rt.Close)
+	return &sqlWorld{world: w, inbox: conn}
+}
+
+// insert writes a job row: name, tenant, trace (none when ""), order id, note (none when "").
+func (w *sqlWorld) insert(name, tenant, trace string, orderID int64, note string) {
+	w.t.Helper()
+	nullable := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	if _, err := w.inbox.Exec(context.Background(), `INSERT INTO order_jobs (name, tenant, trace, order_id, note) VALUES ($1, $2, $3, $4, $5)`,
+		name, tenant, nullable(trace), orderID, nullable(note)); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// rows lists the inbox's job ids and attempts.
+func (w *sqlWorld) rows() []string {
+	w.t.Helper()
+	rs, err := w.inbox.Query(context.Background(), `SELECT job_id::text || ':' || attempt::text FROM order_jobs ORDER BY job_id`)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rs, pgx.RowTo[string])
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return out
+}
+
+func TestSQLInboxDriver(t *testing.T) {
+	cases := []struct {
+		name  string
+		edits []runtimetest.Edit
+		run   func(t *testing.T, w *sqlWorld)
+	}{
+		{"kept_and_parked_rows_are_deleted_their_headers_kept", nil, func(t *testing.T, w *sqlWorld) {
+			w.insert("packing", "acme", "tr-1", 7, "fragile")
+			w.insert("receipts", "acme", "", 8, "")
+			w.insert("refund", "acme", "", 9, "") // a kind the queue does not list
+			w.insert("packing", "", "", 10, "")   // tenant: min_length
+			wantReport(t, w.tick(), "received 4 kept 2 repeats 0 parked 2 left 0 acked 4")
+			wantRows(t, "outbox", w.outbox(),
+				row("queue order_jobs", "PackingRequested", "1", `{"note":"fragile","order_id":7,"tenant":"acme"}`),
+				row("queue order_jobs", "ReceiptRequested", "2", `{"order_id":8,"tenant":"acme"}`))
+			wantRows(t, "headers", w.env.Query(`SELECT received_id, headers FROM jadpo_outbox ORDER BY id`),
+				row("1", `{"order_id":"7","tenant":"acme","trace":"tr-1"}`),
+				row("2", `{"order_id":"8","tenant":"acme"}`))
+			var codes []string
+			for _, e := range w.parked("failed") {
+				codes = append(codes, e.Label()+" "+e.Code)
+			}
+			if got := strings.Join(codes, "; "); got != "queue order_jobs · refund unlisted_type; queue order_jobs · PackingRequested unreadable" {
+				t.Fatalf("parked: %s", got)
+			}
+			if got := w.rows(); len(got) != 0 {
+				t.Fatalf("rows left in the inbox: %v", got)
+			}
+		}},
+		{"ten_a_claim_and_again_while_full", nil, func(t *testing.T, w *sqlWorld) {
+			for i := range 25 {
+				w.insert("packing", "acme", "", int64(100+i), "")
+			}
+			wantReport(t, w.tick(), "received 25 kept 25 repeats 0 parked 0 left 0 acked 25")
+		}},
+		{"a_row_the_store_cannot_take_stays_and_is_claimed_again", nil, func(t *testing.T, w *sqlWorld) {
+			w.insert("packing", "acme", "", 7, "")
+			w.st.FailKeeps(1)
+			wantReport(t, w.tick(), "received 1 kept 0 repeats 0 parked 0 left 1 acked 0")
+			if got := w.rows(); strings.Join(got, ",") != "1:1" {
+				t.Fatalf("the row should stay, claimed once: %v", got)
+			}
+			wantReport(t, w.tick(), "received 1 kept 1 repeats 0 parked 0 left 0 acked 1")
+			if got := w.rows(); len(got) != 0 {
+				t.Fatalf("rows left: %v", got)
+			}
+		}},
+		{"a_claimed_id_without_a_row_is_parked_and_deleted", []runtimetest.Edit{{Old: `columns: "note"`, New: `columns: "note"
+        fetch: "SELECT j.job_id, j.name, j.attempt, j.tenant, j.trace, j.order_id, o.customer AS note FROM order_jobs j JOIN orders o ON o.id = j.order_id WHERE j.job_id = ANY($1)"`}},
+			func(t *testing.T, w *sqlWorld) {
+				if _, err := w.inbox.Exec(context.Background(), `INSERT INTO orders VALUES (7, 'Ada', 100)`); err != nil {
+					t.Fatal(err)
+				}
+				w.insert("packing", "acme", "", 7, "")
+				w.insert("packing", "acme", "", 8, "") // no order 8: the join finds nothing
+				wantReport(t, w.tick(), "received 2 kept 1 repeats 0 parked 1 left 0 acked 2")
+				wantRows(t, "outbox", w.outbox(), row("queue order_jobs", "PackingRequested", "1", `{"note":"Ada","order_id":7,"tenant":"acme"}`))
+				ps := w.parked("failed")
+				if len(ps) != 1 || ps[0].Code != "unreadable" || problemsText(w.show(ps[0].ID).Problems) != ":row" {
+					t.Fatalf("parked %+v", ps)
+				}
+				if got := w.rows(); len(got) != 0 {
+					t.Fatalf("rows left: %v", got)
+				}
+			}},
+		{"the_lease_form", []runtimetest.Edit{{Old: `columns: "note"`, New: `columns: "note"
+        claim: lease
+        locked_until: "locked_until"
+        lease: 1m`}}, func(t *testing.T, w *sqlWorld) {
+			w.insert("packing", "acme", "", 7, "")
+			w.insert("packing", "acme", "", 8, "")
+			w.st.FailKeeps(1)
+			wantReport(t, w.tick(), "received 2 kept 0 repeats 0 parked 0 left 2 acked 0")
+			// Leased for a minute: not claimed again yet.
+			wantReport(t, w.tick(), "received 0 kept 0 repeats 0 parked 0 left 0 acked 0")
+			if _, err := w.inbox.Exec(context.Background(), `UPDATE order_jobs SET locked_until = now() - interval '1 second'`); err != nil {
+				t.Fatal(err)
+			}
+			wantReport(t, w.tick(), "received 2 kept 2 repeats 0 parked 0 left 0 acked 2")
+			if got := w.rows(); len(got) != 0 {
+				t.Fatalf("rows left: %v", got)
+			}
+		}},
+	}
+	for _, kind := range runtimetest.Stores {
+		t.Run(kind, func(t *testing.T) {
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) { c.run(t, newSQLWorld(t, kind, c.edits...)) })
+			}
+		})
+	}
+}
+
+// A column the table lacks stops the start, naming the table and the statement.
+func TestSQLInboxMissingColumnStopsTheStart(t *testing.T) {
+	env := runtimetest.New(t, "sqlite")
+	url := pgtest.FreshURL(t)
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), `CREATE TABLE order_jobs (job_id BIGSERIAL PRIMARY KEY, name TEXT, attempt SMALLINT NOT NULL DEFAULT 0, tenant TEXT, trace TEXT, order_id BIGINT)`); err != nil {
+		t.Fatal(err)
+	}
+	env.SetEnv("JOBS_DATABASE_URL", url)
+	cfg, err := runtime.LoadConfig(jobsPlan(t), env.Environ, filepath.Join(t.TempDir(), ".env.local"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = runtime.New(runtime.Options{Plan: jobsPlan(t), Store: env.Store(), Config: cfg})
+	if err == nil || !strings.Contains(err.Error(), "order_jobs") || !strings.Contains(err.Error(), "note") {
+		t.Fatalf("start with a missing column: %v", err)
+	}
+	if strings.Contains(err.Error(), "postgres://") {
+		t.Fatalf("the error holds the database URL: %v", err)
+	}
+}
