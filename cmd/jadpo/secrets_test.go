@@ -25,9 +25,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/jadpo/jadpo/providers/cfqueuesfake"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
+	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
 
 // Canaries: the fake SQS's secret key (AWS_SECRET_ACCESS_KEY) and the
@@ -499,4 +502,59 @@ func TestNoCloudflareTokenInAnyOutput(t *testing.T) {
 		"the refusal's code":             "code_10000",
 		"the token's config in the plan": `"cf_api_token"`,
 	})
+}
+
+// The SQL inbox's database URL (a secret config value in .env.local, with a
+// password) is used and printed nowhere: a tick that keeps and parks rows,
+// deliveries show, check, build, and a start against a database that does
+// not answer.
+func TestNoInboxDatabasePasswordInAnyOutput(t *testing.T) {
+	const password = runtimetest.Canary + "-pg"
+	inbox := pgtest.FreshURL(t)
+	u, err := url.Parse(inbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(context.Background(), inbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), `CREATE TABLE order_jobs (job_id BIGSERIAL PRIMARY KEY, name TEXT, attempt SMALLINT NOT NULL DEFAULT 0, tenant TEXT, trace TEXT, order_id BIGINT, note TEXT);
+INSERT INTO order_jobs (name, tenant, order_id) VALUES ('packing', 'acme', 7), ('refund', 'acme', 8)`); err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(u.User.Username(), password) // trust auth: the password is sent and ignored
+	dir := t.TempDir()
+	if err := copyProject(filepath.Join(runtimetest.RepoRoot(t), "examples", "jobs"), dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".env.local"), []byte("JOBS_DATABASE_URL="+u.String()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := "sqlite:" + filepath.Join(t.TempDir(), "events.sqlite")
+	w := &secretsWorld{dir: dir, s: &seen{}}
+	w.inProcess(t, 0, "tick", dir, "--database", db, "--log-format", "json")
+	w.inProcess(t, 0, "deliveries", "--database", db)
+	w.inProcess(t, 0, "deliveries", "show", "p1", "--body", "--json", "--database", db)
+	w.inProcess(t, 0, "check", dir, "--format", "json")
+	w.inProcess(t, 0, "build", dir)
+	w.s.addFiles(t, filepath.Join(dir, "build"))
+	down := filepath.Join(t.TempDir(), "down")
+	if err := copyProject(dir, down); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(down, ".env.local"), []byte("JOBS_DATABASE_URL=postgres://jadpo:"+password+"@127.0.0.1:1/jobs?sslmode=disable\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := w.inProcess(t, 1, "tick", down, "--database", db, "--log-format", "text")
+	w.s.check(t, []string{password}, map[string]string{
+		"a kept row's log line":          `"msg":"kept"`,
+		"a parked row's type":            "refund",
+		"the URL's config in the plan":   `"jobs_database_url"`,
+		"the start-up failure's message": "cannot start",
+	})
+	if !strings.Contains(out, "order_jobs") {
+		t.Errorf("the start-up failure does not name the inbox:\n%s", out)
+	}
 }
