@@ -131,8 +131,8 @@ type Connection struct {
 
 // Provider is how a package talks to its service.
 type Provider struct {
-	Protocol   string `json:"protocol"`             // aws_json | json_http
-	Credential string `json:"credential,omitempty"` // aws_sigv4 | bearer
+	Protocol   string `json:"protocol"`             // aws_json | json_http | sql
+	Credential string `json:"credential,omitempty"` // aws_sigv4 | bearer | database_url
 	AWSService string `json:"aws_service,omitempty"`
 	AWSTarget  string `json:"aws_target,omitempty"`
 	ErrorCode  string `json:"error_code,omitempty"`
