@@ -1,0 +1,553 @@
+package runtimetest
+
+// The SQL inbox counterparts of this package's SQS helpers: a world running
+// a copy of examples/jobs whose queue is the table order_jobs in a fresh
+// PostgreSQL schema (JOBS_DATABASE_URL), with its events' store in another
+// fresh schema; `jadpo run` of that copy as a child process; a seeded
+// workload of job rows inserted over a while; and the SQL checks that each
+// row was kept, or parked, exactly once.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/runtime/store/pgtest"
+)
+
+// JobsSource is where the store records the rows of examples/jobs' queue.
+const JobsSource = "queue order_jobs"
+
+// JobsTable is examples/jobs' inbox table; locked_until only with Lease.
+func JobsTable(lease bool) string {
+	lu := ""
+	if lease {
+		lu = ", locked_until TIMESTAMPTZ NULL"
+	}
+	return `CREATE TABLE order_jobs (job_id BIGSERIAL PRIMARY KEY, name TEXT, attempt SMALLINT NOT NULL DEFAULT 0,
+  tenant TEXT, trace TEXT NULL, order_id BIGINT, note TEXT NULL` + lu + `)`
+}
+
+// SQLInboxOptions change what NewSQLInbox sets up.
+type SQLInboxOptions struct {
+	// Lease, when not 0, turns the copy's claims into the lease form
+	// (claim: lease, locked_until, this lease) and gives the table its
+	// locked_until column; 0 keeps the default row_lock form.
+	Lease time.Duration
+}
+
+// SQLInboxEnv is one test's SQL inbox world: examples/jobs copied into a
+// temporary folder, its inbox table in a fresh schema of its own and its
+// events' store in another.
+type SQLInboxEnv struct {
+	T        testing.TB
+	AppDir   string // the copy of examples/jobs
+	Plan     *ir.Program
+	InboxURL string // JOBS_DATABASE_URL: the inbox table's schema
+	StoreURL string // --database: the events' store's schema
+	Environ  []string
+	// Inbox is a pool on the inbox's schema, for the test's inserts and checks.
+	Inbox *pgxpool.Pool
+}
+
+// NewSQLInbox builds the jobs example's world.
+func NewSQLInbox(t testing.TB, opts SQLInboxOptions) *SQLInboxEnv {
+	t.Helper()
+	e := &SQLInboxEnv{T: t}
+	var edits []Edit
+	if opts.Lease > 0 {
+		edits = append(edits, Edit{File: "app.jadpo", Old: `columns: "note"`, New: `columns: "note"
+        claim: lease
+        locked_until: "locked_until"
+        lease: ` + opts.Lease.String()})
+	}
+	e.AppDir = CopyJobs(t, filepath.Join(t.TempDir(), "jobs"), edits...)
+	res := check.Check(project.Load(e.AppDir))
+	if res.Diags.HasErrors() {
+		t.Fatalf("the copy of examples/jobs does not check: %v", res.Diags)
+	}
+	e.Plan = res.Program
+	e.StoreURL = pgtest.FreshURL(t)
+	e.InboxURL = pgtest.FreshURL(t)
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, e.InboxURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	e.Inbox = pool
+	if _, err := pool.Exec(ctx, JobsTable(opts.Lease > 0)); err != nil {
+		t.Fatal(err)
+	}
+	e.Environ = []string{"JOBS_DATABASE_URL=" + e.InboxURL}
+	return e
+}
+
+// CopyJobs writes examples/jobs (without build/ and dot files) into dir with
+// edits applied (each replaces the first Old in File, which must hold it),
+// and returns dir.
+func CopyJobs(t testing.TB, dir string, edits ...Edit) string {
+	t.Helper()
+	src := filepath.Join(RepoRoot(t), "examples", "jobs")
+	files := map[string][]byte{}
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			if rel == "build" || strings.HasPrefix(d.Name(), ".") && rel != "." {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files[rel] = b
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ed := range edits {
+		s, ok := files[filepath.FromSlash(ed.File)]
+		if !ok || !strings.Contains(string(s), ed.Old) {
+			t.Fatalf("edit of %s: %q is not in it", ed.File, ed.Old)
+		}
+		files[filepath.FromSlash(ed.File)] = []byte(strings.Replace(string(s), ed.Old, ed.New, 1))
+	}
+	for rel, b := range files {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// StartRun starts `bin run <AppDir> --database <StoreURL> --log-format
+// json` and extra args, with JOBS_DATABASE_URL in its environment and its
+// output appended to logPath. The process is killed when the test ends if
+// it is still running.
+func (e *SQLInboxEnv) StartRun(bin, logPath string, extra ...string) *Proc {
+	e.T.Helper()
+	args := append([]string{"run", e.AppDir, "--database", e.StoreURL, "--log-format", "json"}, extra...)
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "DATABASE_URL" || k == "JOBS_DATABASE_URL" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return startProc(e.T, bin, args, append(env, e.Environ...), logPath)
+}
+
+// InboxRows counts the rows left in the inbox table.
+func (e *SQLInboxEnv) InboxRows() int {
+	e.T.Helper()
+	var n int
+	if err := e.Inbox.QueryRow(context.Background(), `SELECT count(*) FROM order_jobs`).Scan(&n); err != nil {
+		e.T.Fatal(err)
+	}
+	return n
+}
+
+// Job is one row of a jobs workload and what the store must end up holding
+// for it.
+type Job struct {
+	Name, Tenant, Trace, Note string // Trace and Note: NULL when ""
+	OrderID                   int64
+	// Event is the event it is kept as ("PackingRequested",
+	// "ReceiptRequested"); "" for a row to park.
+	Event string
+	// Park is the reason it must be parked for ("unlisted_type",
+	// "unreadable"); "" for a row to keep.
+	Park string
+	// ID is the job_id the database gave the row; 0 until it is inserted.
+	ID int64
+}
+
+// JobsWorkload is a seeded mix of rows for examples/jobs' order_jobs.
+type JobsWorkload struct {
+	Jobs []Job
+	mu   sync.Mutex // guards the Jobs' IDs while a flow inserts them
+}
+
+// NewJobsWorkload makes n rows from seed: about 2% of kind "refund" (parked
+// unlisted_type), about 1% packing rows with an empty tenant (parked
+// unreadable), the rest valid packing (about 70%) and receipts rows with a
+// tenant and an order id, about half with a trace and a third with a note.
+func NewJobsWorkload(seed uint64, n int) *JobsWorkload {
+	rng := rand.New(rand.NewPCG(seed, seed^0x6a6f62735f73716c))
+	w := &JobsWorkload{Jobs: make([]Job, 0, n)}
+	tenants := []string{"acme", "globex", "initech", "umbrella"}
+	for i := 0; i < n; i++ {
+		j := Job{Tenant: tenants[rng.IntN(len(tenants))], OrderID: int64(1 + rng.IntN(1_000_000))}
+		if rng.IntN(2) == 0 {
+			j.Trace = fmt.Sprintf("tr-%d-%x", i, rng.Uint32())
+		}
+		if rng.IntN(3) == 0 {
+			j.Note = fmt.Sprintf("note %d: \"fragile\" <ü>", i)
+		}
+		switch r := rng.IntN(100); {
+		case r < 2:
+			j.Name, j.Park, j.Event = "refund", "unlisted_type", ""
+		case r < 3:
+			j.Name, j.Park, j.Tenant = "packing", "unreadable", ""
+		case r < 73:
+			j.Name, j.Event = "packing", "PackingRequested"
+		default:
+			j.Name, j.Event = "receipts", "ReceiptRequested"
+		}
+		w.Jobs = append(w.Jobs, j)
+	}
+	return w
+}
+
+// Count says how many rows must be kept and parked (by reason).
+func (w *JobsWorkload) Count() (kept int, parked map[string]int) {
+	parked = map[string]int{}
+	for _, j := range w.Jobs {
+		if j.Park != "" {
+			parked[j.Park]++
+		} else {
+			kept++
+		}
+	}
+	return kept, parked
+}
+
+// Insert inserts rows [from, to) of w at once.
+func (w *JobsWorkload) Insert(e *SQLInboxEnv, from, to int) {
+	e.T.Helper()
+	if err := w.insert(context.Background(), e.Inbox, from, to); err != nil {
+		e.T.Fatal(err)
+	}
+}
+
+func (w *JobsWorkload) insert(ctx context.Context, pool *pgxpool.Pool, from, to int) error {
+	nullable := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	for i := from; i < to; i++ {
+		j := w.Jobs[i]
+		var id int64
+		if err := pool.QueryRow(ctx, `INSERT INTO order_jobs (name, tenant, trace, order_id, note) VALUES ($1, $2, $3, $4, $5) RETURNING job_id`,
+			j.Name, j.Tenant, nullable(j.Trace), j.OrderID, nullable(j.Note)).Scan(&id); err != nil {
+			return fmt.Errorf("inserting job %d: %w", i, err)
+		}
+		w.mu.Lock()
+		w.Jobs[i].ID = id
+		w.mu.Unlock()
+	}
+	return nil
+}
+
+// InsertFlow inserts rows [from, to) of w from a goroutine of its own, in
+// steps of ten, row i at start + over*(i-from)/(to-from), as Flow sends
+// messages to the SQS fake. It stops when the test ends.
+func (w *JobsWorkload) InsertFlow(e *SQLInboxEnv, from, to int, over time.Duration) *Flow {
+	f := &Flow{done: make(chan struct{}), stop: make(chan struct{})}
+	f.sent.Store(int64(from))
+	t := e.T
+	t.Cleanup(func() {
+		select {
+		case <-f.stop:
+		default:
+			close(f.stop)
+		}
+		<-f.done
+	})
+	go func() {
+		defer close(f.done)
+		start := time.Now()
+		for i := from; i < to; i += 10 {
+			at := start.Add(over * time.Duration(i-from) / time.Duration(max(1, to-from)))
+			select {
+			case <-f.stop:
+				return
+			case <-time.After(time.Until(at)):
+			}
+			if err := w.insert(context.Background(), e.Inbox, i, min(i+10, to)); err != nil {
+				t.Errorf("inserting into the inbox: %v", err)
+				return
+			}
+			f.sent.Store(int64(min(i+10, to)))
+		}
+	}()
+	return f
+}
+
+// SQLInboxCounts is what VerifySQLInbox found.
+type SQLInboxCounts struct {
+	Outbox, ReceivedIDs, Deliveries, Left int
+	Parked                                map[string]int // parked rows by reason
+	// ParkedAgain counts the jobs parked more than once, each under
+	// different bodies (see VerifySQLInbox's reparkOK).
+	ParkedAgain int
+}
+
+// VerifySQLInbox checks with SQL that every row of w was kept or parked
+// exactly once:
+//   - the outbox holds one row per valid job_id (none missing, none twice,
+//     none that is not a valid job's id), as the job's event, its event JSON
+//     the row's fields and its headers column the row's tenant, order_id and
+//     trace (when set); the received ids are exactly the valid job ids; the
+//     deliveries are those of the app's subscribers (subs);
+//   - the parked messages are exactly the rows to park, each once (by the
+//     job_id in its body) and for its reason; no valid row is parked;
+//   - the inbox table is empty.
+//
+// With reparkOK a job to park found parked under several bodies that differ
+// only in attempt and locked_until (what a lease claim changes, so the
+// store's body-hash deduplication does not recognise the row) is counted in
+// ParkedAgain instead of failing the test; bodies differing in anything
+// else fail it.
+func VerifySQLInbox(t testing.TB, e *SQLInboxEnv, w *JobsWorkload, subs map[string][]string, reparkOK bool) SQLInboxCounts {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, e.StoreURL)
+	if err != nil {
+		t.Fatalf("connecting to check the store: %v", err)
+	}
+	defer conn.Close(context.Background())
+	var problems []string
+	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+
+	w.mu.Lock()
+	jobs := make(map[string]Job, len(w.Jobs))
+	for i, j := range w.Jobs {
+		if j.ID == 0 {
+			fail("job %d was never inserted", i)
+			continue
+		}
+		jobs[strconv.FormatInt(j.ID, 10)] = j
+	}
+	w.mu.Unlock()
+	k := SQLInboxCounts{Parked: map[string]int{}}
+
+	// Outbox: each valid job once, as its event, with its fields and headers.
+	rows, err := conn.Query(ctx, `SELECT source, received_id, event_name, event_json::text, COALESCE(headers, '') FROM jadpo_outbox ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src, id, event, eventJSON, headers string
+	seen := map[string]int{}
+	_, err = pgx.ForEachRow(rows, []any{&src, &id, &event, &eventJSON, &headers}, func() error {
+		k.Outbox++
+		seen[id]++
+		j, ok := jobs[id]
+		switch {
+		case src != JobsSource:
+			fail("outbox row %s is from %q, not %q", id, src, JobsSource)
+		case !ok:
+			fail("outbox holds %s (%s), which is no job's id", id, event)
+			return nil
+		case j.Park != "":
+			fail("outbox holds job %s (%s), which had to be parked %s", id, event, j.Park)
+			return nil
+		case seen[id] == 2:
+			fail("outbox holds job %s twice", id)
+		case event != j.Event:
+			fail("outbox holds job %s as %s, not %s", id, event, j.Event)
+		}
+		if got, want := jsonMap(eventJSON), j.eventFields(); !maps.Equal(got, want) {
+			fail("outbox job %s: event %s, want %v", id, eventJSON, want)
+		}
+		if got, want := jsonMap(headers), j.headers(); !maps.Equal(got, want) {
+			fail("outbox job %s: headers %q, want %v", id, headers, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := 0
+	for id, j := range jobs {
+		if j.Park == "" {
+			valid++
+			if seen[id] == 0 {
+				fail("job %s (%s) was lost: no outbox row", id, j.Name)
+			}
+		}
+	}
+	// Received ids: exactly the valid job ids.
+	rows, err = conn.Query(ctx, `SELECT source, received_id FROM jadpo_received_events`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = pgx.ForEachRow(rows, []any{&src, &id}, func() error {
+		k.ReceivedIDs++
+		if j, ok := jobs[id]; src != JobsSource || !ok || j.Park != "" {
+			fail("received id %s %s is no valid job's id", src, id)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.ReceivedIDs != valid || k.Outbox != valid {
+		fail("outbox %d rows, received ids %d; want %d each (the distinct valid job ids)", k.Outbox, k.ReceivedIDs, valid)
+	}
+	// Deliveries: the subscribers of each kept event.
+	wantDeliveries := 0
+	for _, j := range jobs {
+		if j.Park == "" {
+			wantDeliveries += len(subs[j.Event])
+		}
+	}
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM jadpo_deliveries`).Scan(&k.Deliveries); err != nil {
+		t.Fatal(err)
+	}
+	if k.Deliveries != wantDeliveries {
+		fail("%d deliveries, want %d", k.Deliveries, wantDeliveries)
+	}
+	// Parked: exactly the rows to park, once each, for their reason.
+	rows, err = conn.Query(ctx, `SELECT source, reason, convert_from(body, 'UTF8') FROM jadpo_parked_messages`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reason, body string
+	parked := map[string][]string{} // job id → bodies
+	_, err = pgx.ForEachRow(rows, []any{&src, &reason, &body}, func() error {
+		var b struct {
+			JobID json.Number `json:"job_id"`
+		}
+		if err := json.Unmarshal([]byte(body), &b); err != nil || b.JobID == "" {
+			fail("a parked body without a job_id: %.120s", body)
+			return nil
+		}
+		id := b.JobID.String()
+		j, ok := jobs[id]
+		switch {
+		case src != JobsSource:
+			fail("parked job %s is from %q", id, src)
+		case !ok:
+			fail("parked %s, which is no job's id: %.120s", id, body)
+		case j.Park == "":
+			fail("valid job %s (%s) was parked (%s): %.120s", id, j.Name, reason, body)
+		case j.Park != reason:
+			fail("job %s was parked %s, not %s", id, reason, j.Park)
+		}
+		k.Parked[reason]++
+		parked[id] = append(parked[id], body)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, j := range jobs {
+		bodies := parked[id]
+		switch {
+		case j.Park == "":
+		case len(bodies) == 0:
+			fail("job %s (%s) was not parked", id, j.Park)
+		case len(bodies) > 1:
+			if !reparkOK || !sameButClaim(bodies) {
+				fail("job %s was parked %d times:\n  %s", id, len(bodies), strings.Join(bodies, "\n  "))
+			}
+			k.ParkedAgain++
+		}
+	}
+	// The inbox: every row deleted.
+	k.Left = e.InboxRows()
+	if k.Left != 0 {
+		fail("the inbox table still holds %d rows", k.Left)
+	}
+	if len(problems) > 0 {
+		more := ""
+		if len(problems) > 20 {
+			more = fmt.Sprintf("\n... and %d more", len(problems)-20)
+			problems = problems[:20]
+		}
+		t.Errorf("the store does not hold each row exactly once:\n%s%s", strings.Join(problems, "\n"), more)
+	}
+	return k
+}
+
+// eventFields is the event JSON a kept job must have, its values as text.
+func (j Job) eventFields() map[string]string {
+	m := map[string]string{"tenant": j.Tenant, "order_id": strconv.FormatInt(j.OrderID, 10)}
+	if j.Event == "PackingRequested" && j.Note != "" {
+		m["note"] = j.Note
+	}
+	return m
+}
+
+// headers is the headers column a kept job must have.
+func (j Job) headers() map[string]string {
+	m := map[string]string{"tenant": j.Tenant, "order_id": strconv.FormatInt(j.OrderID, 10)}
+	if j.Trace != "" {
+		m["trace"] = j.Trace
+	}
+	return m
+}
+
+// jsonMap reads a JSON object's values as text (strings unquoted); nil for
+// "" or what is not a JSON object.
+func jsonMap(s string) map[string]string {
+	var raw map[string]json.RawMessage
+	if s == "" || json.Unmarshal([]byte(s), &raw) != nil {
+		return nil
+	}
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		var str string
+		if json.Unmarshal(v, &str) == nil {
+			out[k] = str
+		} else {
+			out[k] = string(v)
+		}
+	}
+	return out
+}
+
+// sameButClaim reports whether the JSON bodies are the same row but for the
+// columns a claim changes: attempt and locked_until.
+func sameButClaim(bodies []string) bool {
+	var first string
+	for i, b := range bodies {
+		var m map[string]json.RawMessage
+		if json.Unmarshal([]byte(b), &m) != nil {
+			return false
+		}
+		delete(m, "attempt")
+		delete(m, "locked_until")
+		c, _ := json.Marshal(m) // map keys sorted
+		if i == 0 {
+			first = string(c)
+		} else if string(c) != first {
+			return false
+		}
+	}
+	return true
+}
