@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -24,6 +26,8 @@ type sqlInboxWire struct {
 	queue string
 	pool  *pgxpool.Pool
 	inbox *sqlinbox.Inbox
+	// claimColumns are the columns a claim writes: left out of a parked copy.
+	claimColumns []string
 }
 
 // newSQLInboxWire opens the connection's database and prepares the inbox's
@@ -50,7 +54,13 @@ func newSQLInboxWire(r *Runtime, queue string, conn *connection) (*sqlInboxWire,
 		pool.Close()
 		return nil, fmt.Errorf("connection %s: %w", conn.name, err)
 	}
-	return &sqlInboxWire{r: r, queue: queue, pool: pool, inbox: inbox}, nil
+	w := &sqlInboxWire{r: r, queue: queue, pool: pool, inbox: inbox}
+	for _, c := range []string{t.Attempt, t.LockedUntil} {
+		if c != "" {
+			w.claimColumns = append(w.claimColumns, c)
+		}
+	}
+	return w, nil
 }
 
 // sqlInboxTable reads the table's description from the connection's settings.
@@ -95,7 +105,8 @@ func (w *sqlInboxWire) fetch(ctx context.Context) ([]*message, int, error) {
 	state := &sqlInboxBatch{batch: b}
 	msgs := make([]*message, 0, len(b.Rows)+len(b.Missing))
 	for _, row := range b.Rows {
-		msgs = append(msgs, &message{body: string(row.Body), handle: row.ID, headers: row.Headers, batch: state})
+		msgs = append(msgs, &message{body: string(row.Body), handle: row.ID, headers: row.Headers, batch: state,
+			parkBody: w.withoutClaimColumns(row.Body)})
 	}
 	for _, id := range b.Missing {
 		w.r.log.Warn("a claimed row was not found by the fetch; it is parked", "queue", w.queue, "message_id", id)
@@ -143,3 +154,25 @@ func (w *sqlInboxWire) finish(ctx context.Context, msgs []*message) int {
 }
 
 func (w *sqlInboxWire) close() { w.pool.Close() }
+
+// withoutClaimColumns is body without the columns each claim changes
+// (attempt, locked_until), keys sorted: the same for every claim of a row.
+// Parking keeps it, so that a row parked and then claimed again before its
+// delete (a crash, or a lease that ran out) is "parked already", not parked
+// twice. Nil when body is not a JSON object: then the body itself is kept.
+func (w *sqlInboxWire) withoutClaimColumns(body []byte) []byte {
+	var cols map[string]json.RawMessage
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if err := d.Decode(&cols); err != nil {
+		return nil
+	}
+	for _, c := range w.claimColumns {
+		delete(cols, c)
+	}
+	out, err := json.Marshal(cols)
+	if err != nil {
+		return nil
+	}
+	return out
+}

@@ -310,9 +310,6 @@ func (w *JobsWorkload) InsertFlow(e *SQLInboxEnv, from, to int, over time.Durati
 type SQLInboxCounts struct {
 	Outbox, ReceivedIDs, Deliveries, Left int
 	Parked                                map[string]int // parked rows by reason
-	// ParkedAgain counts the jobs parked more than once, each under
-	// different bodies (see VerifySQLInbox's reparkOK).
-	ParkedAgain int
 }
 
 // VerifySQLInbox checks with SQL that every row of w was kept or parked
@@ -325,13 +322,7 @@ type SQLInboxCounts struct {
 //   - the parked messages are exactly the rows to park, each once (by the
 //     job_id in its body) and for its reason; no valid row is parked;
 //   - the inbox table is empty.
-//
-// With reparkOK a job to park found parked under several bodies that differ
-// only in attempt and locked_until (what a lease claim changes, so the
-// store's body-hash deduplication does not recognise the row) is counted in
-// ParkedAgain instead of failing the test; bodies differing in anything
-// else fail it.
-func VerifySQLInbox(t testing.TB, e *SQLInboxEnv, w *JobsWorkload, subs map[string][]string, reparkOK bool) SQLInboxCounts {
+func VerifySQLInbox(t testing.TB, e *SQLInboxEnv, w *JobsWorkload, subs map[string][]string) SQLInboxCounts {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -472,10 +463,7 @@ func VerifySQLInbox(t testing.TB, e *SQLInboxEnv, w *JobsWorkload, subs map[stri
 		case len(bodies) == 0:
 			fail("job %s (%s) was not parked", id, j.Park)
 		case len(bodies) > 1:
-			if !reparkOK || !sameButClaim(bodies) {
-				fail("job %s was parked %d times:\n  %s", id, len(bodies), strings.Join(bodies, "\n  "))
-			}
-			k.ParkedAgain++
+			fail("job %s was parked %d times:\n  %s", id, len(bodies), strings.Join(bodies, "\n  "))
 		}
 	}
 	// The inbox: every row deleted.
@@ -529,25 +517,4 @@ func jsonMap(s string) map[string]string {
 		}
 	}
 	return out
-}
-
-// sameButClaim reports whether the JSON bodies are the same row but for the
-// columns a claim changes: attempt and locked_until.
-func sameButClaim(bodies []string) bool {
-	var first string
-	for i, b := range bodies {
-		var m map[string]json.RawMessage
-		if json.Unmarshal([]byte(b), &m) != nil {
-			return false
-		}
-		delete(m, "attempt")
-		delete(m, "locked_until")
-		c, _ := json.Marshal(m) // map keys sorted
-		if i == 0 {
-			first = string(c)
-		} else if string(c) != first {
-			return false
-		}
-	}
-	return true
 }
