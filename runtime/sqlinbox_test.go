@@ -6,7 +6,6 @@ package runtime_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,36 +35,10 @@ type sqlWorld struct {
 // jobsPlan checks examples/jobs with its app.jadpo edited.
 func jobsPlan(t *testing.T, edits ...runtimetest.Edit) *ir.Program {
 	t.Helper()
-	dir := t.TempDir()
-	src := filepath.Join(runtimetest.RepoRoot(t), "examples", "jobs")
-	if err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			if rel == "build" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if rel == "app.jadpo" {
-			for _, ed := range edits {
-				if !strings.Contains(string(b), ed.Old) {
-					t.Fatalf("edit: %q is not in app.jadpo", ed.Old)
-				}
-				b = []byte(strings.Replace(string(b), ed.Old, ed.New, 1))
-			}
-		}
-		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
-	}); err != nil {
-		t.Fatal(err)
+	for i := range edits {
+		edits[i].File = "app.jadpo"
 	}
-	res := check.Check(project.Load(dir))
+	res := check.Check(project.LoadFS(runtimetest.ExampleFSOf(t, "jobs", edits...)))
 	if res.Diags.HasErrors() {
 		t.Fatalf("examples/jobs does not check: %v", res.Diags)
 	}

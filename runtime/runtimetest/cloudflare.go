@@ -8,7 +8,6 @@ package runtimetest
 
 import (
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -67,7 +66,7 @@ func NewCF(t testing.TB, storeKind string, opts CFOptions) *CFEnv {
 		edits = append(edits, Edit{File: "app.jadpo", Old: "visibility_timeout_ms: 60000",
 			New: fmt.Sprintf("visibility_timeout_ms: %d", opts.VisibilityTimeoutMs)})
 	}
-	e.AppDir = CopyReturns(t, filepath.Join(t.TempDir(), "returns"), edits...)
+	e.AppDir = CopyExampleOf(t, "returns", filepath.Join(t.TempDir(), "returns"), edits...)
 	res := check.Check(project.Load(e.AppDir))
 	if res.Diags.HasErrors() {
 		t.Fatalf("the copy of examples/returns does not check: %v", res.Diags)
@@ -102,56 +101,6 @@ func NewCF(t testing.TB, storeKind string, opts CFOptions) *CFEnv {
 		t.Fatalf("unknown store %q", storeKind)
 	}
 	return e
-}
-
-// CopyReturns writes examples/returns (without build/ and dot files) into
-// dir with edits applied (each replaces the first Old in File, which must
-// hold it), and returns dir.
-func CopyReturns(t testing.TB, dir string, edits ...Edit) string {
-	t.Helper()
-	src := filepath.Join(RepoRoot(t), "examples", "returns")
-	files := map[string][]byte{}
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			if rel == "build" || strings.HasPrefix(d.Name(), ".") && rel != "." {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		files[rel] = b
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ed := range edits {
-		s, ok := files[filepath.FromSlash(ed.File)]
-		if !ok || !strings.Contains(string(s), ed.Old) {
-			t.Fatalf("edit of %s: %q is not in it", ed.File, ed.Old)
-		}
-		files[filepath.FromSlash(ed.File)] = []byte(strings.Replace(string(s), ed.Old, ed.New, 1))
-	}
-	for rel, b := range files {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }
 
 // StartRun starts `bin run <AppDir> --database <StoreURL> --log-format

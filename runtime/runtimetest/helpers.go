@@ -249,7 +249,13 @@ type Edit struct{ File, Old, New string }
 // the file if need be.
 func ExampleFS(t testing.TB, edits ...Edit) fstest.MapFS {
 	t.Helper()
-	dir := filepath.Join(RepoRoot(t), "examples", "warehouse")
+	return ExampleFSOf(t, "warehouse", edits...)
+}
+
+// ExampleFSOf is ExampleFS of examples/<name>.
+func ExampleFSOf(t testing.TB, name string, edits ...Edit) fstest.MapFS {
+	t.Helper()
+	dir := filepath.Join(RepoRoot(t), "examples", name)
 	fsys := fstest.MapFS{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -308,7 +314,13 @@ func PlanWith(t testing.TB, edits ...Edit) *ir.Program {
 // into dir, and returns dir.
 func CopyExample(t testing.TB, dir string, edits ...Edit) string {
 	t.Helper()
-	for name, f := range ExampleFS(t, edits...) {
+	return CopyExampleOf(t, "warehouse", dir, edits...)
+}
+
+// CopyExampleOf is CopyExample of examples/<example>.
+func CopyExampleOf(t testing.TB, example, dir string, edits ...Edit) string {
+	t.Helper()
+	for name, f := range ExampleFSOf(t, example, edits...) {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)

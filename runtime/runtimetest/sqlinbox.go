@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -77,7 +76,7 @@ func NewSQLInbox(t testing.TB, opts SQLInboxOptions) *SQLInboxEnv {
         locked_until: "locked_until"
         lease: ` + opts.Lease.String()})
 	}
-	e.AppDir = CopyJobs(t, filepath.Join(t.TempDir(), "jobs"), edits...)
+	e.AppDir = CopyExampleOf(t, "jobs", filepath.Join(t.TempDir(), "jobs"), edits...)
 	res := check.Check(project.Load(e.AppDir))
 	if res.Diags.HasErrors() {
 		t.Fatalf("the copy of examples/jobs does not check: %v", res.Diags)
@@ -97,56 +96,6 @@ func NewSQLInbox(t testing.TB, opts SQLInboxOptions) *SQLInboxEnv {
 	}
 	e.Environ = []string{"JOBS_DATABASE_URL=" + e.InboxURL}
 	return e
-}
-
-// CopyJobs writes examples/jobs (without build/ and dot files) into dir with
-// edits applied (each replaces the first Old in File, which must hold it),
-// and returns dir.
-func CopyJobs(t testing.TB, dir string, edits ...Edit) string {
-	t.Helper()
-	src := filepath.Join(RepoRoot(t), "examples", "jobs")
-	files := map[string][]byte{}
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			if rel == "build" || strings.HasPrefix(d.Name(), ".") && rel != "." {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		files[rel] = b
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ed := range edits {
-		s, ok := files[filepath.FromSlash(ed.File)]
-		if !ok || !strings.Contains(string(s), ed.Old) {
-			t.Fatalf("edit of %s: %q is not in it", ed.File, ed.Old)
-		}
-		files[filepath.FromSlash(ed.File)] = []byte(strings.Replace(string(s), ed.Old, ed.New, 1))
-	}
-	for rel, b := range files {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }
 
 // StartRun starts `bin run <AppDir> --database <StoreURL> --log-format
