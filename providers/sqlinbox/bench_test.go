@@ -6,7 +6,7 @@ import (
 
 // BenchmarkClaimFinish: claim 10, finish all 10, on the seed's table topped up outside the timer.
 func BenchmarkClaimFinish(b *testing.B) {
-	for _, form := range []Form{RowLock, Lease} {
+	for _, form := range []Form{RowLock, Lease, AdvisoryLock} {
 		b.Run(string(form), func(b *testing.B) {
 			pool, _ := testDB(b)
 			seed(b, pool, 0)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Batch is one claim's rows. It is used by one goroutine: Finish or Abandon ends it, once.
@@ -19,6 +20,8 @@ type Batch struct {
 	ids    map[string]any       // claimed id text → the value pgx returned, passed back as is
 	tx     pgx.Tx               // RowLock: the claim's transaction, open until Finish or Abandon
 	tokens map[string]time.Time // Lease: claimed id text → the locked_until this claim set
+	conn   *pgxpool.Conn        // AdvisoryLock: the connection whose session holds the locks, until Finish or Abandon
+	keys   map[string]string    // AdvisoryLock: claimed id text → its lock key's text (one lock acquisition per claimed id)
 	ended  bool
 }
 
@@ -39,14 +42,18 @@ type querier interface {
 // Claim takes up to max unclaimed rows in id order (skipping rows other claims hold) and reads them.
 // RowLock: BEGIN; SELECT id ... ORDER BY id LIMIT max FOR UPDATE SKIP LOCKED; UPDATE attempt = attempt + 1 for them (when Attempt is set); the fetch, in the same transaction; the transaction stays open until Finish or Abandon.
 // Lease: one statement: UPDATE ... SET locked_until = now() + lease [, attempt = attempt + 1] WHERE id IN (SELECT id ... WHERE locked_until IS NULL OR locked_until <= now() ORDER BY id LIMIT max FOR UPDATE SKIP LOCKED) RETURNING id, locked_until; then the fetch.
-// A claim that finds no row returns a Batch with no Rows (and, RowLock, its transaction already ended).
-// A Lease claim whose fetch fails leaves its rows to their lease.
+// AdvisoryLock: on one connection held until Finish or Abandon: SELECT id, key ... ORDER BY id LIMIT 4×max (no row lock); pg_try_advisory_lock(namespace, hashtext(key)) for each candidate in id order, keeping the rows whose lock is taken, up to max; UPDATE attempt = attempt + 1 for them (when Attempt is set); the fetch once per row with that row's id alone. A kept row that is gone (finished by another process since the candidate select) is dropped and its lock released; one that still exists but the fetch did not return is in Missing.
+// A claim that finds no row returns a Batch with no Rows (and, RowLock, its transaction already ended; AdvisoryLock, its connection already released).
+// A Lease claim whose fetch fails leaves its rows to their lease; an AdvisoryLock claim that fails releases its locks.
 func (in *Inbox) Claim(ctx context.Context, max int) (*Batch, error) {
 	if max < 1 {
 		return nil, in.errorf("claim: max is %d, it must be at least 1", max)
 	}
-	if in.t.Form == Lease {
+	switch in.t.Form {
+	case Lease:
 		return in.claimLease(ctx, max)
+	case AdvisoryLock:
+		return in.claimAdvisory(ctx, max)
 	}
 	return in.claimRowLock(ctx, max)
 }
@@ -139,18 +146,27 @@ func (in *Inbox) claimLease(ctx context.Context, max int) (*Batch, error) {
 
 // addID records the claim row's first column, keeping pgx's value for the fetch and the delete.
 func (b *Batch) addID(rows pgx.Rows, v any) error {
-	fd := rows.FieldDescriptions()[0]
-	js, err := encodeColumn(rows.Conn().TypeMap(), fd.DataTypeOID, fd.Format, rows.RawValues()[0])
+	text, err := b.in.idText(rows)
 	if err != nil {
-		return b.in.errorf("claim: the id: %w", err)
-	}
-	text, ok := jsonText(js)
-	if !ok {
-		return b.in.errorf("claim: a NULL id")
+		return err
 	}
 	b.order = append(b.order, text)
 	b.ids[text] = v
 	return nil
+}
+
+// idText is the claim row's first column, the id, as text.
+func (in *Inbox) idText(rows pgx.Rows) (string, error) {
+	fd := rows.FieldDescriptions()[0]
+	js, err := encodeColumn(rows.Conn().TypeMap(), fd.DataTypeOID, fd.Format, rows.RawValues()[0])
+	if err != nil {
+		return "", in.errorf("claim: the id: %w", err)
+	}
+	text, ok := jsonText(js)
+	if !ok {
+		return "", in.errorf("claim: a NULL id")
+	}
+	return text, nil
 }
 
 // typedIDs gives the ids as a slice of the type pgx returned ([]int64, [][16]byte, []string...),
@@ -185,8 +201,25 @@ func (b *Batch) read(ctx context.Context, q querier, typed any) error {
 	if err != nil {
 		return in.errorf("fetch `%s`: %w", in.fetch, err)
 	}
-	defer rows.Close()
 	found := make(map[string]Row, len(b.order))
+	if err := b.collect(rows, found); err != nil {
+		return err
+	}
+	b.Rows = make([]Row, 0, len(found))
+	for _, id := range b.order {
+		if row, ok := found[id]; ok {
+			b.Rows = append(b.Rows, row)
+		} else {
+			b.Missing = append(b.Missing, id)
+		}
+	}
+	return nil
+}
+
+// collect reads one fetch's result into found (claimed ids only, the first row of each), and closes rows.
+func (b *Batch) collect(rows pgx.Rows, found map[string]Row) error {
+	in := b.in
+	defer rows.Close()
 	idCol := -1
 	for i, fd := range rows.FieldDescriptions() {
 		if fd.Name == in.t.ID {
@@ -213,21 +246,14 @@ func (b *Batch) read(ctx context.Context, q querier, typed any) error {
 	if err := rows.Err(); err != nil {
 		return in.errorf("fetch `%s`: %w", in.fetch, err)
 	}
-	b.Rows = make([]Row, 0, len(found))
-	for _, id := range b.order {
-		if row, ok := found[id]; ok {
-			b.Rows = append(b.Rows, row)
-		} else {
-			b.Missing = append(b.Missing, id)
-		}
-	}
 	return nil
 }
 
 // Finish deletes the claimed rows whose ids (as text, from Row.ID or Missing) are in ack, and releases the others:
 // RowLock: DELETE in the claim's transaction, then COMMIT (the others are unlocked; their attempt increments stay).
 // Lease: DELETE ... WHERE id = ANY(acked) AND locked_until = <this claim's value> (a row whose lease ran out and was claimed again is not deleted); the others are left to their lease.
-// It returns how many rows were deleted. An error leaves every row to be claimed again (RowLock: rolled back).
+// AdvisoryLock: DELETE ... WHERE id = ANY(acked) on the held connection (autocommit), then pg_advisory_unlock once per lock the claim took, and the connection goes back to the pool (closed instead if the unlock fails, which ends its session and so its locks).
+// It returns how many rows were deleted. An error leaves every row to be claimed again (RowLock: rolled back; AdvisoryLock: the locks are released all the same).
 // Ids in ack that this batch did not claim are ignored.
 func (b *Batch) Finish(ctx context.Context, ack []string) (deleted int, err error) {
 	if b.in == nil || (b.ended && len(b.order) == 0) {
@@ -246,8 +272,11 @@ func (b *Batch) Finish(ctx context.Context, ack []string) (deleted int, err erro
 			acked = append(acked, id)
 		}
 	}
-	if in.t.Form == Lease {
+	switch in.t.Form {
+	case Lease:
 		return b.finishLease(ctx, acked)
+	case AdvisoryLock:
+		return b.finishAdvisory(ctx, acked)
 	}
 	var n int64
 	if len(acked) > 0 {
@@ -314,7 +343,7 @@ func (b *Batch) finishLease(ctx context.Context, acked []string) (int, error) {
 	return int(n), nil
 }
 
-// Abandon ends the claim without deleting anything (RowLock: ROLLBACK; Lease: nothing, the lease runs out).
+// Abandon ends the claim without deleting anything (RowLock: ROLLBACK; Lease: nothing, the lease runs out; AdvisoryLock: the locks are released and the connection goes back).
 func (b *Batch) Abandon(ctx context.Context) {
 	if b.ended {
 		return
@@ -322,6 +351,9 @@ func (b *Batch) Abandon(ctx context.Context) {
 	b.ended = true
 	if b.tx != nil {
 		rollback(ctx, b.tx)
+	}
+	if b.conn != nil {
+		b.releaseAdvisory(ctx)
 	}
 }
 

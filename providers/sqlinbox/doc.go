@@ -28,9 +28,43 @@
 // belongs to the new claim, which set a later value. Unacked rows and abandoned batches wait
 // for their lease to run out. The default fetch in this form also returns locked_until.
 //
+// AdvisoryLock: rows are held by PostgreSQL session advisory locks, not row locks or a column.
+// Table.LockKey names the columns whose values make a row's lock key (empty: the id column);
+// rows sharing a key are claimed by one process at a time. LockKey is refused in the other
+// forms and LockedUntil in this one. A claim acquires one pool connection and holds it until
+// Finish or Abandon (the locks are its session's). On it, the claim
+//
+//  1. selects up to 4 × max candidates in id order, without row locks, each with its key as text
+//     (a JSON array of the key's values, so no two keys' texts meet):
+//     SELECT "job_id", json_build_array("tenant")::text FROM "order_jobs" ORDER BY "job_id" LIMIT $1
+//  2. for each candidate, in id order, takes a session lock on (namespace, the key's hash), and
+//     keeps the row when it gets it, skips it when another session holds the key, and stops at
+//     max rows (the locks are sent as many at a time as rows are still wanted):
+//     SELECT pg_try_advisory_lock($1, hashtext($2))
+//     The namespace ($1) is hashtext('<schema>.<table>'), the table's own schema resolved at
+//     Open, so two inboxes do not meet. Session locks are reentrant: a claim may take several
+//     rows of one key, one acquisition each;
+//  3. increments the attempt of the kept rows (when Attempt is set) and runs the fetch once per
+//     row, with that row's id alone ($1 a one-element array), sent as one pipeline (one implicit
+//     transaction, committed at its end, so the increment survives an Abandon):
+//     UPDATE "order_jobs" SET "attempt" = "attempt" + 1 WHERE "job_id" = ANY($1)
+//  4. checks each id the fetch did not return: SELECT 1 FROM "order_jobs" WHERE "job_id" = $1.
+//     A row still there is in [Batch.Missing]; a row gone (finished by another process between
+//     the candidate select and the lock) is dropped from the batch silently and its lock released.
+//
+// Finish deletes the acked rows on the held connection (autocommit:
+// DELETE FROM "order_jobs" WHERE "job_id" = ANY($1)), then releases every lock, once per
+// acquisition (SELECT pg_advisory_unlock($1, hashtext(k)) FROM unnest($2::text[]) AS k), and gives
+// the connection back; a failed delete still releases them. Abandon only releases. If an unlock
+// fails, the connection is closed instead of given back: its session ends, and with it its
+// locks. So does a process or connection that dies: its rows are claimed again at once.
+// Candidates held elsewhere use up the 4 × max window: a claim behind many rows of held keys may
+// find fewer than max rows, or none, while later rows are free. Two keys whose hashes collide
+// are claimed one process at a time, as if they were one key.
+//
 // # The fetch
 //
-// The fetch reads the claimed rows: $1 is the array of claimed ids, passed with the Go type pgx
+// The fetch reads the claimed rows (in the advisory lock form, one row per run): $1 is the array of claimed ids, passed with the Go type pgx
 // returned for the id column (so = ANY($1) uses the id's index). The default fetch selects the
 // id, group, attempt, (lease form) locked_until, header and own columns from the table. A
 // custom fetch (Table.Fetch) is the app's own SQL, e.g. a join; it must return the id column

@@ -132,6 +132,11 @@ func claim(tb testing.TB, in *Inbox, max int) *Batch {
 	if err != nil {
 		tb.Fatalf("Claim: %v", err)
 	}
+	if _, ok := tb.(*testing.T); ok {
+		// A test that fails while a batch holds a connection would hang in the pool's Close:
+		// end it first (cleanups run last-registered first; a no-op on an ended batch).
+		tb.Cleanup(func() { b.Abandon(context.Background()) })
+	}
 	return b
 }
 
@@ -144,7 +149,14 @@ func ids(b *Batch) []string {
 }
 
 func forms(t *testing.T, f func(t *testing.T, form Form)) {
-	for _, form := range []Form{RowLock, Lease} {
+	for _, form := range []Form{RowLock, Lease, AdvisoryLock} {
 		t.Run(string(form), func(t *testing.T) { f(t, form) })
 	}
+}
+
+// heldLocks counts the advisory locks of in's namespace that some session holds (a key taken
+// several times by one session counts once).
+func heldLocks(tb testing.TB, pool *pgxpool.Pool, in *Inbox) int {
+	tb.Helper()
+	return count(tb, pool, `SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid::int8 = $1`, int64(uint32(in.ns)))
 }

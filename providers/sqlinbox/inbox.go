@@ -18,7 +18,15 @@ type Form string
 const (
 	RowLock Form = "row_lock" // the claim's transaction holds the rows (FOR UPDATE SKIP LOCKED) until Finish
 	Lease   Form = "lease"    // the claim sets locked_until = now() + Lease and commits; Finish deletes only rows whose locked_until is still this claim's (fencing)
+	// AdvisoryLock: the claim holds one pool connection and a session advisory lock on each
+	// claimed row's key (Table.LockKey, else the id) until Finish or Abandon; no row lock, no
+	// transaction held open.
+	AdvisoryLock Form = "advisory_lock"
 )
+
+// candidatesPerRow: the advisory lock form's claim reads up to max × this many candidates, so it
+// can skip the ones other claims hold and still find max rows.
+const candidatesPerRow = 4
 
 // DefaultLease is the lease form's claim duration when Table.Lease is 0.
 const DefaultLease = 30 * time.Second
@@ -36,6 +44,7 @@ type Table struct {
 	Form        Form          // "" means RowLock
 	Fetch       string        // the app's own SQL returning the rows for $1, the claimed ids (an array of the id's type); "" means the default fetch
 	Lease       time.Duration // Lease form: how long a claim holds its rows; 0 means 30 s
+	LockKey     []string      // AdvisoryLock only: the columns whose values make a row's lock key (rows sharing a key are claimed by one process at a time); empty means the ID column
 }
 
 // Statement names, the keys of Inbox.Statements.
@@ -44,6 +53,9 @@ const (
 	stmtAttempt = "attempt" // RowLock with an Attempt column only: the claim's second statement
 	stmtFetch   = "fetch"
 	stmtDelete  = "delete"
+	stmtLock    = "lock"   // AdvisoryLock: takes one candidate's key
+	stmtUnlock  = "unlock" // AdvisoryLock: releases a list of keys, once per key listed
+	stmtExists  = "exists" // AdvisoryLock: tells a gone row from one the fetch did not find
 )
 
 // Inbox claims, reads and deletes the rows of one inbox table. It is safe for concurrent use.
@@ -56,6 +68,14 @@ type Inbox struct {
 	fetch   string
 	delete  string
 	headers map[string]bool
+
+	// AdvisoryLock only.
+	lock   string
+	unlock string
+	exists string
+	ns     int32 // the locks' namespace: hashtext('<schema>.<table>'), resolved by Open
+
+	afterCandidates func() // tests: runs between the candidate select and the locks
 }
 
 // Open checks t (every name a plain SQL identifier: [A-Za-z_][A-Za-z0-9_]*, at most 63 bytes; quote them in SQL anyway), builds the statements and prepares each on one connection of pool, so a column or table the database lacks stops the start: the error names the table and the statement's SQL and carries PostgreSQL's message (never a password: the pool's URL is not in it).
@@ -65,6 +85,7 @@ func Open(ctx context.Context, pool *pgxpool.Pool, t Table) (*Inbox, error) {
 	}
 	t.Headers = append([]string(nil), t.Headers...)
 	t.Columns = append([]string(nil), t.Columns...)
+	t.LockKey = append([]string(nil), t.LockKey...)
 	if t.Form == "" {
 		t.Form = RowLock
 	}
@@ -131,6 +152,18 @@ func (in *Inbox) check() error {
 		names = append(names, named{fmt.Sprintf("Columns[%d]", i), c})
 	}
 	seen := map[string]string{}
+	for i, k := range t.LockKey {
+		// A key column may also play a role or be a header (it is only read), so it is not in names.
+		field := fmt.Sprintf("LockKey[%d]", i)
+		if !validIdent(k) {
+			return in.errorf("%s %q is not a plain SQL identifier ([A-Za-z_][A-Za-z0-9_]*, at most 63 bytes)", field, k)
+		}
+		if prev, ok := seen[k]; ok {
+			return in.errorf("column %q is named by both %s and %s", k, prev, field)
+		}
+		seen[k] = field
+	}
+	clear(seen)
 	for _, n := range names {
 		if !validIdent(n.name) {
 			return in.errorf("%s %q is not a plain SQL identifier ([A-Za-z_][A-Za-z0-9_]*, at most 63 bytes)", n.field, n.name)
@@ -144,8 +177,11 @@ func (in *Inbox) check() error {
 		}
 		seen[n.name] = n.field
 	}
+	if len(t.LockKey) > 0 && t.Form != AdvisoryLock {
+		return in.errorf("LockKey %q is only for the advisory lock form (Form is %q)", t.LockKey, t.Form)
+	}
 	switch t.Form {
-	case RowLock:
+	case RowLock, AdvisoryLock:
 		if t.LockedUntil != "" {
 			return in.errorf("LockedUntil %q is only for the lease form (Form is %q)", t.LockedUntil, t.Form)
 		}
@@ -160,7 +196,7 @@ func (in *Inbox) check() error {
 			return in.errorf("Lease %v is shorter than PostgreSQL's microsecond", t.Lease)
 		}
 	default:
-		return in.errorf("unknown Form %q (want %q or %q)", t.Form, RowLock, Lease)
+		return in.errorf("unknown Form %q (want %q, %q or %q)", t.Form, RowLock, Lease, AdvisoryLock)
 	}
 	return nil
 }
@@ -205,6 +241,24 @@ func (in *Inbox) build() {
 			" WHERE " + lu + " IS NULL OR " + lu + " <= now() ORDER BY " + id + " LIMIT $1 FOR UPDATE SKIP LOCKED)" +
 			" RETURNING " + id + ", " + lu + ") SELECT " + id + ", " + lu + " FROM claimed ORDER BY " + id
 		in.delete = "DELETE FROM " + table + " WHERE " + id + " = ANY($1) AND " + lu + " = $2"
+	case AdvisoryLock:
+		key := t.LockKey
+		if len(key) == 0 {
+			key = []string{t.ID}
+		}
+		q := make([]string, len(key))
+		for i, k := range key {
+			q[i] = quote(k)
+		}
+		// The key's text is a JSON array of its values: unambiguous whatever the values hold.
+		in.claim = "SELECT " + id + ", json_build_array(" + strings.Join(q, ", ") + ")::text FROM " + table + " ORDER BY " + id + " LIMIT $1"
+		in.lock = "SELECT pg_try_advisory_lock($1, hashtext($2))"
+		in.unlock = "SELECT pg_advisory_unlock($1, hashtext(k)) FROM unnest($2::text[]) AS k"
+		if t.Attempt != "" {
+			in.attempt = "UPDATE " + table + " SET " + quote(t.Attempt) + " = " + quote(t.Attempt) + " + 1 WHERE " + id + " = ANY($1)"
+		}
+		in.exists = "SELECT 1 FROM " + table + " WHERE " + id + " = $1"
+		in.delete = "DELETE FROM " + table + " WHERE " + id + " = ANY($1)"
 	}
 	if t.Fetch != "" {
 		in.fetch = t.Fetch
@@ -230,11 +284,15 @@ func (in *Inbox) build() {
 }
 
 // Statements returns the SQL of the claim, the fetch and the delete, for docs and errors.
-// The row lock form with an Attempt column has a fourth, "attempt", run by the claim after the select.
+// The row lock and advisory lock forms with an Attempt column have a fourth, "attempt", run by
+// the claim after the select (advisory lock: after the locks). The advisory lock form adds
+// "lock", "unlock" and "exists"; its "claim" is the candidate select.
 func (in *Inbox) Statements() map[string]string {
 	m := map[string]string{stmtClaim: in.claim, stmtFetch: in.fetch, stmtDelete: in.delete}
-	if in.attempt != "" {
-		m[stmtAttempt] = in.attempt
+	for k, v := range map[string]string{stmtAttempt: in.attempt, stmtLock: in.lock, stmtUnlock: in.unlock, stmtExists: in.exists} {
+		if v != "" {
+			m[k] = v
+		}
 	}
 	return m
 }
@@ -248,7 +306,8 @@ func (in *Inbox) prepare(ctx context.Context) error {
 	}
 	defer conn.Release()
 	pc := conn.Conn().PgConn()
-	order := []struct{ name, sql string }{{stmtClaim, in.claim}, {stmtAttempt, in.attempt}, {stmtFetch, in.fetch}, {stmtDelete, in.delete}}
+	order := []struct{ name, sql string }{{stmtClaim, in.claim}, {stmtLock, in.lock}, {stmtUnlock, in.unlock}, {stmtAttempt, in.attempt},
+		{stmtFetch, in.fetch}, {stmtExists, in.exists}, {stmtDelete, in.delete}}
 	for _, s := range order {
 		if s.sql == "" {
 			continue
@@ -261,6 +320,18 @@ func (in *Inbox) prepare(ctx context.Context) error {
 			if err := in.checkFetch(sd); err != nil {
 				return err
 			}
+		}
+	}
+	if in.t.Form == AdvisoryLock {
+		// The namespace keeps two inboxes' keys apart: the table's own schema, even when the
+		// search_path found it.
+		const nsSQL = "SELECT hashtext(n.nspname || '.' || c.relname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)"
+		table := quote(in.t.Name)
+		if in.t.Schema != "" {
+			table = quote(in.t.Schema) + "." + table
+		}
+		if err := conn.QueryRow(ctx, nsSQL, table).Scan(&in.ns); err != nil {
+			return in.errorf("resolving the advisory locks' namespace `%s`: %w", nsSQL, err)
 		}
 	}
 	return nil

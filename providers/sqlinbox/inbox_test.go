@@ -33,6 +33,15 @@ func TestStatementsSeed(t *testing.T) {
 			"fetch":  `SELECT "job_id", "name", "attempt", "locked_until", "tenant", "trace", "order_id", "note" FROM "order_jobs" WHERE "job_id" = ANY($1) ORDER BY "job_id"`,
 			"delete": `DELETE FROM "order_jobs" WHERE "job_id" = ANY($1) AND "locked_until" = $2`,
 		},
+		AdvisoryLock: {
+			"claim":   `SELECT "job_id", json_build_array("job_id")::text FROM "order_jobs" ORDER BY "job_id" LIMIT $1`,
+			"lock":    `SELECT pg_try_advisory_lock($1, hashtext($2))`,
+			"unlock":  `SELECT pg_advisory_unlock($1, hashtext(k)) FROM unnest($2::text[]) AS k`,
+			"attempt": `UPDATE "order_jobs" SET "attempt" = "attempt" + 1 WHERE "job_id" = ANY($1)`,
+			"fetch":   `SELECT "job_id", "name", "attempt", "tenant", "trace", "order_id", "note" FROM "order_jobs" WHERE "job_id" = ANY($1) ORDER BY "job_id"`,
+			"exists":  `SELECT 1 FROM "order_jobs" WHERE "job_id" = $1`,
+			"delete":  `DELETE FROM "order_jobs" WHERE "job_id" = ANY($1)`,
+		},
 	}
 	for form, w := range want {
 		got := open(t, pool, seedTable(form)).Statements()
@@ -43,6 +52,13 @@ func TestStatementsSeed(t *testing.T) {
 			t.Logf("%s %s: %s", form, k, v)
 		}
 	}
+	keyed := seedTable(AdvisoryLock)
+	keyed.LockKey = []string{"tenant", "order_id"}
+	got := open(t, pool, keyed).Statements()
+	if w := `SELECT "job_id", json_build_array("tenant", "order_id")::text FROM "order_jobs" ORDER BY "job_id" LIMIT $1`; got["claim"] != w {
+		t.Errorf("keyed claim\n got %s\nwant %s", got["claim"], w)
+	}
+	t.Logf("advisory_lock with LockKey claim: %s", got["claim"])
 	tb := seedTable(Lease)
 	tb.Schema = "public"
 	tb.Lease = 200 * time.Millisecond
@@ -123,7 +139,7 @@ func TestBodyJSONTypes(t *testing.T) {
 		 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', '{"a": 1, "b":[1, 2.50]}', '{"big": 12345678901234567890}', '\x0102ff',
 		 '{1,NULL,3}', '{a,"b c"}', '{{1,2},{3,4}}', '{2024-01-02}', NULL, '1 day 02:00:00', 'busy')`)
 	cols := []string{"i2", "i4", "num", "nan", "f4", "f8", "finf", "t", "vc", "ch", "tstz0", "ts", "j", "jb", "by", "ia", "ta", "m2", "da", "iv", "e"}
-	for _, form := range []Form{RowLock, Lease} {
+	for _, form := range []Form{RowLock, Lease, AdvisoryLock} {
 		tb := Table{Name: "typed", ID: "id", Headers: []string{"i8", "b", "tstz", "d", "u", "n"}, Columns: cols, Form: form}
 		if form == Lease {
 			exec(t, pool, `ALTER TABLE typed ADD COLUMN lu timestamptz`)
@@ -435,8 +451,22 @@ func TestOpenFails(t *testing.T) {
 			[]string{`"order_jobs"`, "lease form needs LockedUntil"}},
 		{"locked_until without lease", mod(RowLock, func(t *Table) { t.LockedUntil = "locked_until" }),
 			[]string{`"order_jobs"`, `LockedUntil "locked_until" is only for the lease form`}},
-		{"unknown form", mod(RowLock, func(t *Table) { t.Form = "advisory_lock" }),
-			[]string{`"order_jobs"`, `unknown Form "advisory_lock"`}},
+		{"unknown form", mod(RowLock, func(t *Table) { t.Form = "skip_locked" }),
+			[]string{`"order_jobs"`, `unknown Form "skip_locked"`, `"advisory_lock"`}},
+		{"lock key outside the advisory lock form", mod(RowLock, func(t *Table) { t.LockKey = []string{"tenant"} }),
+			[]string{`"order_jobs"`, `LockKey ["tenant"] is only for the advisory lock form (Form is "row_lock")`}},
+		{"lock key in the lease form", mod(Lease, func(t *Table) { t.LockKey = []string{"tenant"} }),
+			[]string{`"order_jobs"`, `LockKey ["tenant"] is only for the advisory lock form (Form is "lease")`}},
+		{"locked_until with the advisory lock form", mod(AdvisoryLock, func(t *Table) { t.LockedUntil = "locked_until" }),
+			[]string{`"order_jobs"`, `LockedUntil "locked_until" is only for the lease form (Form is "advisory_lock")`}},
+		{"bad lock key name", mod(AdvisoryLock, func(t *Table) { t.LockKey = []string{"tenant", "a b"} }),
+			[]string{`"order_jobs"`, `LockKey[1] "a b"`, "not a plain SQL identifier"}},
+		{"lock key named twice", mod(AdvisoryLock, func(t *Table) { t.LockKey = []string{"tenant", "tenant"} }),
+			[]string{`"order_jobs"`, `"tenant"`, "LockKey[0]", "LockKey[1]"}},
+		{"missing lock key column", mod(AdvisoryLock, func(t *Table) { t.LockKey = []string{"region"} }),
+			[]string{`"order_jobs"`, `claim statement`, `SELECT "job_id", json_build_array("region")::text FROM "order_jobs"`, `column "region" does not exist`}},
+		{"advisory lock missing table", mod(AdvisoryLock, func(t *Table) { t.Name = "order_jobz" }),
+			[]string{`"order_jobz"`, `claim statement`, `relation "order_jobz" does not exist`}},
 		{"custom fetch without the id", mod(RowLock, func(t *Table) {
 			t.Fetch = `SELECT name, tenant FROM order_jobs WHERE job_id = ANY($1)`
 		}), []string{`"order_jobs"`, "fetch statement `SELECT name, tenant FROM order_jobs WHERE job_id = ANY($1)`", `does not return the id column "job_id"`}},
@@ -495,7 +525,7 @@ func idIdentity(t *testing.T, pool *pgxpool.Pool, table, list string) {
 	if rows.Err() != nil {
 		t.Fatal(rows.Err())
 	}
-	for _, form := range []Form{RowLock, Lease} {
+	for _, form := range []Form{RowLock, Lease, AdvisoryLock} {
 		tb := Table{Name: table, ID: "id", Group: "kind", Form: form}
 		if form == Lease {
 			tb.LockedUntil = "locked_until"
@@ -516,8 +546,8 @@ func idIdentity(t *testing.T, pool *pgxpool.Pool, table, list string) {
 			exec(t, pool, `UPDATE `+table+` SET locked_until = NULL`) // end the lease on the unacked row
 		}
 	}
-	if got := count(t, pool, `SELECT count(*) FROM `+table); got != 3 {
-		t.Errorf("%d rows left, want 3", got)
+	if got := count(t, pool, `SELECT count(*) FROM `+table); got != 2 {
+		t.Errorf("%d rows left, want 2", got)
 	}
 }
 
