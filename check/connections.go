@@ -202,12 +202,6 @@ func (c *checker) checkSettings(cn *connection, m *ast.Member) bool {
 			ok = false
 			continue
 		}
-		if name == "claim" && p.provider.Protocol == "sql" && string(v.Literal) == `"advisory_lock"` {
-			// The language has the form; this runtime claims by row lock or lease only.
-			c.add("toolchain.not_built_yet", f.Range(gm.Value.Span()), "the SQL inbox's `advisory_lock` claim form is not built yet").
-				With("claim", "advisory_lock").WithHelp("claim with row_lock (the default) or lease")
-			ok = false
-		}
 		cn.ir.Settings[name] = v
 	}
 	return ok

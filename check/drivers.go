@@ -59,6 +59,7 @@ var sqlInboxSettings = []struct {
 	{"table", ir.Text, true}, {"id", ir.Text, true}, {"schema", ir.Text, false}, {"group", ir.Text, false},
 	{"attempt", ir.Text, false}, {"locked_until", ir.Text, false}, {"headers", ir.Text, false},
 	{"columns", ir.Text, false}, {"fetch", ir.Text, false}, {"claim", ir.Enum, false}, {"lease", ir.Duration, false},
+	{"lock_key", ir.Text, false},
 }
 
 // checkSQLInboxDriver checks that the package reaches a SQL database and

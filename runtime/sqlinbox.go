@@ -15,7 +15,8 @@ import (
 )
 
 // sqlInboxWire is the sql_inbox driver (providers.md §6): a queue that is a
-// table of the connection's database. It claims up to ten rows a batch,
+// table of the connection's database. It claims up to ten rows a batch (by
+// row lock, lease or advisory lock: providers/sqlinbox),
 // hands each row's columns to the runner as a JSON body (its header columns
 // travel with the kept event), and at the end of the batch deletes the rows
 // settled; the others are claimed again later (row_lock: at once; lease:
@@ -78,14 +79,17 @@ func sqlInboxTable(settings map[string]any) (sqlinbox.Table, error) {
 	t := sqlinbox.Table{
 		Schema: str("schema"), Name: str("table"), ID: str("id"), Group: str("group"), Attempt: str("attempt"),
 		LockedUntil: str("locked_until"), Headers: list("headers"), Columns: list("columns"), Fetch: str("fetch"),
+		LockKey: list("lock_key"),
 	}
 	switch claim := str("claim"); claim {
 	case "", "row_lock":
 		t.Form = sqlinbox.RowLock
 	case "lease":
 		t.Form = sqlinbox.Lease
+	case "advisory_lock":
+		t.Form = sqlinbox.AdvisoryLock
 	default:
-		return t, fmt.Errorf("the SQL inbox's %q claim form is not built into this runtime (row_lock or lease)", claim)
+		return t, fmt.Errorf("the SQL inbox's %q claim form is not one of row_lock, lease and advisory_lock", claim)
 	}
 	if s := str("lease"); s != "" {
 		d, err := time.ParseDuration(s)

@@ -11,10 +11,12 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/providers/sqlinbox"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
@@ -29,7 +31,8 @@ CREATE TABLE orders (id BIGINT PRIMARY KEY, customer TEXT, total BIGINT);`
 // sqlWorld is the seed tests' world with the jobs app on an inbox table.
 type sqlWorld struct {
 	*world
-	inbox *pgx.Conn
+	inbox    *pgx.Conn
+	inboxURL string
 }
 
 // jobsPlan checks examples/jobs with its app.jadpo edited.
@@ -60,7 +63,7 @@ func newSQLWorld(t *testing.T, kind string, edits ...runtimetest.Edit) *sqlWorld
 	w.env.SetEnv("JOBS_DATABASE_URL", url)
 	w.rt = w.runtime(jobsPlan(t, edits...), runtime.Options{})
 	t.Cleanup(w.rt.Close)
-	return &sqlWorld{world: w, inbox: conn}
+	return &sqlWorld{world: w, inbox: conn, inboxURL: url}
 }
 
 // insert writes a job row: name, tenant, trace (none when ""), order id, note (none when "").
@@ -170,6 +173,36 @@ func TestSQLInboxDriver(t *testing.T) {
 			if _, err := w.inbox.Exec(context.Background(), `UPDATE order_jobs SET locked_until = now() - interval '1 second'`); err != nil {
 				t.Fatal(err)
 			}
+			wantReport(t, w.tick(), "received 2 kept 2 repeats 0 parked 0 left 0 acked 2")
+			if got := w.rows(); len(got) != 0 {
+				t.Fatalf("rows left: %v", got)
+			}
+		}},
+		{"the_advisory_lock_form_one_process_per_key", []runtimetest.Edit{{Old: `columns: "note"`, New: `columns: "note"
+        claim: advisory_lock
+        lock_key: "tenant"`}}, func(t *testing.T, w *sqlWorld) {
+			w.insert("packing", "acme", "", 7, "")
+			w.insert("packing", "globex", "", 8, "")
+			w.insert("receipts", "acme", "", 9, "")
+			// Another process holds tenant acme's key (it claimed job 1):
+			// this one takes globex's job only.
+			pool, err := pgxpool.New(context.Background(), w.inboxURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pool.Close()
+			other, err := sqlinbox.Open(context.Background(), pool, sqlinbox.Table{Name: "order_jobs", ID: "job_id",
+				Form: sqlinbox.AdvisoryLock, LockKey: []string{"tenant"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			held, err := other.Claim(context.Background(), 1)
+			if err != nil || len(held.Rows) != 1 || held.Rows[0].ID != "1" {
+				t.Fatalf("the other process's claim: %+v %v", held, err)
+			}
+			wantReport(t, w.tick(), "received 1 kept 1 repeats 0 parked 0 left 0 acked 1")
+			wantRows(t, "outbox", w.env.Query(`SELECT received_id FROM jadpo_outbox`), row("2"))
+			held.Abandon(context.Background())
 			wantReport(t, w.tick(), "received 2 kept 2 repeats 0 parked 0 left 0 acked 2")
 			if got := w.rows(); len(got) != 0 {
 				t.Fatalf("rows left: %v", got)

@@ -66,19 +66,20 @@ import (
 func TestSQLInboxKilledAtRandomMomentsKeepsEachRowOnce(t *testing.T) {
 	pgtest.Require(t)
 	for _, form := range []struct {
-		name  string
-		lease time.Duration
-	}{{"row_lock", 0}, {"lease", 2 * time.Second}} {
-		// The two forms run at once, each on schemas of its own.
-		t.Run(form.name, func(t *testing.T) { t.Parallel(); sqlInboxKills(t, form.lease) })
+		name string
+		opts runtimetest.SQLInboxOptions
+	}{
+		{"row_lock", runtimetest.SQLInboxOptions{}},
+		{"lease", runtimetest.SQLInboxOptions{Lease: 2 * time.Second}},
+		{"advisory_lock", runtimetest.SQLInboxOptions{LockKey: "tenant"}},
+	} {
+		// The forms run at once, each on schemas of its own.
+		t.Run(form.name, func(t *testing.T) { t.Parallel(); sqlInboxKills(t, form.name, form.opts) })
 	}
 }
 
-func sqlInboxKills(t *testing.T, lease time.Duration) {
-	form := "row_lock"
-	if lease > 0 {
-		form = "lease"
-	}
+func sqlInboxKills(t *testing.T, form string, opts runtimetest.SQLInboxOptions) {
+	lease := opts.Lease
 	n, minKills, over := 2000, 10, 5*time.Second
 	if testing.Short() {
 		n, minKills, over = 400, 4, time.Second
@@ -86,13 +87,13 @@ func sqlInboxKills(t *testing.T, lease time.Duration) {
 	sd := seed(t, 20261204)
 	t.Logf("seed %d (set JADPO_FAULT_SEED to change it), %d rows over %v, at least %d kills", sd, n, over, minKills)
 	bin := jadpoBin(t)
-	e := runtimetest.NewSQLInbox(t, runtimetest.SQLInboxOptions{Lease: lease})
+	e := runtimetest.NewSQLInbox(t, opts)
 	w := runtimetest.NewJobsWorkload(sd, n)
 	tail := 100
 	// The second half of the tail (below) opens with two rows to park.
 	w.Jobs[n-tail/2].Name, w.Jobs[n-tail/2].Event, w.Jobs[n-tail/2].Park = "refund", "", "unlisted_type"
 	w.Jobs[n-tail/2+1].Name, w.Jobs[n-tail/2+1].Event, w.Jobs[n-tail/2+1].Park, w.Jobs[n-tail/2+1].Tenant = "packing", "", "unreadable", ""
-	rng := rand.New(rand.NewPCG(sd, 0x73716c6b696c6c^uint64(lease)))
+	rng := rand.New(rand.NewPCG(sd, 0x73716c6b696c6c^uint64(lease)^uint64(len(opts.LockKey))))
 	logs := t.TempDir()
 	start := time.Now()
 

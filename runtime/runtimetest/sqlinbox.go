@@ -49,6 +49,9 @@ type SQLInboxOptions struct {
 	// (claim: lease, locked_until, this lease) and gives the table its
 	// locked_until column; 0 keeps the default row_lock form.
 	Lease time.Duration
+	// LockKey, when not "", turns them into the advisory lock form
+	// (claim: advisory_lock, lock_key: LockKey) instead.
+	LockKey string
 }
 
 // SQLInboxEnv is one test's SQL inbox world: examples/jobs copied into a
@@ -70,11 +73,16 @@ func NewSQLInbox(t testing.TB, opts SQLInboxOptions) *SQLInboxEnv {
 	t.Helper()
 	e := &SQLInboxEnv{T: t}
 	var edits []Edit
-	if opts.Lease > 0 {
+	switch {
+	case opts.Lease > 0:
 		edits = append(edits, Edit{File: "app.jadpo", Old: `columns: "note"`, New: `columns: "note"
         claim: lease
         locked_until: "locked_until"
         lease: ` + opts.Lease.String()})
+	case opts.LockKey != "":
+		edits = append(edits, Edit{File: "app.jadpo", Old: `columns: "note"`, New: `columns: "note"
+        claim: advisory_lock
+        lock_key: "` + opts.LockKey + `"`})
 	}
 	e.AppDir = CopyExampleOf(t, "jobs", filepath.Join(t.TempDir(), "jobs"), edits...)
 	res := check.Check(project.Load(e.AppDir))
