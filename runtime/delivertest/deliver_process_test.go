@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -59,83 +58,19 @@ func jadpo(t *testing.T) string {
 	return binPath
 }
 
-// proc is a `jadpo run` child process.
-type proc struct {
-	cmd  *exec.Cmd
-	log  string
-	done chan struct{}
-	err  error
-}
-
-// childEnviron is this process's environment without DATABASE_URL, with
-// the world's config added.
-func childEnviron(env *runtimetest.Env) []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "DATABASE_URL=") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, env.Environ...)
-}
-
 // startRun starts `jadpo run examples/warehouse` on the world's store, its
 // JSON log lines going to logPath. It is killed when the test ends, if
 // still running.
-func startRun(t *testing.T, env *runtimetest.Env, logPath string, extra ...string) *proc {
+func startRun(t *testing.T, env *runtimetest.Env, logPath string, extra ...string) *runtimetest.Proc {
 	t.Helper()
-	args := append([]string{"run", filepath.Join(env.Root, "examples", "warehouse"),
-		"--database", env.StoreURL, "--log-format", "json"}, extra...)
-	cmd := exec.Command(jadpo(t), args...)
-	cmd.Env = childEnviron(env)
-	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		t.Fatal(err)
-	}
-	p := &proc{cmd: cmd, log: logPath, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		f.Close()
-		close(p.done)
-	}()
-	t.Cleanup(func() { p.kill() })
-	return p
-}
-
-func (p *proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// kill sends SIGKILL to this process (by its pid) and waits for it.
-func (p *proc) kill() {
-	if !p.exited() {
-		_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	}
-	<-p.done
+	return env.StartRun(jadpo(t), logPath, extra...)
 }
 
 // stop sends SIGTERM and waits up to 30 s for exit 0.
-func (p *proc) stop(t *testing.T) {
+func stop(t *testing.T, p *runtimetest.Proc) {
 	t.Helper()
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-		if p.err != nil {
-			t.Errorf("jadpo run ended with %v; its log: %s", p.err, tail(p.log))
-		}
-	case <-time.After(30 * time.Second):
-		p.kill()
-		t.Errorf("jadpo run did not stop within 30 s of SIGTERM")
+	if err := p.Stop(30 * time.Second); err != nil {
+		t.Errorf("jadpo run: %v; its log: %s", err, tail(p.Log))
 	}
 }
 
@@ -250,7 +185,7 @@ func TestThreeProcessesTenThousandDeliveries(t *testing.T) {
 
 	start := time.Now()
 	logs := make([]string, 3)
-	procs := make([]*proc, 3)
+	procs := make([]*runtimetest.Proc, 3)
 	for i := range procs {
 		logs[i] = filepath.Join(t.TempDir(), fmt.Sprintf("run-%d.log", i))
 		procs[i] = startRun(t, env, logs[i], "--interval", "200ms")
@@ -260,7 +195,7 @@ func TestThreeProcessesTenThousandDeliveries(t *testing.T) {
 	}, func() string { return fmt.Sprint(stats(t, st).Deliveries) })
 	elapsed := time.Since(start)
 	for _, p := range procs {
-		p.stop(t)
+		stop(t, p)
 	}
 
 	if got := stats(t, st).Deliveries; len(got) != 1 || got[store.DeliverySucceeded] != n {
@@ -348,13 +283,13 @@ func TestKilledWhileHandlersRun(t *testing.T) {
 		p := startRun(t, env, filepath.Join(logDir, fmt.Sprintf("run-%d.log", killed)), args...)
 		// Wait for this process's handlers to reach the target, then kill
 		// it at a seeded moment within the next 400 ms.
-		waitFor(t, 30*time.Second, func() bool { return len(env.Target.Calls()) > before || p.exited() },
-			func() string { return "no handler ran; log: " + tail(p.log) })
-		if p.exited() {
-			t.Fatalf("jadpo run ended by itself: %v; log: %s", p.err, tail(p.log))
+		waitFor(t, 30*time.Second, func() bool { return len(env.Target.Calls()) > before || p.Exited() },
+			func() string { return "no handler ran; log: " + tail(p.Log) })
+		if p.Exited() {
+			t.Fatalf("jadpo run ended by itself: %v; log: %s", p.Err(), tail(p.Log))
 		}
 		time.Sleep(time.Duration(rng.Int64N(int64(400 * time.Millisecond))))
-		p.kill()
+		p.Kill()
 		killed++
 		if settledAll() {
 			break
@@ -366,7 +301,7 @@ func TestKilledWhileHandlersRun(t *testing.T) {
 	mid := stats(t, st).Deliveries
 	final := startRun(t, env, filepath.Join(logDir, "final.log"), args...)
 	waitFor(t, 90*time.Second, settledAll, func() string { return fmt.Sprint(stats(t, st).Deliveries) })
-	final.stop(t)
+	stop(t, final)
 
 	s := stats(t, st)
 	if s.Deliveries[store.DeliveryRunning]+s.Deliveries[store.DeliveryPending]+s.Deliveries[store.DeliveryRetryWait] != 0 {
@@ -428,7 +363,7 @@ func TestDeliveriesRetryAndDismissCommands(t *testing.T) {
 	first, second := failed[0].ID, failed[1].ID
 	cli := func(args ...string) (string, error) {
 		cmd := exec.Command(jadpo(t), append([]string{"deliveries"}, append(args, "--database", env.StoreURL)...)...)
-		cmd.Env = childEnviron(env)
+		cmd.Env = env.ChildEnviron()
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}

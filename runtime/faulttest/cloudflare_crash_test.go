@@ -1,11 +1,7 @@
 package faulttest
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -53,50 +49,26 @@ func TestCloudflareKilledAtRandomMomentsKeepsEachMessageOnce(t *testing.T) {
 	e := runtimetest.NewCF(t, "postgres", runtimetest.CFOptions{VisibilityTimeoutMs: 2000, MaxRetries: 100})
 	w := runtimetest.NewReturnsWorkload(sd, n)
 	rng := rand.New(rand.NewPCG(sd, 0x63666b696c6c))
-	logs := t.TempDir()
 	start := time.Now()
+	l := newLives(t, func(log string) *runtimetest.Proc { return e.StartRun(bin, log, "--interval", "200ms") })
 
 	// The last twentieth is held back for the last killed run (below).
 	tail := n / 20
 	s := w.FlowCF(e, 0, n-tail, over)
-	kills, worked, maxKills := 0, 0, 10*minKills
-	totals := map[string]int{}
-	// live starts a run, waits (until) and kills it with SIGKILL.
-	live := func(what string, until func() time.Duration) {
+	maxKills := 10 * minKills
+	live := func(what string, until func(*runtimetest.Proc) time.Duration) {
 		t.Helper()
-		log := filepath.Join(logs, fmt.Sprintf("life-%03d.log", kills))
-		p := e.StartRun(bin, log, "--interval", "200ms")
-		life := until()
-		if p.Exited() {
-			b, _ := os.ReadFile(log)
-			t.Fatalf("jadpo run ended by itself (%v):\n%s", p.Err(), b)
-		}
-		p.Kill()
-		kills++
-		msgs, other := runtimetest.LogLines(t, log)
-		for k, v := range msgs {
-			totals[k] += v
-		}
-		if msgs["kept"]+msgs["repeat: already kept"]+msgs["parked"] > 0 {
-			worked++
-		}
+		msgs, life := l.kill(until)
 		st := e.QueueStats()
 		t.Logf("run %2d killed %s after %4d ms: kept %4d, repeats %3d, parked %2d; %5d sent; queue: %4d visible, %3d leased, %3d delayed",
-			kills, what, life.Milliseconds(), msgs["kept"], msgs["repeat: already kept"], msgs["parked"], s.Sent(), st.Visible, st.InFlight, st.Delayed)
-		if len(other) > 0 {
-			t.Errorf("life %d wrote lines that are not JSON log lines:\n%s", kills, strings.Join(other, "\n"))
-		}
+			l.kills, what, life.Milliseconds(), msgs["kept"], msgs["repeat: already kept"], msgs["parked"], s.Sent(), st.Visible, st.InFlight, st.Delayed)
 	}
-	for kills < minKills || !s.Finished() {
-		if kills >= maxKills {
-			t.Fatalf("%d kills and the messages are still not all sent (%d of %d)", kills, s.Sent(), n-tail)
+	for l.kills < minKills || !s.Finished() {
+		if l.kills >= maxKills {
+			t.Fatalf("%d kills and the messages are still not all sent (%d of %d)", l.kills, s.Sent(), n-tail)
 		}
-		live("at random", func() time.Duration {
-			// From 50 ms (building the plan, migrating) to 1.5 s (pulling).
-			life := time.Duration(50+rng.IntN(1450)) * time.Millisecond
-			time.Sleep(life)
-			return life
-		})
+		// From 50 ms (building the plan, migrating) to 1.5 s (pulling).
+		live("at random", sleepFor(time.Duration(50+rng.IntN(1450))*time.Millisecond))
 	}
 	// A run that keeps up is mostly idle, so random kills seldom fall between
 	// a pull and its acknowledgement, and the last one (the flow over) never
@@ -107,15 +79,6 @@ func TestCloudflareKilledAtRandomMomentsKeepsEachMessageOnce(t *testing.T) {
 	// the moment the fake has leased it messages of its own, which the last
 	// run must then wait for.
 	w.SendCF(e, n-tail, n)
-	waitFor := func(cond func() bool) func() time.Duration {
-		return func() time.Duration {
-			began := time.Now()
-			for !cond() && time.Since(began) < 10*time.Second {
-				time.Sleep(500 * time.Microsecond)
-			}
-			return time.Since(began)
-		}
-	}
 	acks := e.Fake.Calls("ack")
 	live("after an ack", waitFor(func() bool { return e.Fake.Calls("ack") > acks }))
 	before := e.Attempts()
@@ -125,27 +88,8 @@ func TestCloudflareKilledAtRandomMomentsKeepsEachMessageOnce(t *testing.T) {
 
 	// A last run drains the queue (what the killed runs held leased comes
 	// back when the lease runs out) and stops cleanly on SIGTERM.
-	log := filepath.Join(logs, "final.log")
-	p := e.StartRun(bin, log, "--interval", "200ms")
-	runtimetest.WaitUntil(t, 2*time.Minute, "the last run to drain the Cloudflare queue", func() bool {
-		if p.Exited() {
-			b, _ := os.ReadFile(log)
-			t.Fatalf("the last jadpo run ended by itself (%v):\n%s", p.Err(), b)
-		}
-		// Running, so that SIGTERM finds its handler installed.
-		return p.Logged("running") && e.QueueEmpty()
-	})
-	if err := p.Stop(30 * time.Second); err != nil {
-		b, _ := os.ReadFile(log)
-		t.Fatalf("jadpo run did not exit 0 on SIGTERM: %v\n%s", err, b)
-	}
-	msgs, other := runtimetest.LogLines(t, log)
-	for k, v := range msgs {
-		totals[k] += v
-	}
-	if len(other) > 0 {
-		t.Errorf("the last run wrote lines that are not JSON log lines:\n%s", strings.Join(other, "\n"))
-	}
+	msgs := l.last("the last run to drain the Cloudflare queue", e.QueueEmpty)
+	kills, worked, totals := l.kills, l.worked, l.totals
 	duration := time.Since(start)
 	drain := duration - killPhase
 

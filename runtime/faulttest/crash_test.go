@@ -1,11 +1,7 @@
 package faulttest
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -34,66 +30,27 @@ func TestKilledAtRandomMomentsKeepsEachMessageOnce(t *testing.T) {
 	e := runtimetest.NewWith(t, "postgres", runtimetest.WorldOptions{QueueAttributes: map[string]string{"VisibilityTimeout": "2"}})
 	w := runtimetest.NewWorkload(sd, n)
 	rng := rand.New(rand.NewPCG(sd, 0x6b696c6c))
-	logs := t.TempDir()
 	start := time.Now()
+	l := newLives(t, func(log string) *runtimetest.Proc { return e.StartRun(bin, log, "--interval", "200ms") })
 
 	s := w.Flow(e, 0, n, time.Duration(minKills)*700*time.Millisecond)
-	kills, worked, maxKills := 0, 0, 10*minKills
-	totals := map[string]int{}
-	for kills < minKills || !s.Finished() {
-		if kills >= maxKills {
-			t.Fatalf("%d kills and the messages are still not all sent (%d of %d)", kills, s.Sent(), n)
+	maxKills := 10 * minKills
+	for l.kills < minKills || !s.Finished() {
+		if l.kills >= maxKills {
+			t.Fatalf("%d kills and the messages are still not all sent (%d of %d)", l.kills, s.Sent(), n)
 		}
-		log := filepath.Join(logs, fmt.Sprintf("life-%03d.log", kills))
-		p := e.StartRun(bin, log, "--interval", "200ms")
 		// From 50 ms (building the plan, migrating) to 1.5 s (ticking).
-		life := time.Duration(50+rng.IntN(1450)) * time.Millisecond
-		time.Sleep(life)
-		if p.Exited() {
-			b, _ := os.ReadFile(log)
-			t.Fatalf("jadpo run ended by itself (%v):\n%s", p.Err(), b)
-		}
-		p.Kill()
-		kills++
-		msgs, other := runtimetest.LogLines(t, log)
-		for k, v := range msgs {
-			totals[k] += v
-		}
-		if msgs["kept"]+msgs["repeat: already kept"]+msgs["parked"] > 0 {
-			worked++
-		}
+		msgs, life := l.kill(sleepFor(time.Duration(50+rng.IntN(1450)) * time.Millisecond))
 		t.Logf("run %2d killed after %4d ms: kept %4d, repeats %3d, parked %2d; %5d sent, %5d on the queue",
-			kills, life.Milliseconds(), msgs["kept"], msgs["repeat: already kept"], msgs["parked"], s.Sent(), e.QueueDepth())
-		if len(other) > 0 {
-			t.Errorf("life %d wrote lines that are not JSON log lines:\n%s", kills, strings.Join(other, "\n"))
-		}
+			l.kills, life.Milliseconds(), msgs["kept"], msgs["repeat: already kept"], msgs["parked"], s.Sent(), e.QueueDepth())
 	}
 	killPhase := time.Since(start)
 	queueAtEnd := e.QueueDepth()
 
 	// A last run drains the queue (what the killed runs held in flight comes
 	// back after the visibility timeout) and stops cleanly on SIGTERM.
-	log := filepath.Join(logs, "final.log")
-	p := e.StartRun(bin, log, "--interval", "200ms")
-	runtimetest.WaitUntil(t, 2*time.Minute, "the last run to drain the queue", func() bool {
-		if p.Exited() {
-			b, _ := os.ReadFile(log)
-			t.Fatalf("the last jadpo run ended by itself (%v):\n%s", p.Err(), b)
-		}
-		// Running, so that SIGTERM finds its handler installed.
-		return p.Logged("running") && e.QueueEmpty()
-	})
-	if err := p.Stop(30 * time.Second); err != nil {
-		b, _ := os.ReadFile(log)
-		t.Fatalf("jadpo run did not exit 0 on SIGTERM: %v\n%s", err, b)
-	}
-	msgs, other := runtimetest.LogLines(t, log)
-	for k, v := range msgs {
-		totals[k] += v
-	}
-	if len(other) > 0 {
-		t.Errorf("the last run wrote lines that are not JSON log lines:\n%s", strings.Join(other, "\n"))
-	}
+	l.last("the last run to drain the queue", e.QueueEmpty)
+	kills, worked, totals := l.kills, l.worked, l.totals
 
 	k := runtimetest.VerifyExactlyOnce(t, e.StoreURL, w, runtimetest.SubscribersOf(e.Plan))
 	distinct, repeats, parked := w.Count()

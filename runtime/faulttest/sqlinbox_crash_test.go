@@ -1,11 +1,7 @@
 package faulttest
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -94,55 +90,31 @@ func sqlInboxKills(t *testing.T, form string, opts runtimetest.SQLInboxOptions) 
 	w.Jobs[n-tail/2].Name, w.Jobs[n-tail/2].Event, w.Jobs[n-tail/2].Park = "refund", "", "unlisted_type"
 	w.Jobs[n-tail/2+1].Name, w.Jobs[n-tail/2+1].Event, w.Jobs[n-tail/2+1].Park, w.Jobs[n-tail/2+1].Tenant = "packing", "", "unreadable", ""
 	rng := rand.New(rand.NewPCG(sd, 0x73716c6b696c6c^uint64(lease)^uint64(len(opts.LockKey))))
-	logs := t.TempDir()
 	start := time.Now()
+	l := newLives(t, func(log string) *runtimetest.Proc { return e.StartRun(bin, log, "--interval", "200ms") })
 
 	// The last 100 rows are held back for the last two killed runs (below).
 	s := w.InsertFlow(e, 0, n-tail, over)
-	kills, worked, maxKills := 0, 0, 10*minKills
-	totals := map[string]int{}
-	// live starts a run, waits (until) and kills it with SIGKILL.
+	maxKills := 10 * minKills
 	live := func(what string, until func(p *runtimetest.Proc) time.Duration) {
 		t.Helper()
-		log := filepath.Join(logs, fmt.Sprintf("life-%03d.log", kills))
-		p := e.StartRun(bin, log, "--interval", "200ms")
-		life := until(p)
-		if p.Exited() {
-			b, _ := os.ReadFile(log)
-			t.Fatalf("jadpo run ended by itself (%v):\n%s", p.Err(), b)
-		}
-		p.Kill()
-		kills++
-		msgs, other := runtimetest.LogLines(t, log)
-		for k, v := range msgs {
-			totals[k] += v
-		}
-		if msgs["kept"]+msgs["repeat: already kept"]+msgs["parked"] > 0 {
-			worked++
-		}
+		msgs, life := l.kill(until)
 		t.Logf("run %2d killed %s after %4d ms: kept %4d, repeats %3d, parked %2d; %5d inserted, %4d in the table",
-			kills, what, life.Milliseconds(), msgs["kept"], msgs["repeat: already kept"], msgs["parked"], s.Sent(), e.InboxRows())
-		if len(other) > 0 {
-			t.Errorf("life %d wrote lines that are not JSON log lines:\n%s", kills, strings.Join(other, "\n"))
-		}
+			l.kills, what, life.Milliseconds(), msgs["kept"], msgs["repeat: already kept"], msgs["parked"], s.Sent(), e.InboxRows())
 	}
-	for kills < minKills || !s.Finished() {
-		if kills >= maxKills {
-			t.Fatalf("%d kills and the rows are still not all inserted (%d of %d)", kills, s.Sent(), n-tail)
+	for l.kills < minKills || !s.Finished() {
+		if l.kills >= maxKills {
+			t.Fatalf("%d kills and the rows are still not all inserted (%d of %d)", l.kills, s.Sent(), n-tail)
 		}
-		live("at random", func(*runtimetest.Proc) time.Duration {
-			// From 50 ms (building the plan, migrating) to 1.5 s (claiming).
-			life := time.Duration(50+rng.IntN(1450)) * time.Millisecond
-			time.Sleep(life)
-			return life
-		})
+		// From 50 ms (building the plan, migrating) to 1.5 s (claiming).
+		live("at random", sleepFor(time.Duration(50+rng.IntN(1450))*time.Millisecond))
 	}
 	// A run that keeps up is mostly idle, so random kills seldom fall between
 	// a keep and the delete of its rows. So the held-back tail is inserted at
 	// once and one more run is killed the moment it logs a kept row: its
 	// batch's keep has committed and (row_lock) the claim's transaction,
 	// which deletes the rows, has not, or other batches are in flight.
-	waitFor := func(msg string) func(p *runtimetest.Proc) time.Duration {
+	untilLogged := func(msg string) func(p *runtimetest.Proc) time.Duration {
 		return func(p *runtimetest.Proc) time.Duration {
 			began := time.Now()
 			for !p.Logged(msg) && !p.Exited() && time.Since(began) < 20*time.Second {
@@ -152,38 +124,19 @@ func sqlInboxKills(t *testing.T, form string, opts runtimetest.SQLInboxOptions) 
 		}
 	}
 	w.Insert(e, n-tail, n-tail/2)
-	live("after a keep", waitFor("kept"))
+	live("after a keep", untilLogged("kept"))
 	// The second half of the tail starts with rows to park: the last run is
 	// killed the moment it logs a parked row, before its batch's rows are
 	// deleted, so the row is claimed again and must not be parked twice.
 	w.Insert(e, n-tail/2, n)
-	live("after a park", waitFor("parked"))
+	live("after a park", untilLogged("parked"))
 	killPhase := time.Since(start)
 	atLastKill := e.InboxRows()
 
 	// A last run drains the table (row_lock: the killed runs' claims rolled
 	// back; lease: their leases run out) and stops cleanly on SIGTERM.
-	log := filepath.Join(logs, "final.log")
-	p := e.StartRun(bin, log, "--interval", "200ms")
-	runtimetest.WaitUntil(t, 2*time.Minute, "the last run to drain the inbox table", func() bool {
-		if p.Exited() {
-			b, _ := os.ReadFile(log)
-			t.Fatalf("the last jadpo run ended by itself (%v):\n%s", p.Err(), b)
-		}
-		// Running, so that SIGTERM finds its handler installed.
-		return p.Logged("running") && e.InboxRows() == 0
-	})
-	if err := p.Stop(30 * time.Second); err != nil {
-		b, _ := os.ReadFile(log)
-		t.Fatalf("jadpo run did not exit 0 on SIGTERM: %v\n%s", err, b)
-	}
-	msgs, other := runtimetest.LogLines(t, log)
-	for k, v := range msgs {
-		totals[k] += v
-	}
-	if len(other) > 0 {
-		t.Errorf("the last run wrote lines that are not JSON log lines:\n%s", strings.Join(other, "\n"))
-	}
+	msgs := l.last("the last run to drain the inbox table", func() bool { return e.InboxRows() == 0 })
+	kills, worked, totals := l.kills, l.worked, l.totals
 	duration := time.Since(start)
 
 	k := runtimetest.VerifySQLInbox(t, e, w, runtimetest.SubscribersOf(e.Plan))

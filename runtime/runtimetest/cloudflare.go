@@ -9,9 +9,7 @@ package runtimetest
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -110,22 +108,7 @@ func NewCF(t testing.TB, storeKind string, opts CFOptions) *CFEnv {
 func (e *CFEnv) StartRun(bin, logPath string, extra ...string) *Proc {
 	e.T.Helper()
 	args := append([]string{"run", e.AppDir, "--database", e.StoreURL, "--log-format", "json"}, extra...)
-	return startProc(e.T, bin, args, e.childEnviron(), logPath)
-}
-
-// childEnviron is this process's environment without anything that would
-// change where the child keeps events or which queue it reads, with the
-// world's config added.
-func (e *CFEnv) childEnviron() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if k == "DATABASE_URL" || strings.HasPrefix(k, "CF_") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return append(out, e.Environ...)
+	return startProc(e.T, bin, args, childEnviron(e.Environ), logPath)
 }
 
 // Send puts a body on the returns queue.
@@ -245,35 +228,12 @@ func (w *Workload) SendCF(e *CFEnv, from, to int) {
 // start + over*(i-from)/(to-from), as Flow does for the SQS fake. It stops
 // when the test ends.
 func (w *Workload) FlowCF(e *CFEnv, from, to int, over time.Duration) *Flow {
-	f := &Flow{done: make(chan struct{}), stop: make(chan struct{})}
-	f.sent.Store(int64(from))
-	t := e.T
-	t.Cleanup(func() {
-		select {
-		case <-f.stop:
-		default:
-			close(f.stop)
+	return StartFlow(e.T, from, to, over, func(i, j int) error {
+		for _, m := range w.Msgs[i:j] {
+			if _, err := e.Fake.Send(CFAccount, CFReturnsQueue, m.Body); err != nil {
+				return fmt.Errorf("sending to the Cloudflare fake: %w", err)
+			}
 		}
-		<-f.done
+		return nil
 	})
-	go func() {
-		defer close(f.done)
-		start := time.Now()
-		for i := from; i < to; i += 10 {
-			at := start.Add(over * time.Duration(i-from) / time.Duration(max(1, to-from)))
-			select {
-			case <-f.stop:
-				return
-			case <-time.After(time.Until(at)):
-			}
-			for _, m := range w.Msgs[i:min(i+10, to)] {
-				if _, err := e.Fake.Send(CFAccount, CFReturnsQueue, m.Body); err != nil {
-					t.Errorf("sending to the Cloudflare fake: %v", err)
-					return
-				}
-			}
-			f.sent.Store(int64(min(i+10, to)))
-		}
-	}()
-	return f
 }

@@ -1,8 +1,10 @@
 package runtimetest
 
 import (
+	"fmt"
 	"strings"
 	"sync/atomic"
+	"testing"
 	"time"
 )
 
@@ -14,12 +16,26 @@ type Flow struct {
 	stop chan struct{}
 }
 
-// Flow sends messages [from, to) in steps of ten, message i at
-// start + over*(i-from)/(to-from). It stops when the test ends.
+// Flow sends messages [from, to) of w to the SQS fake in steps of ten,
+// message i at start + over*(i-from)/(to-from). It stops when the test ends.
 func (w *Workload) Flow(e *Env, from, to int, over time.Duration) *Flow {
+	return StartFlow(e.T, from, to, over, func(i, j int) error {
+		for _, m := range w.Msgs[i:j] {
+			if _, err := e.Fake.SendMessage(strings.TrimSuffix(m.Queue, "_queue"), m.Body); err != nil {
+				return fmt.Errorf("sending to the fake: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// StartFlow calls send(i, j) from a goroutine of its own for [from, to) in
+// steps of ten, step i at start + over*(i-from)/(to-from): messages arriving
+// on a queue (or rows in an inbox) while a test runs. A send error fails the
+// test and ends the flow. It stops when the test ends.
+func StartFlow(t testing.TB, from, to int, over time.Duration, send func(i, j int) error) *Flow {
 	f := &Flow{done: make(chan struct{}), stop: make(chan struct{})}
 	f.sent.Store(int64(from))
-	t := e.T
 	t.Cleanup(func() {
 		select {
 		case <-f.stop:
@@ -38,13 +54,12 @@ func (w *Workload) Flow(e *Env, from, to int, over time.Duration) *Flow {
 				return
 			case <-time.After(time.Until(at)):
 			}
-			for _, m := range w.Msgs[i:min(i+10, to)] {
-				if _, err := e.Fake.SendMessage(strings.TrimSuffix(m.Queue, "_queue"), m.Body); err != nil {
-					t.Errorf("sending to the fake: %v", err)
-					return
-				}
+			j := min(i+10, to)
+			if err := send(i, j); err != nil {
+				t.Error(err)
+				return
 			}
-			f.sent.Store(int64(min(i+10, to)))
+			f.sent.Store(int64(j))
 		}
 	}()
 	return f

@@ -51,7 +51,7 @@ func (e *Env) StartRun(bin, logPath string, extra ...string) *Proc {
 	e.T.Helper()
 	args := append([]string{"run", filepath.Join(e.Root, "examples", "warehouse"),
 		"--database", e.StoreURL, "--log-format", "json"}, extra...)
-	return startProc(e.T, bin, args, e.childEnviron(), logPath)
+	return startProc(e.T, bin, args, e.ChildEnviron(), logPath)
 }
 
 // startProc starts bin with args and environ, its output appended to
@@ -84,18 +84,26 @@ func startProc(t testing.TB, bin string, args, environ []string, logPath string)
 	return p
 }
 
-// childEnviron is this process's environment without anything that would
+// ChildEnviron is this process's environment without anything that would
 // change where the child keeps events, with the world's config added.
-func (e *Env) childEnviron() []string {
+func (e *Env) ChildEnviron() []string { return childEnviron(e.Environ) }
+
+// childEnviron is this process's environment without DATABASE_URL (the
+// child's store is its --database) and without the keys config sets, with
+// config added.
+func childEnviron(config []string) []string {
+	drop := map[string]bool{"DATABASE_URL": true}
+	for _, kv := range config {
+		k, _, _ := strings.Cut(kv, "=")
+		drop[k] = true
+	}
 	var out []string
 	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if k == "DATABASE_URL" {
-			continue
+		if k, _, _ := strings.Cut(kv, "="); !drop[k] {
+			out = append(out, kv)
 		}
-		out = append(out, kv)
 	}
-	return append(out, e.Environ...)
+	return append(out, config...)
 }
 
 // Exited reports whether the process has ended.

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -113,15 +112,7 @@ func NewSQLInbox(t testing.TB, opts SQLInboxOptions) *SQLInboxEnv {
 func (e *SQLInboxEnv) StartRun(bin, logPath string, extra ...string) *Proc {
 	e.T.Helper()
 	args := append([]string{"run", e.AppDir, "--database", e.StoreURL, "--log-format", "json"}, extra...)
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if k == "DATABASE_URL" || k == "JOBS_DATABASE_URL" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return startProc(e.T, bin, args, append(env, e.Environ...), logPath)
+	return startProc(e.T, bin, args, childEnviron(e.Environ), logPath)
 }
 
 // InboxRows counts the rows left in the inbox table.
@@ -232,35 +223,12 @@ func (w *JobsWorkload) insert(ctx context.Context, pool *pgxpool.Pool, from, to 
 // steps of ten, row i at start + over*(i-from)/(to-from), as Flow sends
 // messages to the SQS fake. It stops when the test ends.
 func (w *JobsWorkload) InsertFlow(e *SQLInboxEnv, from, to int, over time.Duration) *Flow {
-	f := &Flow{done: make(chan struct{}), stop: make(chan struct{})}
-	f.sent.Store(int64(from))
-	t := e.T
-	t.Cleanup(func() {
-		select {
-		case <-f.stop:
-		default:
-			close(f.stop)
+	return StartFlow(e.T, from, to, over, func(i, j int) error {
+		if err := w.insert(context.Background(), e.Inbox, i, j); err != nil {
+			return fmt.Errorf("inserting into the inbox: %w", err)
 		}
-		<-f.done
+		return nil
 	})
-	go func() {
-		defer close(f.done)
-		start := time.Now()
-		for i := from; i < to; i += 10 {
-			at := start.Add(over * time.Duration(i-from) / time.Duration(max(1, to-from)))
-			select {
-			case <-f.stop:
-				return
-			case <-time.After(time.Until(at)):
-			}
-			if err := w.insert(context.Background(), e.Inbox, i, min(i+10, to)); err != nil {
-				t.Errorf("inserting into the inbox: %v", err)
-				return
-			}
-			f.sent.Store(int64(min(i+10, to)))
-		}
-	}()
-	return f
 }
 
 // SQLInboxCounts is what VerifySQLInbox found.
