@@ -73,19 +73,8 @@ func (in *Inbox) claimRowLock(ctx context.Context, max int) (b *Batch, err error
 	if err != nil {
 		return nil, in.errorf("claim: %w", err)
 	}
-	for rows.Next() {
-		vals, err := rows.Values()
-		if err != nil {
-			rows.Close()
-			return nil, in.errorf("claim: reading an id: %w", err)
-		}
-		if err := b.addID(rows, vals[0]); err != nil {
-			rows.Close()
-			return nil, err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, in.errorf("claim: %w", err)
+	if err := b.claimed(rows, nil); err != nil {
+		return nil, err
 	}
 	if len(b.order) == 0 {
 		// Nothing to hold: end the transaction now so no connection stays taken.
@@ -114,25 +103,17 @@ func (in *Inbox) claimLease(ctx context.Context, max int) (*Batch, error) {
 	if err != nil {
 		return nil, in.errorf("claim: %w", err)
 	}
-	for rows.Next() {
-		vals, err := rows.Values()
-		if err != nil {
-			rows.Close()
-			return nil, in.errorf("claim: reading an id: %w", err)
-		}
-		if err := b.addID(rows, vals[0]); err != nil {
-			rows.Close()
-			return nil, err
-		}
+	// Each row's locked_until is its lease token, named by the delete.
+	err = b.claimed(rows, func(vals []any) error {
 		until, ok := vals[1].(time.Time)
 		if !ok {
-			rows.Close()
-			return nil, in.errorf("claim: %q came back as %T, not a timestamp", in.t.LockedUntil, vals[1])
+			return in.errorf("claim: %q came back as %T, not a timestamp", in.t.LockedUntil, vals[1])
 		}
 		b.tokens[b.order[len(b.order)-1]] = until
-	}
-	if err := rows.Err(); err != nil {
-		return nil, in.errorf("claim: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(b.order) == 0 {
 		b.ended = true
@@ -142,6 +123,30 @@ func (in *Inbox) claimLease(ctx context.Context, max int) (*Batch, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// claimed reads a claim's rows: each row's id (first column) is recorded,
+// then each (when not nil) reads what else the form's claim returns.
+func (b *Batch) claimed(rows pgx.Rows, each func(vals []any) error) error {
+	defer rows.Close()
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return b.in.errorf("claim: reading an id: %w", err)
+		}
+		if err := b.addID(rows, vals[0]); err != nil {
+			return err
+		}
+		if each != nil {
+			if err := each(vals); err != nil {
+				return err
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return b.in.errorf("claim: %w", err)
+	}
+	return nil
 }
 
 // addID records the claim row's first column, keeping pgx's value for the fetch and the delete.
