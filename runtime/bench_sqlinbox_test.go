@@ -9,7 +9,6 @@ import (
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/lang/project"
-	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
 
@@ -41,17 +40,7 @@ func BenchmarkReceiveSQLInbox(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	url := pgtest.FreshURL(b)
-	pgtest.RequireDurable(b, url)
-	st, err := store.Open(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	timed := &benchTimedStore{Store: st}
+	timed := benchDurableStore(b)
 	r, err := New(Options{Plan: res.Program, Store: timed, Config: cfg})
 	if err != nil {
 		b.Fatal(err)

@@ -97,17 +97,7 @@ func benchReceiveRuntime(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	url := pgtest.FreshURL(b)
-	pgtest.RequireDurable(b, url)
-	st, err := store.Open(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	timed := &benchTimedStore{Store: st}
+	timed := benchDurableStore(b)
 	// The runtime's own client, its transport timed.
 	hc := defaultHTTPClient()
 	calls := &benchTimedTransport{next: hc.Transport}
@@ -166,6 +156,24 @@ func benchReceiveLoop(ctx context.Context, b *testing.B, r *Runtime, want int, s
 	if rep.Kept != want || rep.Acked != want || rep.Left != 0 {
 		b.Fatalf("kept %d, acknowledged %d, left %d of %d", rep.Kept, rep.Acked, rep.Left, want)
 	}
+}
+
+// benchDurableStore opens and migrates a store on a fresh PostgreSQL schema,
+// refusing a server without fsync, and times its KeepBatch calls. It is
+// closed when the benchmark ends.
+func benchDurableStore(b *testing.B) *benchTimedStore {
+	url := pgtest.FreshURL(b)
+	pgtest.RequireDurable(b, url)
+	ctx := context.Background()
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	if err := st.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	return &benchTimedStore{Store: st}
 }
 
 // benchTimedStore adds up the time spent in KeepBatch.
