@@ -334,6 +334,18 @@ func intAttribute(name, v string, lo, hi int) (int, *apiError) {
 	return n, nil
 }
 
+// intAttributes are the whole-number attributes: their bounds and where each goes.
+var intAttributes = map[string]struct {
+	lo, hi int
+	set    func(a *queueAttrs, n int)
+}{
+	"VisibilityTimeout":             {0, 43200, func(a *queueAttrs, n int) { a.visibility = time.Duration(n) * time.Second }},
+	"DelaySeconds":                  {0, 900, func(a *queueAttrs, n int) { a.delay = time.Duration(n) * time.Second }},
+	"ReceiveMessageWaitTimeSeconds": {0, 20, func(a *queueAttrs, n int) { a.wait = time.Duration(n) * time.Second }},
+	"MessageRetentionPeriod":        {60, 1209600, func(a *queueAttrs, n int) { a.retention = time.Duration(n) * time.Second }},
+	"MaximumMessageSize":            {1024, 1 << 20, func(a *queueAttrs, n int) { a.maxSize = n }},
+}
+
 // applyAttributes validates given attributes over base.
 func applyAttributes(base queueAttrs, given map[string]string) (queueAttrs, *apiError) {
 	a := base
@@ -344,37 +356,15 @@ func applyAttributes(base queueAttrs, given map[string]string) (queueAttrs, *api
 	sort.Strings(names)
 	for _, k := range names {
 		v := given[k]
+		if ia, ok := intAttributes[k]; ok {
+			n, e := intAttribute(k, v, ia.lo, ia.hi)
+			if e != nil {
+				return a, e
+			}
+			ia.set(&a, n)
+			continue
+		}
 		switch k {
-		case "VisibilityTimeout":
-			n, e := intAttribute(k, v, 0, 43200)
-			if e != nil {
-				return a, e
-			}
-			a.visibility = time.Duration(n) * time.Second
-		case "DelaySeconds":
-			n, e := intAttribute(k, v, 0, 900)
-			if e != nil {
-				return a, e
-			}
-			a.delay = time.Duration(n) * time.Second
-		case "ReceiveMessageWaitTimeSeconds":
-			n, e := intAttribute(k, v, 0, 20)
-			if e != nil {
-				return a, e
-			}
-			a.wait = time.Duration(n) * time.Second
-		case "MessageRetentionPeriod":
-			n, e := intAttribute(k, v, 60, 1209600)
-			if e != nil {
-				return a, e
-			}
-			a.retention = time.Duration(n) * time.Second
-		case "MaximumMessageSize":
-			n, e := intAttribute(k, v, 1024, 1<<20)
-			if e != nil {
-				return a, e
-			}
-			a.maxSize = n
 		case "RedrivePolicy":
 			if v == "" {
 				a.redrive = nil
