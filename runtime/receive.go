@@ -43,22 +43,10 @@ func newQueueRunner(r *Runtime, q *ir.Queue, conn *connection) (*queueRunner, er
 	return qr, nil
 }
 
-// parked is the body parking keeps.
-func (m *message) parked() []byte {
-	if m.parkBody != nil {
-		return m.parkBody
-	}
-	return []byte(m.body)
-}
-
 // message is one received message in hand.
 type message struct {
 	body, handle string
 	headers      map[string]string // header values that travel with the kept event
-	// parkBody is what parking keeps when it is not the body: a SQL inbox
-	// row without the columns each claim changes, so that a row parked,
-	// then claimed again before it was deleted, is parked once.
-	parkBody []byte
 	// preset is the outcome when the wire already knows it (a claimed row
 	// the fetch did not find); nil means the body is read.
 	preset  *reading.Outcome
@@ -238,7 +226,7 @@ func (qr *queueRunner) keepOf(out reading.Outcome, headers map[string]string, re
 
 func (qr *queueRunner) park(ctx context.Context, m *message, reason store.Reason, problems []store.Problem, retried int64, rep *TickReport) {
 	p := store.Parked{Source: qr.source, WireType: m.out.WireType, Reason: reason, Problems: problems,
-		Body: m.parked(), RetriedParkedID: retried}
+		Body: qr.parkedBody(m), RetriedParkedID: retried}
 	if m.out.Event != nil {
 		p.EventName = m.out.Event.Name
 	}
@@ -258,6 +246,18 @@ func (qr *queueRunner) park(ctx context.Context, m *message, reason store.Reason
 		return
 	}
 	qr.r.log.Info("parked", "queue", qr.q.Name, "message_id", m.out.ID, "reason", string(reason), "problems", len(problems))
+}
+
+// parkedBody is what parking keeps of m: its body, or what the queue's wire
+// keeps instead (a SQL inbox row without the columns each claim changes).
+// Worked out only when a message is parked, never on the way to a keep.
+func (qr *queueRunner) parkedBody(m *message) []byte {
+	if pw, ok := qr.wire.(interface{ parkedBody(*message) []byte }); ok {
+		if b := pw.parkedBody(m); b != nil {
+			return b
+		}
+	}
+	return []byte(m.body)
 }
 
 func problemsOf(ps []reading.Problem) []store.Problem {

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -109,8 +108,7 @@ func (w *sqlInboxWire) fetch(ctx context.Context) ([]*message, int, error) {
 	state := &sqlInboxBatch{batch: b}
 	msgs := make([]*message, 0, len(b.Rows)+len(b.Missing))
 	for _, row := range b.Rows {
-		msgs = append(msgs, &message{body: string(row.Body), handle: row.ID, headers: row.Headers, batch: state,
-			parkBody: w.withoutClaimColumns(row.Body)})
+		msgs = append(msgs, &message{body: string(row.Body), handle: row.ID, headers: row.Headers, batch: state})
 	}
 	for _, id := range b.Missing {
 		w.r.log.Warn("a claimed row was not found by the fetch; it is parked", "queue", w.queue, "message_id", id)
@@ -159,14 +157,14 @@ func (w *sqlInboxWire) finish(ctx context.Context, msgs []*message) int {
 
 func (w *sqlInboxWire) close() { w.pool.Close() }
 
-// withoutClaimColumns is body without the columns each claim changes
+// parkedBody is a row's body without the columns each claim changes
 // (attempt, locked_until), keys sorted: the same for every claim of a row.
 // Parking keeps it, so that a row parked and then claimed again before its
 // delete (a crash, or a lease that ran out) is "parked already", not parked
-// twice. Nil when body is not a JSON object: then the body itself is kept.
-func (w *sqlInboxWire) withoutClaimColumns(body []byte) []byte {
+// twice. Nil when the body is not a JSON object: then the body itself is kept.
+func (w *sqlInboxWire) parkedBody(m *message) []byte {
 	var cols map[string]json.RawMessage
-	d := json.NewDecoder(bytes.NewReader(body))
+	d := json.NewDecoder(strings.NewReader(m.body))
 	d.UseNumber()
 	if err := d.Decode(&cols); err != nil {
 		return nil
