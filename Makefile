@@ -5,7 +5,7 @@ BIN       ?= bin/jadpo
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build test race vet lint demo fuzz bench golden clean
+.PHONY: all build test test-dates race vet lint demo fuzz bench golden clean
 
 all: build
 
@@ -15,6 +15,19 @@ build:
 ## test: vet, then every test (PostgreSQL tests use JADPO_TEST_DATABASE_URL).
 test: vet
 	$(GO) test -count=1 -timeout 15m ./...
+
+## test-dates: the whole suite as if run on six other dates, each in UTC and
+## at UTC+14 (docs/testing.md, "Clocks"); prints one line a run.
+TEST_DATES = -1day -31days -400days +400days 2027-01-31T23:59:59Z 2027-02-01T00:00:01Z
+test-dates: vet
+	@fail=0; for d in $(TEST_DATES); do \
+	  case $$d in [+-]*) e=$$(date -u -d "$$(echo $$d | sed 's/day/ day/')" +%Y-%m-%dT%H:%M:%SZ);; *) e=$$d;; esac; \
+	  for tz in UTC Pacific/Kiritimati; do \
+	    if JADPO_TEST_EPOCH=$$e TZ=$$tz $(GO) test -count=1 -timeout 15m ./... >/tmp/jadpo-test-dates.log 2>&1; \
+	    then echo "ok   JADPO_TEST_EPOCH=$$e TZ=$$tz"; \
+	    else echo "FAIL JADPO_TEST_EPOCH=$$e TZ=$$tz (see /tmp/jadpo-test-dates.log)"; grep -E '^(--- FAIL|FAIL)' /tmp/jadpo-test-dates.log | head -20; fail=1; fi; \
+	  done; \
+	done; exit $$fail
 
 ## race: every test in -short sizes under the race detector.
 race:

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -85,7 +86,7 @@ type deliverWorld struct {
 	mirror *rand.Rand
 }
 
-var deliverT0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+var deliverT0 = testclock.Epoch()
 
 func newDeliverWorld(t *testing.T, kind string, opts runtime.Options) *deliverWorld {
 	t.Helper()

@@ -20,6 +20,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -48,7 +49,7 @@ type world struct {
 }
 
 // seedStart is the injected clock's start.
-var seedStart = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+var seedStart = testclock.Epoch()
 
 func newWorld(t *testing.T, kind string, fo *runtimetest.FakeOptions) *world {
 	t.Helper()

@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/providers/testclock"
 )
 
 const acct = "023e105f4ecef8ad9ca31a8372d0c353"
 
-var start = time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+var start = testclock.Epoch()
 
 type harness struct {
 	t     *testing.T

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/providers/testclock"
 )
 
 // fuzzPaths are the paths a fuzzed request goes to, chosen by its first
@@ -55,7 +56,7 @@ func FuzzRequest(f *testing.F) {
 		f.Add(s.path, []byte(s.body))
 	}
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
-		clock := sqsfake.NewManualClock(time.Unix(1714557600, 0))
+		clock := sqsfake.NewManualClock(testclock.Epoch())
 		fake := New(Options{Clock: clock})
 		if err := fake.CreateQueue("a", "dlq", QueueOptions{}); err != nil {
 			t.Fatal(err)

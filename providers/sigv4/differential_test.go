@@ -13,6 +13,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	sdkv4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"github.com/jadpo/jadpo/providers/testclock"
 )
 
 // differentialCount is how many generated requests both signers sign.
@@ -195,7 +197,7 @@ func benchRequest() (*http.Request, []byte) {
 // BenchmarkSign signs the same ReceiveMessage request with this signer and
 // with aws-sdk-go-v2's, body hashing included in both.
 func BenchmarkSign(b *testing.B) {
-	tm := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+	tm := testclock.Epoch()
 	b.Run("signer=jadpo", func(b *testing.B) {
 		s, _ := NewSigner(NewCredentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", ""), "sqs", "eu-west-1")
 		req, body := benchRequest()

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jadpo/jadpo/providers/testclock"
 )
 
 // The published suite's fixed inputs.
@@ -375,7 +377,7 @@ func TestSecretNeverShown(t *testing.T) {
 	}
 
 	req, _ := http.NewRequest("POST", "https://sqs.eu-west-1.amazonaws.com/", strings.NewReader("{}"))
-	if err := s.Sign(req, []byte("{}"), time.Now()); err != nil {
+	if err := s.Sign(req, []byte("{}"), testclock.Epoch()); err != nil {
 		t.Fatal(err)
 	}
 	var hdr bytes.Buffer
@@ -410,7 +412,7 @@ func TestVerifier(t *testing.T) {
 		},
 		Service: "sqs",
 	}
-	now := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+	now := testclock.Epoch()
 	body := []byte(`{"QueueUrl":"x"}`)
 	newReq := func() *http.Request {
 		req, _ := http.NewRequest("POST", "http://127.0.0.1:9324/", bytes.NewReader(body))

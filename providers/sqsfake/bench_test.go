@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"testing"
-	"time"
+
+	"github.com/jadpo/jadpo/providers/testclock"
 )
 
 // BenchmarkReceiveDelete is one consumer's batch against a queue holding
@@ -15,7 +16,7 @@ import (
 func BenchmarkReceiveDelete(b *testing.B) {
 	for _, waiting := range []int{100, 10_000, 100_000} {
 		b.Run(fmt.Sprintf("waiting=%d", waiting), func(b *testing.B) {
-			clock := NewManualClock(time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC))
+			clock := NewManualClock(testclock.Epoch())
 			f := New(Options{Clock: clock, SkipSignatureCheck: true})
 			url := "http://127.0.0.1/000000000000/q"
 			if _, e := f.createQueue("http://127.0.0.1", &createQueueInput{QueueName: "q"}); e != nil {

@@ -8,11 +8,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jadpo/jadpo/providers/sigv4"
+	"github.com/jadpo/jadpo/providers/testclock"
 )
 
 type harness struct {
@@ -26,7 +28,7 @@ type harness struct {
 
 func newHarness(t *testing.T, opts Options) *harness {
 	t.Helper()
-	clock := NewManualClock(time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC))
+	clock := NewManualClock(testclock.Epoch())
 	opts.Clock = clock
 	fake := New(opts)
 	srv := httptest.NewServer(fake)
@@ -107,7 +109,7 @@ func TestVisibilityTimeout(t *testing.T) {
 	if len(ms) != 1 || ms[0]["Body"] != "hello" || ms[0]["MD5OfBody"] != "5d41402abc4b2a76b9719d911017c592" {
 		t.Fatalf("receive: %v", out)
 	}
-	if a := ms[0]["Attributes"].(map[string]any); a["ApproximateReceiveCount"] != "1" || a["SentTimestamp"] != "1714557600000" {
+	if a := ms[0]["Attributes"].(map[string]any); a["ApproximateReceiveCount"] != "1" || a["SentTimestamp"] != strconv.FormatInt(testclock.Epoch().UnixMilli(), 10) {
 		t.Errorf("attributes %v", a)
 	}
 	h1 := ms[0]["ReceiptHandle"].(string)

@@ -7,7 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
+
+	"github.com/jadpo/jadpo/providers/testclock"
 )
 
 // FuzzRequest sends arbitrary operations and bodies (signature checking off)
@@ -37,7 +38,7 @@ func FuzzRequest(f *testing.F) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // long polls end at once
 	f.Fuzz(func(t *testing.T, op string, body []byte) {
-		fake := New(Options{SkipSignatureCheck: true, Clock: NewManualClock(time.Unix(1714557600, 0))})
+		fake := New(Options{SkipSignatureCheck: true, Clock: NewManualClock(testclock.Epoch())})
 		if _, err := fake.CreateQueue("dlq", nil); err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/jadpo/jadpo/providers/testclock"
 )
 
 // modelMessage is what the test knows of a message it sent.
@@ -28,7 +30,7 @@ type modelMessage struct {
 // and deleting cheap (see queue.msgs) is covered.
 func TestLongQueueAgainstAModel(t *testing.T) {
 	const steps = 20_000 // half a second
-	clock := NewManualClock(time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC))
+	clock := NewManualClock(testclock.Epoch())
 	f := New(Options{Clock: clock, SkipSignatureCheck: true})
 	base := "http://127.0.0.1"
 	const retention = 1800 * time.Second

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/postgres"
 	"github.com/jadpo/jadpo/runtime/store/storetest"
@@ -317,7 +318,7 @@ func TestMigrateFromVersion2KeepsRows(t *testing.T) {
 	if _, err := conn.Exec(ctx, postgres.SchemaSQLUpTo(2)); err != nil {
 		t.Fatalf("applying the version 2 schema: %v", err)
 	}
-	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	at := testclock.Epoch()
 	if _, err := conn.Exec(ctx, keepV2, "queue q", "old", at, "E", `{"id":"old"}`, []string{"s1", "s2"}); err != nil {
 		t.Fatalf("keeping at version 2: %v", err)
 	}

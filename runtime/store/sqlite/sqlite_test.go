@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/sqlite"
 	"github.com/jadpo/jadpo/runtime/store/storetest"
@@ -183,7 +184,7 @@ func TestMigrateFromVersion2KeepsRows(t *testing.T) {
 	db := newDatabase(t).(*database)
 	ctx := context.Background()
 	db.Exec(t, sqlite.SchemaSQLUpTo(2))
-	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	at := testclock.Epoch()
 	raw := db.raw(t)
 	for _, q := range []struct {
 		sql  string

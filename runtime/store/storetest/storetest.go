@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
@@ -86,7 +87,7 @@ func Run(t *testing.T, h Harness) {
 }
 
 // t0 is the suite's clock: every test passes times from it.
-var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+var t0 = testclock.Epoch()
 
 const (
 	srcWarehouse = "queue warehouse_queue"
