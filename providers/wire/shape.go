@@ -85,6 +85,11 @@ type Operation struct {
 	// `{name}` are filled from the connection's settings.
 	Method string
 	Path   string
+	// Items is the dotted field path, through records, of a list in the
+	// answer whose elements are read each on its own ("messages",
+	// "result.messages"): an element that does not fit its shape is a
+	// *Unfit in its place, and the rest of the answer is read. "" for none.
+	Items string
 }
 
 // FullName is "resource.operation", the name used in errors.
