@@ -379,7 +379,7 @@ type ItemProblem struct {
 func DecodeAnswer(shape *Shape, data []byte, naming Naming, items string) (any, error) {
 	root, ok := parseAnswer(data)
 	if !ok {
-		if len(strings.TrimLeft(string(data), " \t\r\n")) == 0 {
+		if len(bytes.TrimSpace(data)) == 0 { // as the old decoder had it
 			root = node{kind: jsonObject}
 		} else {
 			return nil, &DecodeError{Rule: "json"}
