@@ -160,18 +160,23 @@ func TestAnswersMalformedItemIsParkedAlone(t *testing.T) {
 		edit    func(item map[string]any) any
 		report  string
 		problem string
-		onQueue int // left on the queue: the malformed one has no handle to delete with
+		onQueue int                 // left on the queue: the malformed one has no handle to delete with
+		then    func([]byte) []byte // a further rewrite of the raw answer
 	}{
 		{"no_md5_of_body", func(m map[string]any) any { delete(m, "MD5OfBody"); return m },
-			"received 3 kept 2 repeats 0 parked 1 left 0 acked 3", "unreadable md5_of_body:answer", 0},
+			"received 3 kept 2 repeats 0 parked 1 left 0 acked 3", "unreadable md5_of_body:answer", 0, nil},
 		{"a_numeric_body", func(m map[string]any) any { m["Body"] = 42; return m },
-			"received 3 kept 2 repeats 0 parked 1 left 0 acked 3", "unreadable :json body:answer", 0},
+			"received 3 kept 2 repeats 0 parked 1 left 0 acked 3", "unreadable :json body:answer", 0, nil},
 		{"no_receipt_handle", func(m map[string]any) any { delete(m, "ReceiptHandle"); return m },
-			"received 3 kept 2 repeats 0 parked 1 left 0 acked 2", "unreadable receipt_handle:answer", 1},
+			"received 3 kept 2 repeats 0 parked 1 left 0 acked 2", "unreadable receipt_handle:answer", 1, nil},
 		{"an_empty_receipt_handle", func(m map[string]any) any { m["ReceiptHandle"] = ""; return m },
-			"received 3 kept 2 repeats 0 parked 1 left 0 acked 2", "unreadable receipt_handle:answer", 1},
+			"received 3 kept 2 repeats 0 parked 1 left 0 acked 2", "unreadable receipt_handle:answer", 1, nil},
 		{"not_an_object", func(m map[string]any) any { return 42 },
-			"received 3 kept 2 repeats 0 parked 1 left 0 acked 2", "unreadable :answer :json", 1},
+			"received 3 kept 2 repeats 0 parked 1 left 0 acked 2", "unreadable :answer :json", 1, nil},
+		// A handle of invalid text could not be sent back as it came.
+		{"a_receipt_handle_of_invalid_text", func(m map[string]any) any { m["ReceiptHandle"] = "HANDLE-X"; return m },
+			"received 3 kept 2 repeats 0 parked 1 left 0 acked 2", "unreadable receipt_handle:answer", 1,
+			replacing("HANDLE-X", `H\ud800`)},
 	}
 	cfCases := []struct {
 		name    string
@@ -195,7 +200,12 @@ func TestAnswersMalformedItemIsParkedAlone(t *testing.T) {
 				t.Run("sqs_"+c.name, func(t *testing.T) {
 					w := newWorld(t, kind, nil)
 					w.send("warehouse_queue", shipped("m-1"), shipped("m-2"), shipped("m-3"))
-					w.env.Fake.RewriteAnswers("ReceiveMessage", rewriteItem([]string{"Messages"}, 1, c.edit))
+					rewrite := rewriteItem([]string{"Messages"}, 1, c.edit)
+					if c.then != nil {
+						edit := rewrite
+						rewrite = func(b []byte) []byte { return c.then(edit(b)) }
+					}
+					w.env.Fake.RewriteAnswers("ReceiveMessage", rewrite)
 					wantReport(t, w.tick(), c.report)
 					if got := len(w.outbox()); got != 2 {
 						t.Fatalf("%d kept, want the two good messages", got)
