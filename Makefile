@@ -55,7 +55,8 @@ demo: build
 FUZZTIME ?= 30s
 FUZZ_TARGETS = ./lang/parser:FuzzParse ./lang/lockfile:FuzzLock ./codegen:FuzzDecodePlan \
 	./runtime:FuzzDotenv ./runtime/reading:FuzzRead ./runtime/reading:FuzzPattern \
-	./providers/awsjson:FuzzDecodeAnswer ./providers/sqsfake:FuzzRequest \
+	./providers/awsjson:FuzzDecodeAnswer ./providers/wire:FuzzDecodeItems ./providers/jsonhttp:FuzzDecodePullAnswer \
+	./providers/sqsfake:FuzzRequest \
 	./providers/cfqueuesfake:FuzzRequest
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

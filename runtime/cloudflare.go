@@ -36,15 +36,9 @@ func (w *cloudflareWire) fetch(ctx context.Context) ([]*message, int, error) {
 	result, _ := answer["result"].(map[string]any)
 	items, _ := result["messages"].([]any)
 	msgs := make([]*message, 0, len(items))
+	fields := itemFields{body: "body", handle: "lease_id", id: "id"}
 	for _, it := range items {
-		obj, _ := it.(map[string]any)
-		body, _ := obj["body"].(string)
-		lease, _ := obj["lease_id"].(string)
-		if lease == "" {
-			w.r.log.Warn("a pulled message has no lease; it is left to come back", "queue", w.queue)
-			continue
-		}
-		msgs = append(msgs, &message{body: body, handle: lease})
+		msgs = append(msgs, w.r.itemMessage(w.queue, it, fields))
 	}
 	return msgs, len(items), nil
 }
@@ -53,6 +47,15 @@ func (w *cloudflareWire) finish(ctx context.Context, msgs []*message) int {
 	var acks, retries []any
 	acked := 0
 	for _, m := range msgs {
+		if m.handle == "" {
+			// No lease to answer with: the message comes back when the
+			// lease Cloudflare holds for it runs out.
+			if m.settled {
+				w.r.log.Warn("a parked message has no lease to acknowledge it with; it will come back, parked already",
+					"queue", w.queue, "provider_message_id", m.wireID)
+			}
+			continue
+		}
 		if m.settled {
 			acks = append(acks, map[string]any{"lease_id": m.handle})
 			acked++

@@ -53,6 +53,15 @@ type message struct {
 	batch   any // the wire's state for the batch the message came in
 	out     reading.Outcome
 	settled bool // kept, repeated or parked: acknowledge it
+	// wireID is the provider's own id of the message, for logs ("" when
+	// none was read).
+	wireID string
+	// itemProblems say where the message's item in the provider's answer
+	// did not fit (RuleAnswer): it is parked whatever its body reads as.
+	itemProblems []reading.Problem
+	// leave means neither keep nor park: the message is left on the queue
+	// (a body that does not match its checksum, sent again).
+	leave bool
 }
 
 // MaxBatchesInFlight bounds the batches of one queue being kept and
@@ -138,7 +147,13 @@ func (qr *queueRunner) ask(ctx context.Context) (msgs []*message, n int, err err
 			m.out = *m.preset
 			continue
 		}
+		if m.leave {
+			continue
+		}
 		m.out = qr.reader.Read([]byte(m.body))
+		if len(m.itemProblems) > 0 {
+			m.out = parkForAnswer(m.out, m.itemProblems)
+		}
 	}
 	return msgs, n, nil
 }
@@ -164,6 +179,9 @@ func (qr *queueRunner) keepAndPark(ctx context.Context, msgs []*message, rep *Ti
 	var keeps []store.Keep
 	var keptMsgs []*message
 	for _, m := range msgs {
+		if m.leave {
+			continue
+		}
 		if m.out.Park {
 			qr.park(ctx, m, store.Reason(m.out.Reason), problemsOf(m.out.Problems), 0, rep)
 			continue

@@ -52,8 +52,10 @@ func newQueueWire(r *Runtime, q *ir.Queue, conn *connection, rec *ir.Receiving) 
 	}
 	switch rec.Driver {
 	case "":
+		recvOp.Items = rec.Messages
 		return &mappedWire{r: r, queue: q.Name, conn: conn, recv: rec, recvOp: recvOp, ackOp: ackOp, recvIn: recvIn}, nil
 	case "cloudflare_queues":
+		recvOp.Items = "result.messages"
 		return &cloudflareWire{r: r, queue: q.Name, conn: conn, pullOp: recvOp, ackOp: ackOp, pullIn: recvIn}, nil
 	}
 	return nil, fmt.Errorf("the %s driver is not built into this runtime", rec.Driver)
@@ -79,15 +81,9 @@ func (w *mappedWire) fetch(ctx context.Context) ([]*message, int, error) {
 	}
 	items, _ := answer[w.recv.Messages].([]any)
 	msgs := make([]*message, 0, len(items))
+	fields := itemFields{body: w.recv.Body, handle: w.recv.Handle, id: "message_id", md5: "md5_of_body"}
 	for _, it := range items {
-		obj, _ := it.(map[string]any)
-		body, _ := obj[w.recv.Body].(string)
-		handle, _ := obj[w.recv.Handle].(string)
-		if handle == "" {
-			w.r.log.Warn("a received message has no handle; it is left to come back", "queue", w.queue)
-			continue
-		}
-		msgs = append(msgs, &message{body: body, handle: handle})
+		msgs = append(msgs, w.r.itemMessage(w.queue, it, fields))
 	}
 	return msgs, len(items), nil
 }
@@ -97,6 +93,11 @@ func (w *mappedWire) finish(ctx context.Context, msgs []*message) int {
 	for _, m := range msgs {
 		if !m.settled {
 			continue // left on the queue: it comes back after its visibility timeout
+		}
+		if m.handle == "" {
+			w.r.log.Warn("a parked message has no handle to acknowledge it with; it will come back, parked already",
+				"queue", w.queue, "provider_message_id", m.wireID)
+			continue
 		}
 		in, err := w.conn.callInput(w.recv.Acknowledge, m.handle)
 		if err == nil {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/jadpo/jadpo/providers/wire"
 )
@@ -38,8 +39,9 @@ var fuzzShape = func() *wire.Shape {
 
 // FuzzDecodeAnswer reads arbitrary bytes as an aws_json answer: a 2xx one by
 // the shape, any other as a refusal. Nothing may panic; a decoded answer must
-// fit its shape (it encodes again and decodes to the same value); a refusal's
-// code must be lower_snake_case or http_<status>.
+// fit its shape (it encodes again and decodes to the same value, when its
+// text is valid: Encode writes invalid text as U+FFFD, as a request's JSON
+// must); a refusal's code must be lower_snake_case or http_<status>.
 func FuzzDecodeAnswer(f *testing.F) {
 	seeds := []string{
 		`{}`,
@@ -53,6 +55,10 @@ func FuzzDecodeAnswer(f *testing.F) {
 		`[1,2]`,
 		`{"Nested":{"Items":[[{"B":"no"}]]}}`,
 		"\xff\xfe",
+		// Issue 11: invalid text read byte for byte, malformed items one by one.
+		`{"Messages":[{"MessageId":"m","ReceiptHandle":"h","Body":"RID\ud800","MD5OfBody":"x"},{"MessageId":"n","ReceiptHandle":"h","Body":"RID\udfff","MD5OfBody":"x"}]}`,
+		"{\"Messages\":[{\"MessageId\":\"m\",\"ReceiptHandle\":\"h\",\"Body\":\"RID\xff\",\"MD5OfBody\":\"x\"}]}",
+		`{"Messages":[{"MessageId":"m","ReceiptHandle":"h","Body":"b","MD5OfBody":"x"},{"MessageId":"m","Body":42},7]}`,
 	}
 	for _, s := range seeds {
 		f.Add(uint16(200), []byte(s))
@@ -71,6 +77,9 @@ func FuzzDecodeAnswer(f *testing.F) {
 				default:
 					t.Fatalf("rule %q", de.Rule)
 				}
+				return
+			}
+			if !validText(v) {
 				return
 			}
 			again, err := wire.Encode(fuzzShape, v, UpperCamel)
@@ -96,4 +105,25 @@ func FuzzDecodeAnswer(f *testing.F) {
 			t.Fatalf("code %q is not lower_snake_case", r.Code)
 		}
 	})
+}
+
+// validText reports whether every string in v (map keys too) is valid UTF-8.
+func validText(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return utf8.ValidString(x)
+	case []any:
+		for _, e := range x {
+			if !validText(e) {
+				return false
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if !utf8.ValidString(k) || !validText(e) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -104,6 +104,8 @@ type Fake struct {
 	calls  map[string]int
 	seq    uint64 // orders messages and makes leases unique
 	faults []*faultRule
+	// rewrites are RewriteAnswers' hooks, by op.
+	rewrites map[string]func([]byte) []byte
 }
 
 // New makes a Fake.
@@ -250,7 +252,14 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	writeJSON(w, http.StatusOK, envelope{Success: true, Errors: []cfError{}, Messages: []string{}, Result: result})
+	out, err := json.Marshal(envelope{Success: true, Errors: []cfError{}, Messages: []string{}, Result: result})
+	if err != nil { // not expected: every answer is made of plain values
+		writeError(w, &apiError{status: 500, code: CodeInternal, message: "internal error"})
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(f.rewrite(op, out))
 }
 
 // envelope is the shape of every answer of Cloudflare's v4 API.

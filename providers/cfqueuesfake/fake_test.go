@@ -775,3 +775,25 @@ func TestServer(t *testing.T) {
 		t.Fatalf("push through the server: %d", resp.StatusCode)
 	}
 }
+
+func TestRewriteAnswers(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.createQueue("q", QueueOptions{})
+	h.ok("q", "push", map[string]any{"body": "RID-A"})
+	h.fake.RewriteAnswers("pull", func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("RID-A"), []byte("RID-B")) })
+	if got, _ := h.pull("q", map[string]any{}); len(got) != 1 || got[0].Body != "RID-B" {
+		t.Fatalf("pulled %+v, want the rewritten body", got)
+	}
+	// Only the op named is rewritten, and nil removes the hook.
+	h.ok("q", "push", map[string]any{"body": "RID-A"})
+	h.fake.RewriteAnswers("pull", nil)
+	if got, _ := h.pull("q", map[string]any{}); len(got) != 1 || got[0].Body != "RID-A" {
+		t.Fatalf("pulled %+v after the hook was removed", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("an unknown op does not panic")
+		}
+	}()
+	h.fake.RewriteAnswers("pul", nil)
+}

@@ -63,3 +63,41 @@ func (f *Fake) nextFault(op string) *apiError {
 	}
 	return nil
 }
+
+// RewriteAnswers passes each successful answer to op ("pull", "ack",
+// "push"; "" for any) through rewrite before it is sent: a test's way to
+// make the fake answer what Cloudflare itself would not (invalid text, a
+// member left out). A nil rewrite removes the operation's hook. An op
+// outside those is a mistake in the test and panics.
+func (f *Fake) RewriteAnswers(op string, rewrite func(answer []byte) []byte) {
+	switch op {
+	case "", opPull, opAck, opPush:
+	default:
+		panic(fmt.Sprintf("cfqueuesfake: RewriteAnswers: unknown op %q (want pull, ack, push or \"\")", op))
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if rewrite == nil {
+		delete(f.rewrites, op)
+		return
+	}
+	if f.rewrites == nil {
+		f.rewrites = map[string]func([]byte) []byte{}
+	}
+	f.rewrites[op] = rewrite
+}
+
+// rewrite applies the hooks RewriteAnswers set for op: its own, then the
+// one for every op.
+func (f *Fake) rewrite(op string, answer []byte) []byte {
+	f.mu.Lock()
+	own, all := f.rewrites[op], f.rewrites[""]
+	f.mu.Unlock()
+	if own != nil {
+		answer = own(answer)
+	}
+	if all != nil {
+		answer = all(answer)
+	}
+	return answer
+}

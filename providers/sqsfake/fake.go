@@ -87,6 +87,8 @@ type Fake struct {
 	calls   map[string]int
 	seq     uint64
 	faults  faultState
+	// rewrites are RewriteAnswers' hooks, by operation.
+	rewrites map[string]func([]byte) []byte
 }
 
 // New makes a Fake.
@@ -251,6 +253,7 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.writeError(w, coralError(500, "InternalFailure", "could not encode the answer"))
 		return
 	}
+	out = f.rewrite(op, out)
 	h := w.Header()
 	h.Set("Content-Type", ContentType)
 	h.Set("x-amzn-RequestId", newID())

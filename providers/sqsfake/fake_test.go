@@ -477,3 +477,23 @@ func sprintAll(v any) string {
 	}
 	return b.String()
 }
+
+func TestRewriteAnswers(t *testing.T) {
+	h := newHarness(t, Options{})
+	url := h.createQueue("q", nil)
+	h.ok("SendMessage", map[string]any{"QueueUrl": url, "MessageBody": "RID-A"})
+	h.fake.RewriteAnswers("ReceiveMessage", func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("RID-A"), []byte("RID-B")) })
+	ms := messages(h.ok("ReceiveMessage", map[string]any{"QueueUrl": url, "VisibilityTimeout": 0}))
+	if len(ms) != 1 || ms[0]["Body"] != "RID-B" {
+		t.Fatalf("received %v, want the rewritten body", ms)
+	}
+	// Only the operation named is rewritten, and nil removes the hook.
+	if out := h.ok("GetQueueUrl", map[string]any{"QueueName": "q"}); out["QueueUrl"] != url {
+		t.Fatalf("GetQueueUrl answered %v", out)
+	}
+	h.fake.RewriteAnswers("ReceiveMessage", nil)
+	ms = messages(h.ok("ReceiveMessage", map[string]any{"QueueUrl": url}))
+	if len(ms) != 1 || ms[0]["Body"] != "RID-A" {
+		t.Fatalf("received %v after the hook was removed", ms)
+	}
+}

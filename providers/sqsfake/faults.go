@@ -105,3 +105,35 @@ func (f *Fake) ClearFaults() {
 	defer f.faults.mu.Unlock()
 	f.faults.rules = nil
 }
+
+// RewriteAnswers passes each successful answer to op ("ReceiveMessage"; ""
+// for every operation) through rewrite before it is sent: a test's way to
+// make the fake answer what SQS itself would not (invalid text, a member
+// left out, a wrong MD5OfBody). A nil rewrite removes the operation's hook.
+func (f *Fake) RewriteAnswers(op string, rewrite func(answer []byte) []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if rewrite == nil {
+		delete(f.rewrites, op)
+		return
+	}
+	if f.rewrites == nil {
+		f.rewrites = map[string]func([]byte) []byte{}
+	}
+	f.rewrites[op] = rewrite
+}
+
+// rewrite applies the hooks RewriteAnswers set for op: its own, then the
+// one for every operation.
+func (f *Fake) rewrite(op string, answer []byte) []byte {
+	f.mu.Lock()
+	own, all := f.rewrites[op], f.rewrites[""]
+	f.mu.Unlock()
+	if own != nil {
+		answer = own(answer)
+	}
+	if all != nil {
+		answer = all(answer)
+	}
+	return answer
+}

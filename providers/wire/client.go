@@ -161,7 +161,7 @@ func (c *Client) Call(ctx context.Context, op Operation, input map[string]any) (
 		if op.Output == nil {
 			return nil, nil
 		}
-		v, err := Decode(op.Output, answer, c.naming)
+		v, err := DecodeAnswer(op.Output, answer, c.naming, op.Items)
 		if err != nil {
 			var de *DecodeError
 			if errors.As(err, &de) {

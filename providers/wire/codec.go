@@ -3,7 +3,6 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -374,25 +373,14 @@ func AppendJSONString(buf []byte, s string) []byte {
 // left out (or null) reads as nil when its shape is Optional and is a
 // "required" problem otherwise. An empty body reads as an empty object. Numbers
 // are read exactly: Int through strconv.ParseInt, Decimal kept as json.Number.
-// Problems are *DecodeError naming the field path, never the value.
+// Text is kept byte for byte, never rewritten (see DecodeAnswer). Problems are
+// *DecodeError naming the field path, never the value.
 func Decode(shape *Shape, data []byte, naming Naming) (any, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		data = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, &DecodeError{Rule: "json"}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &DecodeError{Rule: "json"}
-	}
-	return DecodeValue(shape, v, naming)
+	return DecodeAnswer(shape, data, naming, "")
 }
 
 // DecodeValue converts a value produced by encoding/json (with UseNumber) by
-// shape, as Decode does.
+// shape, as Decode does (its text is encoding/json's: already rewritten).
 func DecodeValue(shape *Shape, v any, naming Naming) (any, error) {
 	return decodeValue(shape, v, naming, nil)
 }

@@ -8,11 +8,11 @@
 //	Record   map[string]any, keyed by lower_snake field names
 //	List     []any (input also takes []string and []map[string]any)
 //	Map      map[string]any (input also takes map[string]string)
-//	Text     string
+//	Text     string (an answer's byte for byte: see DecodeAnswer)
 //	Int      int64 (input also takes int, int32 and whole float64)
 //	Decimal  json.Number on output; float64, json.Number, int64 or int on input
 //	Bool     bool
-//	Any      whatever encoding/json produces with UseNumber
+//	Any      what encoding/json produces with UseNumber (text byte for byte)
 //	none     nil
 //
 // A protocol only decides how members are named on its wire, how a request is
@@ -85,6 +85,11 @@ type Operation struct {
 	// `{name}` are filled from the connection's settings.
 	Method string
 	Path   string
+	// Items is the dotted field path, through records, of a list in the
+	// answer whose elements are read each on its own ("messages",
+	// "result.messages"): an element that does not fit its shape is a
+	// *Unfit in its place, and the rest of the answer is read. "" for none.
+	Items string
 }
 
 // FullName is "resource.operation", the name used in errors.
