@@ -111,7 +111,7 @@ func TestLockText(t *testing.T) {
 
 func TestHeaderName(t *testing.T) {
 	good := map[string]string{
-		"package FakeSqs.v2012_11_05\n":                     "FakeSqs.v2012_11_05",
+		"package FakeSqs.v2012_11_05\n":                       "FakeSqs.v2012_11_05",
 		"// comment\n\n   package Billing.v1   // trailing\n": "Billing.v1",
 		"\r\npackage Cloudflare.v4\r\nprovider {}\r\n":        "Cloudflare.v4",
 	}

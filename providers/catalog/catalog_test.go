@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/jadpo/jadpo/lang/lockfile"
-	"github.com/jadpo/jadpo/providers/catalog"
 	"github.com/jadpo/jadpo/providers/awsjson"
+	"github.com/jadpo/jadpo/providers/catalog"
 )
 
 const sqsPackage = "AmazonSqs.v2012_11_05"
