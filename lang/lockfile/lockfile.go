@@ -1,22 +1,24 @@
 // Package lockfile installs packages into a project and keeps jadpo.lock, the
 // record of which packages are installed and the sha256 of each one's files.
-// `jadpo package add` installs through it and `jadpo check` verifies with it,
-// so both compute the one Digest.
+// `jadpo package add` installs through it; `jadpo check` and `jadpo package
+// list` verify with its one VerifyLock.
 //
 // A project's packages live in packages/<Name>.<version>/ (package.jadpo,
 // resources/*.jadpo, provides/*.jadpo, ...). A package's files are every
 // regular file under its folder whose path has no segment starting with '.'
 // (so .DS_Store or an editor's .swp file do not count); a symbolic link is an
-// error.
+// error, and so is a name outside the safe set (ValidPath, PathRule).
 //
 // jadpo.lock is text, one installed package a line, sorted by name:
 //
 //	# jadpo.lock: the packages installed under packages/ and the sha256 of their files.
 //	# Written by `jadpo package add`; `jadpo check` refuses a package that does not match.
 //	AmazonSqs.v2012_11_05 sha256:<64 hex digits>
+//	  package.jadpo sha256:<64 hex digits>
 //
 // Lines starting with '#' and blank lines are comments; a line is a package
-// name and its Digest separated by white space; CRLF line ends are read too.
+// name and its Digest separated by spaces or tabs, and each indented line
+// under it one file's path and FileDigest; CRLF line ends are read too.
 // Written files always use LF and the two comment lines above.
 package lockfile
 
@@ -550,7 +552,7 @@ func Install(projectDir, name string, files map[string][]byte) (changed bool, er
 	}
 	digest := Digest(files)
 	if !catalogueCopy(name, digest) {
-		return false, fmt.Errorf("%s", notCatalogueMessage(name, "to install", files))
+		return false, fmt.Errorf("%s", notCatalogueMessage(name, "the files to install", files))
 	}
 
 	lock, err := Read(projectDir)
@@ -752,7 +754,7 @@ func verifyEntry(fsys fs.FS, e Entry) []Problem {
 	var problems []Problem
 	if !catalogueCopy(name, e.Digest) {
 		problems = append(problems, Problem{Package: name, Kind: NotCatalogue, Path: rel,
-			Message: notCatalogueMessage(name, "as recorded in "+FileName, files)})
+			Message: notCatalogueMessage(name, "its files as recorded in "+FileName, files)})
 	}
 	if !e.HasFiles() {
 		return append(problems, Problem{Package: name, Kind: NoFileDigests, Path: FileName,
@@ -807,7 +809,8 @@ func catalogueCopy(name, digest string) bool {
 }
 
 // notCatalogueMessage says that files bearing a catalogue name are not the
-// catalogue's, naming what differs from the current copy.
+// catalogue's, naming what differs from the current copy; which says
+// which files ("the files to install").
 func notCatalogueMessage(name, which string, files map[string][]byte) string {
 	ours := catalog.Files(name)
 	var diff []string
@@ -831,7 +834,7 @@ func notCatalogueMessage(name, which string, files map[string][]byte) string {
 		what = " (against its current copy: " + strings.Join(diff, ", ") + ")"
 	}
 	base, _, _ := SplitName(name)
-	return fmt.Sprintf("%s is a package of the toolchain's catalogue, and these files %s are not a copy it published%s: "+
+	return fmt.Sprintf("%s is a package of the toolchain's catalogue, and %s are not a copy it published%s: "+
 		"`jadpo package add %s` installs the catalogue's; a package of your own takes a name of its own in its %s (like `package My%s.v1`)",
 		name, which, what, name, HeaderFile, base)
 }
