@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/providers/catalog"
+	"github.com/jadpo/jadpo/runtime/runtimetest"
 )
 
 func writeTree(t *testing.T, root string, files map[string][]byte) {
@@ -82,5 +85,41 @@ func TestPackageAddRefusesUnsafeNames(t *testing.T) {
 		if out, errOut, code := runCLI("package", "list", "--dir", project); code != 0 || !strings.Contains(out, "no packages installed") {
 			t.Errorf("%q: list afterwards: exit %d\n%s%s", bad, code, out, errOut)
 		}
+	}
+}
+
+// Issue 11, point 2, as the user saw it: with a package file edited and its
+// digest put in build/.jadpo/lock.cache (keyed by jadpo.lock's size and
+// mtime, which a tarball keeps), `jadpo build` wrote a plan holding the
+// edited value. The build now refuses, and writes no plan.
+func TestBuildIgnoresShippedLockCache(t *testing.T) {
+	dir := runtimetest.CopyExample(t, t.TempDir(), runtimetest.Edit{
+		File: "packages/AmazonSqs.v2012_11_05/resources/messages.jadpo",
+		Old:  "receive_request_attempt_id: Text? { max_length: 128 }",
+		New:  "receive_request_attempt_id: Text? { max_length: 256 }",
+	})
+	edited, err := os.ReadFile(filepath.Join(dir, "packages/AmazonSqs.v2012_11_05/resources/messages.jadpo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lockText, err := os.ReadFile(filepath.Join(dir, "jadpo.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dir, "jadpo.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The old cache's format: a key line, then the lock with the file line changed.
+	forged := strings.Replace(string(lockText), lockfile.FileDigest(catalog.Files("AmazonSqs.v2012_11_05")["resources/messages.jadpo"]), lockfile.FileDigest(edited), 1)
+	writeTree(t, filepath.Join(dir, "build", ".jadpo"), map[string][]byte{
+		"lock.cache": []byte(fmt.Sprintf("# jadpo lock cache %d %d\n", st.Size(), st.ModTime().UnixNano()) + forged),
+	})
+	_, errOut, code := runCLI("build", dir)
+	if code == 0 || !strings.Contains(errOut, "package.lock_mismatch") || !strings.Contains(errOut, "resources/messages.jadpo") {
+		t.Fatalf("build with a forged cache: exit %d\n%s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "build", "plan.json")); err == nil {
+		t.Fatal("a plan was written")
 	}
 }
