@@ -101,7 +101,8 @@ func (c *checker) verifyLock() {
 			c.add("package.lock_mismatch", headerAt(dir), "%s", pr.Message).With("package", dir)
 		}
 	}
-	for path, f := range parsed {
+	for _, path := range sortedKeys(parsed) {
+		f := parsed[path]
 		rest := strings.TrimPrefix(path, "packages/")
 		dir, rel, _ := strings.Cut(rest, "/")
 		e, ok := lock.Get(dir)
@@ -121,7 +122,7 @@ func (c *checker) modified(at source.Range, dir, rel string, e lockfile.Entry) {
 			With("package", dir).WithHelp(addCommand(dir) + " installs the package afresh")
 		return
 	}
-	if _, err := c.proj.FS.Open(lockfile.PackagesDir + "/" + dir + "/" + rel); errors.Is(err, fs.ErrNotExist) {
+	if _, err := fs.Stat(c.proj.FS, lockfile.PackagesDir+"/"+dir+"/"+rel); errors.Is(err, fs.ErrNotExist) {
 		c.add("package.lock_mismatch", at, "`%s` of package `%s` is gone since it was installed", rel, dir).
 			With("package", dir).WithHelp(addCommand(dir) + " restores the installed files")
 		return

@@ -2,10 +2,12 @@ package check_test
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/lang/lockfile"
@@ -171,5 +173,51 @@ func writeFile(t *testing.T, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// swapFS serves one file's `first` content on its first open and the
+// file's own content afterwards: a file changed between the check's parse
+// and its verification.
+type swapFS struct {
+	files  fstest.MapFS // not embedded: its ReadFile would bypass Open
+	path   string
+	first  []byte
+	opened bool
+}
+
+func (s *swapFS) Open(name string) (fs.File, error) {
+	if name == s.path && !s.opened {
+		s.opened = true
+		return fstest.MapFS{name: &fstest.MapFile{Data: s.first, Mode: 0o644}}.Open(name)
+	}
+	return s.files.Open(name)
+}
+
+// What the check parsed is held to the lock too, not only what the
+// verification read: a file swapped in between is reported.
+func TestParsedFilesHeldToTheLock(t *testing.T) {
+	dir := writeBigPackage(t, 3)
+	fsys := fstest.MapFS{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fsys[filepath.ToSlash(rel)] = &fstest.MapFile{Data: []byte(readFile(t, p)), Mode: 0o644}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const path = "packages/Big.v1/provides/receiving.jadpo"
+	swapped := &swapFS{files: fsys, path: path, first: append([]byte("// swapped\n"), fsys[path].Data...)}
+	res := check.Check(project.LoadFS(swapped))
+	if !swapped.opened || len(res.Diags) != 1 || res.Diags[0].Code != "package.lock_mismatch" || res.Diags[0].Subject.File == nil || res.Diags[0].Subject.File.Path != path {
+		t.Fatalf("diagnostics: %v", res.Diags)
+	}
+	// Unswapped, the same files check clean.
+	if res := check.Check(project.LoadFS(fsys)); len(res.Diags) != 0 {
+		t.Fatalf("clean: %v", res.Diags)
 	}
 }
