@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -79,14 +80,18 @@ func (e *env) packageCommand() *cobra.Command {
 				fmt.Fprintf(e.stderr, "jadpo: %v\n", err)
 				return exitError{exitFound}
 			}
-			problems, err := lockfile.Verify(dir)
+			problems, err := lockfile.VerifyLock(os.DirFS(dir), lock)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "jadpo: %v\n", err)
 				return exitError{exitFound}
 			}
 			status := map[string]string{}
 			for _, p := range problems {
-				status[p.Package] = string(p.Kind)
+				if st := status[p.Package]; st == "" {
+					status[p.Package] = string(p.Kind)
+				} else if !strings.Contains(","+st+",", ","+string(p.Kind)+",") {
+					status[p.Package] = st + "," + string(p.Kind)
+				}
 			}
 			if len(lock.Entries) == 0 && len(problems) == 0 {
 				fmt.Fprintln(e.stdout, "no packages installed")

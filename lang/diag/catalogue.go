@@ -112,6 +112,8 @@ var entries = []Entry{
 		"install it with `jadpo package add <Name.vVERSION>`"},
 	{"package.lock_mismatch", Error, "an installed package does not match jadpo.lock",
 		"install the package again with `jadpo package add`"},
+	{"package.not_catalogue", Error, "a package bears a catalogue name but is not a copy the catalogue published",
+		"install the catalogue's copy with `jadpo package add <Name.vVERSION>`, or give your own package a name of its own"},
 	{"package.invalid", Error, "a package's files are not laid out as a package",
 		"a package holds package.jadpo, resources/<name>.jadpo and provides/<capability>.jadpo"},
 	{"package.provider_invalid", Error, "a package's provider or capability mapping is wrong",

@@ -34,8 +34,8 @@ type Project struct {
 	Parsed []*ast.File
 	// Diags holds the problems found while reading and parsing.
 	Diags diag.List
-	// LockFile is jadpo.lock once Lock has read it whole (nil when the
-	// project has none, or when the lock cache answered).
+	// LockFile is jadpo.lock once Lock has read it (nil when the project
+	// has none).
 	LockFile *source.File
 
 	dir  string // the project's folder on disk ("" for LoadFS)
