@@ -47,7 +47,7 @@ func TestResendDescribesTheAPI(t *testing.T) {
 		}
 	}
 	// Sending twice may mail twice: never resent after a transport failure.
-	if strings.Contains(res, "retry_safe") {
+	if strings.Contains(res, "retry_safe: true") {
 		t.Error("emails.send must not be retry_safe")
 	}
 	// The members Resend reads, no wire_name needed: each field is named as
