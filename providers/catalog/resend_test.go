@@ -83,7 +83,7 @@ func TestResendDescribesTheAPI(t *testing.T) {
 
 // As TestDigestPinned: apps lock this version by its digest.
 func TestResendDigestPinned(t *testing.T) {
-	const want = "sha256:1ec0eab9a4ddc3deb8322ac515a54c92d73057f5c1e6fc4a5a785476941a5e6d"
+	const want = "sha256:337684b0f437a639e2c90b0a84dea75be4ed059a8ecaf28d4ee213485b1e8cc2"
 	if got := lockfile.Digest(Files(resendPackage)); got != want {
 		t.Errorf("%s digest is %s, pinned %s", resendPackage, got, want)
 	}
