@@ -63,6 +63,7 @@ func (e *env) devCommand() *cobra.Command {
 					fakes = append(fakes, "SQL inbox "+c.Name+" on its own database (insert rows into its table)")
 				}
 			}
+			fakes = append(fakes, w.mail.describe()...)
 			fakes = append(fakes, "store "+w.storeURL)
 			fmt.Fprintf(e.stderr, "jadpo dev: %s; type `<queue> <json body>` to send\n", strings.Join(fakes, ", "))
 			go w.readInput(e)
@@ -88,6 +89,7 @@ type devWorld struct {
 	storeURL  string
 	st        store.Store
 	rt        *runtime.Runtime
+	mail      devMail // dev_email.go
 }
 
 func (w *devWorld) close() {
@@ -106,6 +108,7 @@ func (w *devWorld) close() {
 	if w.sink != nil {
 		w.sink.Close()
 	}
+	w.mail.close()
 }
 
 // startDev builds the plan, starts the stand-ins and a runtime on a store
@@ -117,6 +120,7 @@ func (e *env) startDev(ctx context.Context, dir string, f *appFlags, storeFile s
 		return nil, err
 	}
 	w.plan = p
+	w.mail.out = e.stderr
 	if w.fake, err = sqsfake.Start("", sqsfake.Options{}); err != nil {
 		return nil, startupError{"cannot start the SQS fake: " + err.Error()}
 	}
@@ -194,6 +198,10 @@ func (w *devWorld) wire() error {
 			}
 		case c.Receiving != nil && c.Receiving.Driver == "cloudflare_queues":
 			if err := w.wireCloudflare(c, set); err != nil {
+				return err
+			}
+		case c.Email != nil && c.Receiving == nil:
+			if err := w.wireEmail(c, set); err != nil {
 				return err
 			}
 		case c.Provider.Protocol == "json_http":

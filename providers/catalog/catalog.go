@@ -6,7 +6,9 @@
 // over Protocol.aws_json and CredentialScheme.aws_sigv4) and
 // CloudflareQueues.v4 (the HTTP pull consumer's pull and ack over
 // Protocol.json_http and CredentialScheme.bearer, received by the built-in
-// cloudflare_queues driver).
+// cloudflare_queues driver), SqlInbox.v1 (the sql_inbox driver) and Resend.v1
+// (Resend's POST /emails over Protocol.json_http and CredentialScheme.bearer,
+// with `provide email`).
 package catalog
 
 import (
