@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -15,10 +16,11 @@ import (
 func (e *env) packageCommand() *cobra.Command {
 	var dir string
 	root := &cobra.Command{
-		Use:   "package",
-		Short: "Install and list the app's packages",
+		Use:     "package",
+		Short:   "Install and list the app's packages",
+		Example: "  jadpo package add AmazonSqs.v2012_11_05 --dir examples/warehouse\n  jadpo package list examples/warehouse",
 	}
-	root.PersistentFlags().StringVar(&dir, "dir", ".", "the project directory")
+	addDirFlag(root, &dir, true)
 	add := &cobra.Command{
 		Use:   "add NAME|./path",
 		Short: "Install a package from the toolchain's catalogue, or a local one from its folder",
@@ -26,12 +28,22 @@ func (e *env) packageCommand() *cobra.Command {
 			"each of its files, in jadpo.lock. NAME is a package of the catalogue built into the\n" +
 			"toolchain (jadpo package list --catalogue); a path (with a / in it) is a local package.\n" +
 			"Adding the same package again changes nothing; it restores files edited since.",
-		Args: cobra.ExactArgs(1),
+		Example: "  jadpo package add AmazonSqs.v2012_11_05\n  jadpo package add ./vendor/MyQueue.v1 --dir examples/warehouse",
+		Args:    cobra.ExactArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return catalog.Names(), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			arg := args[0]
+			if dir == "" {
+				dir = "."
+			}
+			// Installing outside a project would make packages/ and jadpo.lock where no app
+			// reads them.
+			if _, err := os.Stat(filepath.Join(dir, "app.jadpo")); err != nil {
+				return cmdError{code: "not_a_project", exit: exitFound, msg: fmt.Sprintf(
+					"%s is not a project folder (it has no app.jadpo): run jadpo package add in the project's folder, or give it with --dir", folderName(dir))}
+			}
 			var name string
 			var changed bool
 			var err error
@@ -64,10 +76,16 @@ func (e *env) packageCommand() *cobra.Command {
 	}
 	var fromCatalogue bool
 	list := &cobra.Command{
-		Use:   "list",
-		Short: "List the installed packages (or, with --catalogue, the toolchain's)",
-		Args:  cobra.NoArgs,
+		Use:     "list [dir]",
+		Short:   "List the installed packages (or, with --catalogue, the toolchain's)",
+		Example: "  jadpo package list examples/warehouse\n  jadpo package list --catalogue",
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			d, err := projectArg(args, dir)
+			if err != nil {
+				return err
+			}
+			dir = d
 			if fromCatalogue {
 				for _, n := range catalog.Names() {
 					fmt.Fprintln(e.stdout, n)
@@ -114,4 +132,15 @@ func (e *env) packageCommand() *cobra.Command {
 	list.Flags().BoolVar(&fromCatalogue, "catalogue", false, "list the packages built into the toolchain")
 	root.AddCommand(add, list)
 	return root
+}
+
+// folderName names a folder given on the command line; "." by its absolute path.
+func folderName(dir string) string {
+	if filepath.Clean(dir) != "." {
+		return dir
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		return "the current folder " + abs
+	}
+	return "the current folder"
 }
