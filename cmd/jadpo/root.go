@@ -94,8 +94,11 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		strings.HasPrefix(err.Error(), "unknown flag") || strings.Contains(err.Error(), "accepts ")
 	code, exit := "failed", exitFound
 	var ce cmdError
+	var se startupError
 	if errors.As(err, &ce) {
 		code, exit = ce.code, ce.exit
+	} else if errors.As(err, &se) {
+		code = "cannot_start"
 	}
 	if isUsage {
 		code, exit = "usage", exitUsage
