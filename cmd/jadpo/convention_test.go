@@ -251,6 +251,8 @@ func TestJSONOnEveryPath(t *testing.T) {
 		{[]string{"deliveries", "retry", "--json"}, 2, "error", `"code": "usage"`},
 		{[]string{"deliveries", "--state", "lost", "--json"}, 2, "error", `"code": "usage"`},
 		{[]string{"check", warehouse, "--format", "json"}, 0, "diagnostic_report", `"diagnostics": []`},
+		{[]string{"package", "list", warehouse, "--format", "json"}, 0, "package_list", `"name": "AmazonSqs.v2012_11_05"`},
+		{[]string{"package", "list", "--catalogue", "--format", "json"}, 0, "package_catalogue", `"CloudflareQueues.v4"`},
 		{[]string{"check", "--bogus", "--format", "json"}, 2, "diagnostic_report", `toolchain.usage_invalid`},
 		{[]string{"build", "--bogus", "--format", "json"}, 2, "diagnostic_report", `toolchain.usage_invalid`},
 	} {

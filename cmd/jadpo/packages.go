@@ -75,6 +75,7 @@ func (e *env) packageCommand() *cobra.Command {
 		},
 	}
 	var fromCatalogue bool
+	var format string
 	list := &cobra.Command{
 		Use:     "list [dir]",
 		Short:   "List the installed packages (or, with --catalogue, the toolchain's)",
@@ -86,7 +87,13 @@ func (e *env) packageCommand() *cobra.Command {
 				return err
 			}
 			dir = d
+			if err := checkFormat(format); err != nil {
+				return err
+			}
 			if fromCatalogue {
+				if format == "json" {
+					return writeEnvelope(e.stdout, "package_catalogue", commandName(c), "ok", map[string]any{"packages": catalog.Names()})
+				}
 				for _, n := range catalog.Names() {
 					fmt.Fprintln(e.stdout, n)
 				}
@@ -94,17 +101,40 @@ func (e *env) packageCommand() *cobra.Command {
 			}
 			lock, err := lockfile.Read(dir)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "jadpo: %v\n", err)
-				return exitError{exitFound}
+				return cmdError{code: "failed", exit: exitFound, msg: err.Error()}
 			}
 			problems, err := lockfile.Verify(dir)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "jadpo: %v\n", err)
-				return exitError{exitFound}
+				return cmdError{code: "failed", exit: exitFound, msg: err.Error()}
 			}
 			status := map[string]string{}
 			for _, p := range problems {
 				status[p.Package] = string(p.Kind)
+			}
+			if format == "json" {
+				pkgs := []map[string]any{}
+				for _, en := range lock.Entries {
+					st := status[en.Name]
+					if st == "" {
+						st = "ok"
+					}
+					pkgs = append(pkgs, map[string]any{"name": en.Name, "files": len(en.Files), "status": st, "digest": en.Digest})
+				}
+				probs := []map[string]string{}
+				for _, p := range problems {
+					probs = append(probs, map[string]string{"package": p.Package, "kind": string(p.Kind), "path": p.Path, "message": p.Message})
+				}
+				result := "ok"
+				if len(problems) > 0 {
+					result = "failed"
+				}
+				if err := writeEnvelope(e.stdout, "package_list", commandName(c), result, map[string]any{"packages": pkgs, "problems": probs}); err != nil {
+					return err
+				}
+				if len(problems) > 0 {
+					return exitError{exitFound}
+				}
+				return nil
 			}
 			if len(lock.Entries) == 0 && len(problems) == 0 {
 				fmt.Fprintln(e.stdout, "no packages installed")
@@ -130,6 +160,7 @@ func (e *env) packageCommand() *cobra.Command {
 		},
 	}
 	list.Flags().BoolVar(&fromCatalogue, "catalogue", false, "list the packages built into the toolchain")
+	addFormatFlag(list, &format, false, false)
 	root.AddCommand(add, list)
 	return root
 }
