@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -55,7 +56,8 @@ func (e *env) buildCommand() *cobra.Command {
 			e.report("build", dir, format, res)
 			if format == "text" {
 				for _, w := range written {
-					fmt.Fprintf(e.stderr, "wrote %s\n", w)
+					// From where the command ran, as every path in human text.
+					fmt.Fprintf(e.stderr, "wrote %s\n", filepath.Join(shownPath(dir), filepath.FromSlash(w)))
 				}
 			}
 			return nil

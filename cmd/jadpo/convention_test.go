@@ -404,6 +404,16 @@ func TestTextAUserCanRead(t *testing.T) {
 	if _, out, _ := cli(t, "check", "w", "--format", "json"); !strings.Contains(out, `"source": "app.jadpo"`) {
 		t.Errorf("check w --format json: source is not project-relative:\n%s", out)
 	}
+	if err := os.WriteFile(app, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := cli(t, "build", "w"); code != 0 || !strings.Contains(errs, "wrote w/build/plan.json\n") {
+		t.Errorf("build w: exit %d, the written files not from the working directory:\n%s", code, errs)
+	}
+	// A mistyped subcommand of deliveries is not taken for a folder.
+	if code, _, errs := cli(t, "deliveries", "lst"); code != 2 || !strings.Contains(errs, "nor a command of jadpo deliveries") {
+		t.Errorf("deliveries lst: exit %d %q", code, errs)
+	}
 }
 
 func TestEveryCommandHasExamples(t *testing.T) {

@@ -89,7 +89,15 @@ func (e *env) deliveriesCommand() *cobra.Command {
 			"  jadpo deliveries show p1 --dir examples/warehouse\n" +
 			"  jadpo deliveries retry p1 d4 --dir examples/warehouse",
 		Args: cobra.MaximumNArgs(1),
-		RunE: listRun,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if _, err := os.Stat(args[0]); err != nil {
+					// `jadpo deliveries lst` is more likely a mistyped command than a folder.
+					return usageError{fmt.Errorf("%s is neither a project folder nor a command of jadpo deliveries (list, show, retry, dismiss)", args[0])}
+				}
+			}
+			return listRun(c, args)
+		},
 	}
 	addDirFlag(root, &dirFlag, true)
 	root.PersistentFlags().StringVar(&f.database, "database", "", "the events' store: postgres://... or sqlite:PATH (default: as jadpo run finds it)")

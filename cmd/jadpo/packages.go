@@ -67,7 +67,8 @@ func (e *env) packageCommand() *cobra.Command {
 				return exitError{exitFound}
 			}
 			if changed {
-				fmt.Fprintf(e.stdout, "installed %s in packages/%s/ and jadpo.lock\n", name, name)
+				at := shownPath(dir)
+				fmt.Fprintf(e.stdout, "installed %s in %s/ and %s\n", name, filepath.Join(at, "packages", name), filepath.Join(at, "jadpo.lock"))
 			} else {
 				fmt.Fprintf(e.stdout, "%s is installed already; nothing changed\n", name)
 			}
