@@ -1,4 +1,7 @@
-package store_test
+package storetest_test
+
+// store.OpenExisting through both adapters; here because runtime/store's own tests link
+// no adapter (TestOpenWithoutAdapter).
 
 import (
 	"context"
