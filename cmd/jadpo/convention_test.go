@@ -73,6 +73,10 @@ func TestOneStoreForEverySpellingOfTheFolder(t *testing.T) {
 		want := "received 1, kept 0, repeats 1"
 		if i == 0 {
 			want = "received 1, kept 1, repeats 0"
+			// tick says which store it opened, as it can be pasted where it ran.
+			if !strings.Contains(errs, `"msg":"store","store":"sqlite:w1/build/local.sqlite"`) {
+				t.Errorf("tick w1 does not log its store:\n%s", errs)
+			}
 		}
 		if !strings.Contains(out, want) {
 			t.Errorf("tick %s (in %s): %q, want %q: another store", s.dir, s.cwd, out, want)
@@ -272,8 +276,17 @@ func TestJSONOnEveryPath(t *testing.T) {
 			t.Errorf("%v: status %v on a failure", c.args, m["status"])
 		}
 	}
+	// A project with errors: its report on stderr, the JSON error on stdout.
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "app.jadpo"), []byte("store primary {\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := cli(t, "deliveries", broken, "--format", "json")
+	if m := envelopeOf(t, []string{"deliveries", "(broken)"}, out); code != 1 || m["kind"] != "error" || !strings.Contains(out, `"check_failed"`) {
+		t.Errorf("deliveries of a project with errors, --format json: exit %d\n%s", code, out)
+	}
 	// check's report keeps its fields.
-	_, out, _ := cli(t, "check", warehouse, "--format", "json")
+	_, out, _ = cli(t, "check", warehouse, "--format", "json")
 	m := envelopeOf(t, nil, out)
 	for _, k := range []string{"project", "summary", "diagnostics"} {
 		if _, ok := m[k]; !ok {

@@ -39,6 +39,11 @@ func (e *env) deliveriesCommand() *cobra.Command {
 			url, from, err = storeURL(dir, nil, nil, f.database)
 		} else {
 			p, err := e.loadPlan(dir, &f)
+			var ee exitError
+			if errors.As(err, &ee) && format == "json" {
+				// The check's report went to stderr; stdout still gets one JSON document.
+				return nil, "", cmdError{code: "check_failed", exit: ee.code, msg: fmt.Sprintf("the project %s has errors (jadpo check %s shows them), so its store's database is not known; or give --database", dir, shellQuote(dir))}
+			}
 			if err != nil {
 				return nil, "", err
 			}
