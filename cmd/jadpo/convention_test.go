@@ -25,9 +25,8 @@ import (
 // its config in .env.local pointing at the test's SQS fake and target, and no store named:
 // every command finds the store by the default rule.
 type tickWorld struct {
-	env       *runtimetest.Env
-	tmp, dir  string
-	unsetVars []string
+	env      *runtimetest.Env
+	tmp, dir string
 }
 
 func newTickWorld(t *testing.T) *tickWorld {

@@ -55,7 +55,9 @@ func (e *env) deliveriesCommand() *cobra.Command {
 			if cfg == nil {
 				cfg = runtime.EmptyConfig()
 			}
-			url, from, err = storeURL(dir, p, cfg, "")
+			if url, from, err = storeURL(dir, p, cfg, ""); err != nil {
+				return nil, "", startupError{err.Error()}
+			}
 		}
 		if err != nil {
 			return nil, "", startupError{err.Error()}

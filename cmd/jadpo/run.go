@@ -122,13 +122,6 @@ func (e *env) startRuntime(ctx context.Context, dir string, f *appFlags, opts ru
 	return s, rt, nil
 }
 
-func dirArg(args []string) string {
-	if len(args) == 1 {
-		return args[0]
-	}
-	return "."
-}
-
 func serveMetrics(addr string, rt *runtime.Runtime, log *slog.Logger) (*http.Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
