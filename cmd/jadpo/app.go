@@ -35,6 +35,7 @@ func (f *appFlags) add(c *cobra.Command, withPlan bool) {
 	}
 	c.Flags().StringVar(&f.database, "database", "", "the events' store: postgres://... or sqlite:PATH (default: the store's database, DATABASE_URL, or build/local.sqlite)")
 	c.Flags().StringVar(&f.logFormat, "log-format", "", "log format: text or json (default: text on a terminal, json otherwise)")
+	_ = c.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // startupError is a start-up problem: one clear line, never a secret.
@@ -63,47 +64,49 @@ func (e *env) loadPlan(dir string, f *appFlags) (*ir.Program, error) {
 	return res.Program, nil
 }
 
-// databaseURL decides where the events are kept: --database, then the
-// store's `database:`, then DATABASE_URL, then build/local.sqlite.
-func databaseURL(dir string, p *ir.Program, cfg *runtime.Config, flag string) (string, error) {
-	u := flag
-	if u == "" && p != nil && p.Store != nil && p.Store.Database != nil {
-		v, err := cfg.Value(*p.Store.Database)
-		if err != nil {
-			return "", err
-		}
-		if s, _ := v.(string); s != "" {
-			u = s
-		}
-	}
-	if u == "" {
-		u = os.Getenv("DATABASE_URL")
-	}
-	if u == "" {
-		u = "sqlite:" + filepath.Join(dir, "build", "local.sqlite")
-	}
-	if rest, ok := strings.CutPrefix(u, "sqlite:"); ok && !filepath.IsAbs(rest) && !strings.HasPrefix(rest, "file:") && flag == "" {
-		u = "sqlite:" + filepath.Join(dir, rest)
-	}
-	if rest, ok := strings.CutPrefix(u, "sqlite:"); ok {
-		if err := os.MkdirAll(filepath.Dir(rest), 0o755); err != nil {
-			return "", err
-		}
-	}
-	return u, nil
-}
-
-// openStore opens and migrates the store.
+// openStore opens the store, creating it if need be, and migrates it: for the commands
+// that run the app (run, tick, dev).
 func openStore(ctx context.Context, url string) (store.Store, error) {
+	if rest, ok := strings.CutPrefix(url, "sqlite:"); ok && filepath.IsAbs(rest) {
+		if err := os.MkdirAll(filepath.Dir(rest), 0o755); err != nil {
+			return nil, startupError{fmt.Sprintf("cannot make the events' store's folder: %v", err)}
+		}
+	}
 	st, err := store.Open(ctx, url)
 	if err != nil {
-		return nil, startupError{fmt.Sprintf("cannot open the events' store %s: %v", store.RedactURL(url), err)}
+		return nil, startupError{fmt.Sprintf("cannot open the events' store %s: %v", shownStore(url), err)}
 	}
 	if err := st.Migrate(ctx); err != nil {
 		st.Close()
-		return nil, startupError{fmt.Sprintf("cannot migrate the events' store %s: %v", store.RedactURL(url), err)}
+		return nil, startupError{fmt.Sprintf("cannot migrate the events' store %s: %v", shownStore(url), err)}
 	}
 	return st, nil
+}
+
+// openExistingStore opens a store that is there already, creating and migrating nothing:
+// for the commands that read it or change its rows (deliveries).
+func openExistingStore(ctx context.Context, url string) (store.Store, error) {
+	st, err := store.OpenExisting(ctx, url)
+	if errors.Is(err, store.ErrNoStore) {
+		why := err.Error()
+		why = why[strings.LastIndex(why, ": ")+2:] // the adapter's reason; the path is shown as typed
+		return nil, cmdError{code: "store_missing", exit: exitFound, msg: fmt.Sprintf(
+			"no events' store at %s: %s; jadpo tick or jadpo run makes it, or --database names another", shownStore(url), why)}
+	}
+	if err != nil {
+		return nil, startupError{fmt.Sprintf("cannot open the events' store %s: %v", shownStore(url), err)}
+	}
+	return st, nil
+}
+
+// configProblems is LoadConfig's error as text: one problem alone on the line, several
+// as a list, one a line.
+func configProblems(err error) string {
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) == 1 {
+		return lines[0]
+	}
+	return fmt.Sprintf("%d config problems:\n  - %s", len(lines), strings.Join(lines, "\n  - "))
 }
 
 // logger builds the structured logger: text on a terminal, JSON otherwise
@@ -144,9 +147,9 @@ func (e *env) openSession(ctx context.Context, dir string, f *appFlags) (*sessio
 	}
 	cfg, err := runtime.LoadConfig(p, os.Environ(), filepath.Join(dir, ".env.local"))
 	if err != nil {
-		return nil, startupError{"cannot start: " + strings.ReplaceAll(err.Error(), "\n", "; ")}
+		return nil, startupError{"cannot start: " + configProblems(err)}
 	}
-	url, err := databaseURL(dir, p, cfg, f.database)
+	url, from, err := storeURL(dir, p, cfg, f.database)
 	if err != nil {
 		return nil, startupError{"cannot start: " + err.Error()}
 	}
@@ -154,6 +157,7 @@ func (e *env) openSession(ctx context.Context, dir string, f *appFlags) (*sessio
 	if err != nil {
 		return nil, err
 	}
+	log.Info("store", "store", shownStore(url), "from", from)
 	return &session{dir: dir, plan: p, cfg: cfg, store: st, log: log}, nil
 }
 

@@ -32,21 +32,26 @@ import (
 func (e *env) devCommand() *cobra.Command {
 	var f appFlags
 	var demo bool
+	var dirFlag string
 	c := &cobra.Command{
 		Use:   "dev [dir]",
 		Short: "Run the app on this machine against local stand-ins for its queues and services",
 		Long: "Dev runs the app with the embedded store, in-process SQS and Cloudflare Queues fakes for its\n" +
 			"queues and a local stand-in for its json_http services, ticking every second. Each line typed on\n" +
 			"standard input, `<queue> <json body>`, sends a message to that queue. --demo runs a scripted tour instead.",
-		Args: cobra.MaximumNArgs(1),
+		Example: "  jadpo dev examples/warehouse\n  jadpo dev examples/warehouse --demo",
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			dir, err := projectArg(args, dirFlag)
+			if err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(e.ctx, syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			dir := dirArg(args)
 			if demo {
 				return e.runDemo(ctx, dir)
 			}
-			w, err := e.startDev(ctx, dir, &f, "dev.sqlite", false)
+			w, err := e.startDev(ctx, dir, &f, false)
 			if err != nil {
 				return err
 			}
@@ -64,13 +69,14 @@ func (e *env) devCommand() *cobra.Command {
 				}
 			}
 			fakes = append(fakes, w.mail.describe()...)
-			fakes = append(fakes, "store "+w.storeURL)
+			fakes = append(fakes, "store "+shownStore(w.storeURL))
 			fmt.Fprintf(e.stderr, "jadpo dev: %s; type `<queue> <json body>` to send\n", strings.Join(fakes, ", "))
 			go w.readInput(e)
 			return w.rt.Run(ctx, time.Second)
 		},
 	}
 	f.add(c, false)
+	addDirFlag(c, &dirFlag, false)
 	c.Flags().BoolVar(&demo, "demo", false, "run the scripted tour of the receive loop (examples/warehouse)")
 	return c
 }
@@ -111,9 +117,9 @@ func (w *devWorld) close() {
 	w.mail.close()
 }
 
-// startDev builds the plan, starts the stand-ins and a runtime on a store
-// in build/<storeFile>; fresh removes that store first.
-func (e *env) startDev(ctx context.Context, dir string, f *appFlags, storeFile string, fresh bool) (*devWorld, error) {
+// startDev builds the plan, starts the stand-ins and a runtime on the project's store
+// (storeURL's rule, as every command); fresh removes a SQLite store first.
+func (e *env) startDev(ctx context.Context, dir string, f *appFlags, fresh bool) (*devWorld, error) {
 	w := &devWorld{dir: dir, queueURLs: map[string]string{}, cfQueues: map[string][2]string{}}
 	p, err := e.loadPlan(dir, f)
 	if err != nil {
@@ -137,16 +143,14 @@ func (e *env) startDev(ctx context.Context, dir string, f *appFlags, storeFile s
 		w.close()
 		return nil, startupError{"cannot start: " + strings.ReplaceAll(err.Error(), "\n", "; ")}
 	}
-	w.storeURL = f.database
-	if w.storeURL == "" {
-		path := filepath.Join(dir, "build", storeFile)
-		if fresh {
-			for _, suffix := range []string{"", "-wal", "-shm"} {
-				_ = os.Remove(path + suffix)
-			}
+	if w.storeURL, _, err = storeURL(dir, p, cfg, f.database); err != nil {
+		w.close()
+		return nil, startupError{"cannot start: " + err.Error()}
+	}
+	if path, ok := strings.CutPrefix(w.storeURL, "sqlite:"); ok && fresh {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			_ = os.Remove(path + suffix)
 		}
-		_ = os.MkdirAll(filepath.Dir(path), 0o755)
-		w.storeURL = "sqlite:" + path
 	}
 	if w.st, err = openStore(ctx, w.storeURL); err != nil {
 		w.close()

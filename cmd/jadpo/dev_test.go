@@ -43,7 +43,7 @@ func runDevUntil(t *testing.T, example, input string, done func(store.Stats) boo
 	if _, err := io.WriteString(typed, input); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(dir, "build", "dev.sqlite"))
+	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(dir, "build", "local.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}

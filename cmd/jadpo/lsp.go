@@ -29,9 +29,10 @@ import (
 // with positions in UTF-16 code units as LSP counts them.
 func (e *env) lspCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "lsp",
-		Short: "Serve the Language Server Protocol on stdin and stdout (diagnostics as you type)",
-		Args:  cobra.NoArgs,
+		Use:     "lsp",
+		Example: "  jadpo lsp    # started by an editor, which speaks LSP on its stdin and stdout",
+		Short:   "Serve the Language Server Protocol on stdin and stdout (diagnostics as you type)",
+		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			s := &lspServer{in: bufio.NewReader(e.stdin), out: e.stdout, open: map[string][]byte{}, published: map[string]bool{}}
 			return s.serve()

@@ -21,16 +21,27 @@ func (e *env) runCommand() *cobra.Command {
 	var f appFlags
 	var metricsAddr string
 	var interval, lease time.Duration
+	var dir string
 	c := &cobra.Command{
 		Use:   "run [dir]",
 		Short: "Receive the app's queues and run its subscribers until stopped",
 		Long: "Run builds the project in memory (or reads --plan), migrates the events' store, then ticks\n" +
 			"at least every 10 seconds until SIGINT or SIGTERM, which let the message in hand finish.",
+		Example: "  jadpo run examples/warehouse\n" +
+			"  jadpo run examples/warehouse --metrics-addr 127.0.0.1:9090 --interval 5s\n" +
+			"  jadpo run --plan build/plan.json --database postgres://app@db/app",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if interval > runtime.MaxTickInterval || interval <= 0 {
+				return usageError{fmt.Errorf("--interval %s: an app receiving a queue ticks at least every %s (runtime.md); give a positive interval of at most %s", interval, runtime.MaxTickInterval, runtime.MaxTickInterval)}
+			}
+			project, err := projectArg(args, dir)
+			if err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(e.ctx, syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			s, rt, err := e.startRuntime(ctx, dirArg(args), &f, runtime.Options{Lease: lease})
+			s, rt, err := e.startRuntime(ctx, project, &f, runtime.Options{Lease: lease})
 			if err != nil {
 				return err
 			}
@@ -50,6 +61,7 @@ func (e *env) runCommand() *cobra.Command {
 		},
 	}
 	f.add(c, true)
+	addDirFlag(c, &dir, false)
 	c.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve Prometheus /metrics and /healthz on this address (host:port)")
 	c.Flags().DurationVar(&interval, "interval", runtime.MaxTickInterval, "time between ticks (at most 10s)")
 	// Hidden: crash tests shorten the delivery lease (docs/runtime.md, Deliveries).
@@ -60,14 +72,20 @@ func (e *env) runCommand() *cobra.Command {
 
 func (e *env) tickCommand() *cobra.Command {
 	var f appFlags
+	var dir string
 	c := &cobra.Command{
-		Use:   "tick [dir]",
-		Short: "Run one tick, then exit (for cron and tests)",
-		Args:  cobra.MaximumNArgs(1),
+		Use:     "tick [dir]",
+		Short:   "Run one tick, then exit (for cron and tests)",
+		Example: "  jadpo tick examples/warehouse\n  jadpo tick --dir examples/warehouse --log-format json",
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			project, err := projectArg(args, dir)
+			if err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(e.ctx, syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			s, rt, err := e.startRuntime(ctx, dirArg(args), &f, runtime.Options{})
+			s, rt, err := e.startRuntime(ctx, project, &f, runtime.Options{})
 			if err != nil {
 				return err
 			}
@@ -85,6 +103,7 @@ func (e *env) tickCommand() *cobra.Command {
 		},
 	}
 	f.add(c, true)
+	addDirFlag(c, &dir, false)
 	return c
 }
 
@@ -101,13 +120,6 @@ func (e *env) startRuntime(ctx context.Context, dir string, f *appFlags, opts ru
 		return nil, nil, startupError{"cannot start: " + err.Error()}
 	}
 	return s, rt, nil
-}
-
-func dirArg(args []string) string {
-	if len(args) == 1 {
-		return args[0]
-	}
-	return "."
 }
 
 func serveMetrics(addr string, rt *runtime.Runtime, log *slog.Logger) (*http.Server, error) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -13,6 +14,10 @@ import (
 // TextOptions shape the human rendering.
 type TextOptions struct {
 	Color bool // ANSI colour; the caller decides (a terminal, and no NO_COLOR)
+	// Dir is put before each file's project-relative path: the project folder as given
+	// where the command ran, so that `jadpo check m22` shows m22/app.jadpo:17:27, a path
+	// that can be pasted there. JSON keeps project-relative paths (diagnostics.md).
+	Dir string
 }
 
 const (
@@ -49,14 +54,14 @@ func WriteText(w io.Writer, l List, opt TextOptions) {
 					}
 				}
 			}
-			writeSnippet(w, d.Subject, d.Label, gutter, paint)
+			writeSnippet(w, d.Subject, d.Label, gutter, opt.Dir, paint)
 		}
 		for _, r := range d.Related {
 			if r.Range.File == nil {
 				continue
 			}
 			fmt.Fprintf(w, "%s%s %s\n", strings.Repeat(" ", gutter+1), paint(ansiBlue, "="), paint(ansiBold, "note:")+" "+r.Message)
-			writeSnippet(w, r.Range, "", gutter, paint)
+			writeSnippet(w, r.Range, "", gutter, opt.Dir, paint)
 		}
 		if h := d.HelpText(); h != "" {
 			fmt.Fprintf(w, "%s%s help: %s\n", strings.Repeat(" ", gutter+1), paint(ansiBlue, "="), h)
@@ -65,11 +70,15 @@ func WriteText(w io.Writer, l List, opt TextOptions) {
 	}
 }
 
-func writeSnippet(w io.Writer, r source.Range, label string, gutter int, paint func(string, string) string) {
+func writeSnippet(w io.Writer, r source.Range, label string, gutter int, dir string, paint func(string, string) string) {
 	f := r.File
 	start := f.Position(r.Span.Start)
 	pad := strings.Repeat(" ", gutter)
-	fmt.Fprintf(w, "%s%s %s:%d:%d\n", pad, paint(ansiBlue, "-->"), f.Path, start.Line, start.Column)
+	path := f.Path
+	if dir != "" && !filepath.IsAbs(path) {
+		path = filepath.Join(dir, filepath.FromSlash(path))
+	}
+	fmt.Fprintf(w, "%s%s %s:%d:%d\n", pad, paint(ansiBlue, "-->"), path, start.Line, start.Column)
 	fmt.Fprintf(w, "%s %s\n", pad, paint(ansiBlue, "|"))
 	line := f.Line(start.Line)
 	fmt.Fprintf(w, "%s %s %s\n", paint(ansiBlue, fmt.Sprintf("%*d", gutter, start.Line)), paint(ansiBlue, "|"), line)

@@ -84,3 +84,21 @@ func TestUncataloguedCodePanics(t *testing.T) {
 	var l List
 	l.Add("made.up", source.Range{}, "x")
 }
+
+// Human text shows a path that can be pasted where the command ran: the project folder as
+// given, then the file; JSON keeps the project-relative source.
+func TestTextPathFromWhereTheCommandRan(t *testing.T) {
+	var b bytes.Buffer
+	WriteText(&b, sample(), TextOptions{Dir: "m22"})
+	if !strings.Contains(b.String(), "--> m22/app.jadpo:2:12\n") {
+		t.Fatalf("the path is not from the working directory:\n%s", b.String())
+	}
+	b.Reset()
+	WriteText(&b, sample(), TextOptions{Dir: "."})
+	if !strings.Contains(b.String(), "--> app.jadpo:2:12\n") {
+		t.Fatalf("with Dir \".\":\n%s", b.String())
+	}
+	if r := NewReport("check", "m22", 1, 1, sample()); r.Diagnostics[0].Location.Source != "app.jadpo" {
+		t.Fatalf("JSON source %q, want app.jadpo", r.Diagnostics[0].Location.Source)
+	}
+}

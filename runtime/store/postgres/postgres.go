@@ -25,6 +25,9 @@ func init() {
 	open := func(ctx context.Context, url string) (store.Store, error) { return Open(ctx, url) }
 	store.Register("postgres", open)
 	store.Register("postgresql", open)
+	existing := func(ctx context.Context, url string) (store.Store, error) { return OpenExisting(ctx, url) }
+	store.RegisterExisting("postgres", existing)
+	store.RegisterExisting("postgresql", existing)
 }
 
 // migrationLockKey is the key of the advisory lock Migrate holds in its transaction
@@ -48,6 +51,45 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		return nil, &store.Error{Op: "open", Class: store.ClassOther, Err: err}
 	}
 	return New(ctx, cfg)
+}
+
+// OpenExisting connects to the database at url without migrating it (store.OpenExisting):
+// a database without jadpo's tables (in its search_path) is an error wrapping
+// store.ErrNoStore, and nothing is created.
+func OpenExisting(ctx context.Context, url string) (*Store, error) {
+	s, err := Open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.verify(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// verify checks, changing nothing, that the database holds jadpo's tables at this build's
+// schema version, then checks every statement as Migrate does.
+func (s *Store) verify(ctx context.Context) error {
+	var there bool
+	if err := s.pool.QueryRow(ctx, "SELECT to_regclass('jadpo_schema_migrations') IS NOT NULL").Scan(&there); err != nil {
+		return wrap("open", err)
+	}
+	if !there {
+		return fmt.Errorf("%w: the database has no jadpo tables (it was never migrated)", store.ErrNoStore)
+	}
+	rows, err := s.pool.Query(ctx, stmtMigrationVersions.SQL)
+	if err != nil {
+		return wrap("open", err)
+	}
+	applied, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return wrap("open", err)
+	}
+	if err := sqlcommon.Behind(migrations, applied); err != nil {
+		return err
+	}
+	return s.check(ctx)
 }
 
 // New connects a pool made from cfg (tests set cfg.ConnConfig.RuntimeParams, such as

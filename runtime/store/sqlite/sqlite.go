@@ -15,7 +15,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -29,6 +31,7 @@ import (
 
 func init() {
 	store.Register("sqlite", func(ctx context.Context, url string) (store.Store, error) { return Open(ctx, url) })
+	store.RegisterExisting("sqlite", func(ctx context.Context, url string) (store.Store, error) { return OpenExisting(ctx, url) })
 }
 
 // Options tune a store. The zero value is the default.
@@ -79,15 +82,76 @@ func PathOf(rawURL string) (string, error) {
 	return rest, nil
 }
 
+// OpenExisting opens the store of a sqlite:PATH URL without creating or migrating
+// anything (store.OpenExisting): a missing file, or one without jadpo's tables, is an error
+// wrapping store.ErrNoStore.
+func OpenExisting(ctx context.Context, rawURL string) (*Store, error) {
+	path, err := PathOf(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w at %s: the file does not exist", store.ErrNoStore, path)
+	}
+	s, err := openPath(ctx, path, Options{}, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.verify(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// verify checks, changing nothing, that the database holds jadpo's tables at this build's
+// schema version, then checks every statement as Migrate does.
+func (s *Store) verify(ctx context.Context) error {
+	var n int
+	if err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'jadpo_schema_migrations'").Scan(&n); err != nil {
+		return wrap("open "+s.path, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%w at %s: the file has no jadpo tables (it was never migrated)", store.ErrNoStore, s.path)
+	}
+	rows, err := s.r.QueryContext(ctx, stmtMigrationVersions.SQL)
+	if err != nil {
+		return wrap("open "+s.path, err)
+	}
+	var applied []int
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return wrap("open "+s.path, err)
+		}
+		applied = append(applied, v)
+	}
+	if err := rows.Close(); err != nil {
+		return wrap("open "+s.path, err)
+	}
+	if err := sqlcommon.Behind(migrations, applied); err != nil {
+		return err
+	}
+	return s.check(ctx)
+}
+
 // OpenPath opens (creating it if need be) the database file at path.
 func OpenPath(ctx context.Context, path string, opts Options) (*Store, error) {
+	return openPath(ctx, path, opts, true)
+}
+
+// openPath opens the file at path; without create, a missing file is an error and the
+// file's journal mode is left as it is (a store's is WAL already), so a file that is not a
+// store is not changed.
+func openPath(ctx context.Context, path string, opts Options, create bool) (*Store, error) {
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = 5 * time.Second
 	}
 	if opts.Readers <= 0 {
 		opts.Readers = 4
 	}
-	w, err := sql.Open("sqlite", dsn(path, opts, true))
+	w, err := sql.Open("sqlite", dsn(path, opts, true, create))
 	if err != nil {
 		return nil, wrap("open", err)
 	}
@@ -99,7 +163,7 @@ func OpenPath(ctx context.Context, path string, opts Options) (*Store, error) {
 		w.Close()
 		return nil, wrap("open "+path, err)
 	}
-	r, err := sql.Open("sqlite", dsn(path, opts, false))
+	r, err := sql.Open("sqlite", dsn(path, opts, false, create))
 	if err != nil {
 		w.Close()
 		return nil, wrap("open", err)
@@ -114,16 +178,23 @@ func OpenPath(ctx context.Context, path string, opts Options) (*Store, error) {
 	return &Store{path: path, w: w, r: r, prepared: map[string]*sql.Stmt{}}, nil
 }
 
-func dsn(path string, opts Options, write bool) string {
+func dsn(path string, opts Options, write, create bool) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", opts.BusyTimeout.Milliseconds()))
-	q.Add("_pragma", "journal_mode(WAL)")
+	if create {
+		q.Add("_pragma", "journal_mode(WAL)")
+	}
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	if write {
 		q.Set("_txlock", "immediate")
 	} else {
 		q.Add("_pragma", "query_only(1)")
+	}
+	if !create {
+		// A file: URI, so that SQLite reads mode=rw: open the file, never create it.
+		q.Set("mode", "rw")
+		return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path) + "?" + q.Encode()
 	}
 	return path + "?" + q.Encode()
 }
