@@ -32,6 +32,7 @@ func writeTree(t *testing.T, root string, files map[string][]byte) {
 func TestPackageAddRefusesCatalogueImpostor(t *testing.T) {
 	const sqs = "AmazonSqs.v2012_11_05"
 	project := t.TempDir()
+	writeTree(t, project, map[string][]byte{"app.jadpo": []byte("// a project without declarations yet\n")})
 	if _, errOut, code := runCLI("package", "add", sqs, "--dir", project); code != 0 {
 		t.Fatalf("add from the catalogue: %d %s", code, errOut)
 	}
@@ -74,6 +75,7 @@ func relockText(t *testing.T, dir string) []byte {
 func TestPackageAddRefusesUnsafeNames(t *testing.T) {
 	for _, bad := range []string{"resources/a b.jadpo", "resources/x\nPhantom.v1 sha256:" + strings.Repeat("a", 64) + "\n  y/z.jadpo"} {
 		project := t.TempDir()
+		writeTree(t, project, map[string][]byte{"app.jadpo": []byte("// a project without declarations yet\n")})
 		writeTree(t, filepath.Join(project, "billing"), map[string][]byte{
 			"package.jadpo": []byte("package Billing.v1\n"),
 			bad:             []byte("resource a {\n}\n"),
