@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/runtime"
+	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
@@ -97,5 +100,28 @@ func TestDevCloudflareQueue(t *testing.T) {
 		func(s store.Stats) bool { return s.Outbox == 1 })
 	if !strings.Contains(errOut, "Cloudflare Queues fake on http://127.0.0.1:") {
 		t.Fatalf("the Cloudflare fake's address is not shown:\n%s", errOut)
+	}
+}
+
+// Issue 12 point 6: a tick's summary names what its count is: messages the
+// store could not take, handed back to the queue; it never says "left on the
+// queue" (what waits there is the queue's to say).
+func TestTickSummaryNamesWhatItCounts(t *testing.T) {
+	env := runtimetest.New(t, "sqlite")
+	st := runtimetest.NewFlakyStore(env.Store())
+	st.FailKeeps(-1)
+	rt := env.Runtime(st, runtime.Options{})
+	for i := range 3 {
+		env.Send("warehouse_queue", runtimetest.OrderShipped(fmt.Sprintf("m-%d", i)))
+	}
+	rep, err := rt.Tick(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	printTick(&b, rep)
+	if got := b.String(); !strings.Contains(got, "received 3: kept 0, repeats 0, parked 0, not taken by the store 3, acknowledged 0") ||
+		strings.Contains(got, "left on the queue") {
+		t.Fatalf("tick summary %q", got)
 	}
 }
