@@ -114,7 +114,7 @@ type devWorld struct {
 	sink      *http.Server
 	sinkURL   string
 	environ   []string
-	queueURLs map[string]string // by app queue
+	queueURLs map[string]string    // by app queue
 	inboxes   map[string]*devInbox // SQL inbox tables, by app queue
 	storeURL  string
 	st        store.Store
