@@ -270,6 +270,27 @@ func TestDevRefusesDatabasesOffTheMachine(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, "not this machine") {
 		t.Fatalf("a host given in the query was not seen: exit %d\n%s", code, errOut)
 	}
+	// DATABASE_URL and the store's database: dev either keeps to a store on
+	// this machine or refuses the one given; it never opens another host's.
+	for name, dir := range map[string]string{
+		"DATABASE_URL": warehouse,
+		"the store's database": copyExample(t, "warehouse", "store primary {\n}", "store primary {\n    database: \"postgres://jadpo@db.example.com/events\"\n}"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("DATABASE_URL", "postgres://jadpo:s3cret-pw@db.example.com/events")
+			errOut, code := runDevToEnd(t, dir, "")
+			if strings.Contains(errOut, "s3cret-pw") || code == 0 && !strings.Contains(errOut, "store sqlite:") ||
+				code != 0 && !strings.Contains(errOut, "the events' store is on db.example.com, not this machine") {
+				t.Fatalf("exit %d\n%s", code, errOut)
+			}
+		})
+	}
+	for _, a := range dials() {
+		if !strings.HasPrefix(a, "tcp 127.0.0.1:") {
+			t.Fatalf("dialled %s", a)
+		}
+	}
+	dials = recordDials(t)
 	jobs := copyExample(t, "jobs")
 	t.Setenv("JOBS_DATABASE_URL", "postgres://jadpo:s3cret-pw@jobs.example.com/jobs")
 	errOut, code = runDevToEnd(t, jobs, "")
