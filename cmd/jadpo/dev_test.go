@@ -273,7 +273,7 @@ func TestDevRefusesDatabasesOffTheMachine(t *testing.T) {
 	// DATABASE_URL and the store's database: dev either keeps to a store on
 	// this machine or refuses the one given; it never opens another host's.
 	for name, dir := range map[string]string{
-		"DATABASE_URL": warehouse,
+		"DATABASE_URL":         warehouse,
 		"the store's database": copyExample(t, "warehouse", "store primary {\n}", "store primary {\n    database: \"postgres://jadpo@db.example.com/events\"\n}"),
 	} {
 		t.Run(name, func(t *testing.T) {
