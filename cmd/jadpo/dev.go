@@ -77,8 +77,12 @@ func (e *env) devCommand() *cobra.Command {
 					fmt.Fprintf(e.stderr, "jadpo dev: created the SQL inbox table %s in %s: %s\n", in.name, in.where, in.created)
 				}
 			}
-			fmt.Fprintf(e.stderr, "jadpo dev: queues: %s; type `<queue> <json body>` to send (a SQL inbox's body is its row: {\"column\": value, ...}); end of input stops dev\n",
-				strings.Join(w.queueNames(), ", "))
+			rows := ""
+			if len(w.inboxes) > 0 {
+				rows = ` (a SQL inbox's body is its row: {"column": value, ...})`
+			}
+			fmt.Fprintf(e.stderr, "jadpo dev: queues: %s; type `<queue> <json body>` to send%s; end of input stops dev\n",
+				w.queueList(), rows)
 			// End of input stops the loop like a signal; what was sent is
 			// then received and delivered before dev exits.
 			run, eof := context.WithCancel(ctx)
@@ -523,7 +527,7 @@ func (w *devWorld) send(ctx context.Context, e *env, line string) {
 		id, err = in.insert(ctx, body)
 		what = fmt.Sprintf(" (row %s=%s of %s)", in.table.ID, id, in.name)
 	} else {
-		fmt.Fprintf(e.stderr, "jadpo dev: no queue %q; queues: %s\n", queue, strings.Join(w.queueNames(), ", "))
+		fmt.Fprintf(e.stderr, "jadpo dev: no queue %q; queues: %s\n", queue, w.queueList())
 		return
 	}
 	if err != nil {
@@ -540,6 +544,14 @@ func (w *devWorld) queueNames() []string {
 	out = append(out, sortedKeys(w.inboxes)...)
 	sort.Strings(out)
 	return out
+}
+
+// queueList names the queues for a message: "none" when the app receives none.
+func (w *devWorld) queueList() string {
+	if q := w.queueNames(); len(q) > 0 {
+		return strings.Join(q, ", ")
+	}
+	return "none (the app receives no queue)"
 }
 
 func sortedKeys[V any](m map[string]V) []string {
