@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -243,12 +244,12 @@ func (qr *queueRunner) keepOf(out reading.Outcome, headers map[string]string, re
 }
 
 func (qr *queueRunner) park(ctx context.Context, m *message, reason store.Reason, problems []store.Problem, retried int64, rep *TickReport) {
-	p := store.Parked{Source: qr.source, WireType: m.out.WireType, Reason: reason, Problems: problems,
+	p := store.Parked{Source: qr.source, ReceivedID: m.out.ID, WireType: m.out.WireType, Reason: reason, Problems: problems,
 		Body: qr.parkedBody(m), RetriedParkedID: retried}
 	if m.out.Event != nil {
 		p.EventName = m.out.Event.Name
 	}
-	res, err := qr.r.store.Park(ctx, qr.r.now(), p)
+	res, id, err := qr.r.store.Park(ctx, qr.r.now(), p)
 	if err != nil {
 		qr.r.log.Warn("the store cannot park a message now; it stays on the queue", "queue", qr.q.Name, "message_id", m.out.ID, "error", err)
 		qr.metrics.storeUnavailable.Inc()
@@ -260,10 +261,28 @@ func (qr *queueRunner) park(ctx context.Context, m *message, reason store.Reason
 	rep.Parked++
 	qr.metrics.parked(string(reason)).Inc()
 	if res == store.ParkAlready {
-		qr.r.log.Info("parked already: the same body from this queue; nothing added", "queue", qr.q.Name, "message_id", m.out.ID, "reason", string(reason))
+		qr.r.log.Info("parked already: the same body from this queue; nothing added", "queue", qr.q.Name, "parked_id", id.String(), "message_id", m.out.ID, "reason", string(reason))
 		return
 	}
-	qr.r.log.Info("parked", "queue", qr.q.Name, "message_id", m.out.ID, "reason", string(reason), "problems", len(problems))
+	qr.r.log.Info("parked", "queue", qr.q.Name, "parked_id", id.String(), "message_id", m.out.ID, "reason", string(reason), "problems", ProblemsText(problems))
+}
+
+// ProblemsText names each problem by field and rule, never a value:
+// "order_id: required; lines[0].quantity: min". A problem of the whole body
+// has no field: "(body): json".
+func ProblemsText(ps []store.Problem) string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		f := p.Field
+		if f == "" {
+			f = "(body)"
+		}
+		b.WriteString(f + ": " + p.Rule)
+	}
+	return b.String()
 }
 
 // parkedBody is what parking keeps of m: its body, or what the queue's wire
@@ -300,7 +319,7 @@ func (r *Runtime) rereadRetried(ctx context.Context, rep *TickReport) error {
 		m := &message{body: string(pm.Body)}
 		if qr == nil {
 			// The queue is gone from the plan: park it again, as it was.
-			_, err := r.store.Park(ctx, r.now(), store.Parked{Source: pm.Source, WireType: pm.WireType, EventName: pm.EventName,
+			_, _, err := r.store.Park(ctx, r.now(), store.Parked{Source: pm.Source, ReceivedID: pm.ReceivedID, WireType: pm.WireType, EventName: pm.EventName,
 				Reason: pm.Reason, Problems: append(pm.Problems, store.Problem{Field: "", Rule: "queue"}), Body: pm.Body, RetriedParkedID: pm.ID})
 			errs = append(errs, err)
 			continue

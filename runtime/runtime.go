@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"sort"
 	"time"
@@ -40,7 +41,13 @@ type Options struct {
 	Config *Config
 	// HTTP sends provider calls; nil means a client with a 30 s timeout that
 	// keeps a connection per delivery worker open to each host.
-	HTTP   *http.Client
+	HTTP *http.Client
+	// Dial, when set, opens every network connection the runtime makes
+	// itself: provider calls (when HTTP is nil; then no proxy is used
+	// either) and a SQL inbox's database (no name is looked up before it:
+	// Dial gets the host as written). jadpo dev passes one that refuses
+	// every address off the machine.
+	Dial   func(ctx context.Context, network, addr string) (net.Conn, error)
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -69,6 +76,7 @@ type Runtime struct {
 	rand    *rand.Rand
 	budget  time.Duration
 	metrics *Metrics
+	dial    func(ctx context.Context, network, addr string) (net.Conn, error) // nil: pgx's own
 
 	queues      []*queueRunner
 	bySource    map[string]*queueRunner
@@ -83,7 +91,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	r := &Runtime{
 		plan: opts.Plan, store: opts.Store, log: opts.Logger, now: opts.Now, after: opts.After, rand: opts.Rand,
-		budget: opts.Budget, metrics: opts.Metrics,
+		budget: opts.Budget, metrics: opts.Metrics, dial: opts.Dial,
 		bySource: map[string]*queueRunner{}, subscribers: map[string][]string{},
 	}
 	if r.log == nil {
@@ -107,6 +115,10 @@ func New(opts Options) (*Runtime, error) {
 	hc := opts.HTTP
 	if hc == nil {
 		hc = defaultHTTPClient()
+		if opts.Dial != nil {
+			t := hc.Transport.(*http.Transport)
+			t.DialContext, t.Proxy = opts.Dial, nil
+		}
 	}
 	conns := map[string]*connection{}
 	for i := range opts.Plan.Connections {

@@ -8,6 +8,9 @@ import (
 
 // TickReport says what one tick did.
 type TickReport struct {
+	// Left counts received messages the store could not take now (neither
+	// kept nor parked): they are handed back to their queue, which sends them
+	// again. It is not what waits on the queue.
 	Received, Kept, Repeats, Parked, Left, Acked int
 	RetriedKept, RetriedParked                   int
 	Delivered                                    DeliverReport

@@ -171,8 +171,7 @@ func shellQuote(s string) string {
 }
 
 func printTick(w interface{ Write([]byte) (int, error) }, rep runtime.TickReport) {
-	fmt.Fprintf(w, "   received %d: kept %d, repeats %d, parked %d, left on the queue %d, acknowledged %d\n",
-		rep.Received, rep.Kept, rep.Repeats, rep.Parked, rep.Left, rep.Acked)
+	fmt.Fprintf(w, "   received %d: %s, acknowledged %d\n", rep.Received, receivedCounts(rep), rep.Acked)
 	if rep.RetriedKept+rep.RetriedParked > 0 {
 		fmt.Fprintf(w, "   operator-retried parked messages: kept %d, parked again %d\n", rep.RetriedKept, rep.RetriedParked)
 	}
@@ -180,6 +179,13 @@ func printTick(w interface{ Write([]byte) (int, error) }, rep runtime.TickReport
 	if d.Claimed > 0 {
 		fmt.Fprintf(w, "   deliveries run: %d succeeded, %d to retry, %d failed\n", d.Succeeded, d.Retried, d.Failed)
 	}
+}
+
+// receivedCounts says what became of a tick's received messages. Left counts
+// those the store could not take, handed back to their queue: not what waits
+// on the queue, which the tick does not know.
+func receivedCounts(rep runtime.TickReport) string {
+	return fmt.Sprintf("kept %d, repeats %d, parked %d, not taken by the store %d", rep.Kept, rep.Repeats, rep.Parked, rep.Left)
 }
 
 func deliveryStates(s store.Stats) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"sync"
 
@@ -20,15 +21,11 @@ type devMail struct {
 	names   []string
 }
 
-// wireEmail starts the stand-in for connection c and points the app's
-// config at it. A host that does not come from config cannot be pointed
-// anywhere, and mail must not leave the machine: that is refused.
-func (w *devWorld) wireEmail(c ir.Connection, set map[string]string) error {
+// wireEmail starts the stand-in for connection c and points its host and
+// token at it, however they are written (wire's point): a literal host or
+// the package's own is replaced in dev's plan, so no mail leaves the machine.
+func (w *devWorld) wireEmail(c *ir.Connection, point func(*ir.Value, string) *ir.Value) error {
 	m := &w.mail
-	if c.Host == nil || c.Host.Config == "" {
-		return fmt.Errorf("connection %s sends email to its package's own host, and jadpo dev sends no mail off this machine; "+
-			"give the connection `host: config.<field>` (with the service's address as the field's default) so dev can point it at its local stand-in", c.Name)
-	}
 	opts := emailfake.Options{Token: emailfake.DefaultToken, Members: map[string]string{}}
 	var input *ir.Record
 	for _, o := range c.Operations {
@@ -71,9 +68,10 @@ func (w *devWorld) wireEmail(c ir.Connection, set map[string]string) error {
 	}
 	m.servers = append(m.servers, srv)
 	m.names = append(m.names, name)
-	set[c.Host.Config] = srv.URL
-	if v, ok := c.Credential["token"]; ok && v.Config != "" {
-		set[v.Config] = emailfake.DefaultToken
+	c.Host = point(c.Host, srv.URL)
+	if v, ok := c.Credential["token"]; ok {
+		c.Credential = maps.Clone(c.Credential)
+		c.Credential["token"] = *point(&v, emailfake.DefaultToken)
 	}
 	return nil
 }

@@ -46,9 +46,10 @@ func TestDevPrintsTheMail(t *testing.T) {
 	}
 }
 
-// A connection whose host is the package's own cannot be pointed at the
-// stand-in: dev refuses to start rather than send real mail.
-func TestDevRefusesAnEmailHostItCannotPoint(t *testing.T) {
+// A connection whose host is the package's own (no `host:` line, so
+// https://api.resend.com) is pointed at the stand-in all the same: dev
+// replaces it in its own copy of the plan, and the mail is printed, not sent.
+func TestDevPointsAnEmailPackagesOwnHost(t *testing.T) {
 	dir := t.TempDir()
 	if err := copyProject(filepath.Join(repoRoot(t), "examples", "shipmail"), dir); err != nil {
 		t.Fatal(err)
@@ -65,15 +66,15 @@ func TestDevRefusesAnEmailHostItCannotPoint(t *testing.T) {
 	if err := os.WriteFile(app, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Were it to start, it would run until cancelled: the guard ends it, and
-	// exit 0 fails the test.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	body := `{"id":"d-2","type":"order_shipped","order_id":"o-2","customer_email":"bob@example.com","carrier":"dhl",` +
+		`"summary":"On its way."}`
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var out, errOut syncBuffer
-	code := runContext(ctx, []string{"dev", dir}, strings.NewReader(""), &out, &errOut)
+	// At the end of input dev receives and delivers what was sent, then exits.
+	code := runContext(ctx, []string{"dev", dir}, strings.NewReader("orders_queue "+body+"\n"), &out, &errOut)
 	errs := errOut.String()
-	if code == 0 || !strings.Contains(errs, "connection mail sends email to its package's own host") ||
-		!strings.Contains(errs, "host: config.<field>") {
+	if code != 0 || !strings.Contains(errs, `mail (mail, not sent) to bob@example.com: "Your order has shipped" — On its way.`) {
 		t.Fatalf("exit %d:\n%s", code, errs)
 	}
 }

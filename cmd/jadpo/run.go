@@ -92,8 +92,8 @@ func (e *env) tickCommand() *cobra.Command {
 			defer s.store.Close()
 			defer rt.Close()
 			rep, err := rt.Tick(ctx)
-			fmt.Fprintf(e.stdout, "received %d, kept %d, repeats %d, parked %d, left on the queue %d; retried parked: kept %d, parked again %d; deliveries: %d succeeded, %d to retry, %d failed\n",
-				rep.Received, rep.Kept, rep.Repeats, rep.Parked, rep.Left, rep.RetriedKept, rep.RetriedParked,
+			fmt.Fprintf(e.stdout, "received %d, %s; retried parked: kept %d, parked again %d; deliveries: %d succeeded, %d to retry, %d failed\n",
+				rep.Received, receivedCounts(rep), rep.RetriedKept, rep.RetriedParked,
 				rep.Delivered.Succeeded, rep.Delivered.Retried, rep.Delivered.Failed)
 			if err != nil {
 				s.log.Warn("the tick did not finish everything", "error", err)

@@ -43,8 +43,10 @@ type Store interface {
 	// each, and reports per message whether it was kept, a repeat or refused. A transient
 	// failure fails the whole call (IsTransient) and commits nothing.
 	KeepBatch(ctx context.Context, now time.Time, keeps []Keep) ([]KeepResult, error)
-	// Park keeps a message whole, once per (source, sha256 of the body).
-	Park(ctx context.Context, now time.Time, p Parked) (ParkResult, error)
+	// Park keeps a message whole, once per (source, sha256 of the body). The id is the
+	// parked row's: the one added, the one parked already with the same body, or the
+	// retried one failed again (zero for ParkGone).
+	Park(ctx context.Context, now time.Time, p Parked) (ParkResult, ID, error)
 	// RetriedParked returns up to limit parked messages an operator retried (state
 	// pending), oldest first. It claims nothing: see docs/store.md.
 	RetriedParked(ctx context.Context, limit int) ([]ParkedMessage, error)

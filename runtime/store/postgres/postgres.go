@@ -310,37 +310,46 @@ func headersParam(h map[string]string) *string {
 
 // Park writes the parked row once per (source, body), or sets a re-read parked row back
 // to failed.
-func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.ParkResult, error) {
+func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.ParkResult, store.ID, error) {
 	if err := sqlcommon.CheckParked(p); err != nil {
-		return 0, err
+		return 0, store.ID{}, err
 	}
 	now = sqlcommon.Micro(now)
 	problems := sqlcommon.ProblemsJSON(p.Problems)
-	wire, event := nullText(p.WireType), nullText(p.EventName)
+	wire, event, recv := nullText(p.WireType), nullText(p.EventName), nullText(p.ReceivedID)
 	if p.RetriedParkedID != 0 {
-		tag, err := s.pool.Exec(ctx, stmtParkAgain.SQL, p.RetriedParkedID, wire, event, string(p.Reason), problems, now)
+		tag, err := s.pool.Exec(ctx, stmtParkAgain.SQL, p.RetriedParkedID, wire, event, string(p.Reason), problems, now, recv)
 		if err != nil {
-			return 0, wrap("park", err)
+			return 0, store.ID{}, wrap("park", err)
 		}
 		if tag.RowsAffected() == 0 {
-			return store.ParkGone, nil
+			return store.ParkGone, store.ID{}, nil
 		}
-		return store.ParkFailedAgain, nil
+		return store.ParkFailedAgain, store.ParkedID(p.RetriedParkedID), nil
 	}
 	body := p.Body
 	if body == nil {
 		body = []byte{}
 	}
+	source, sum := sqlcommon.StorableText(p.Source), sqlcommon.BodySHA256(p.Body)
 	var id int64
-	err := s.pool.QueryRow(ctx, stmtPark.SQL, sqlcommon.StorableText(p.Source), wire, event, string(p.Reason),
-		problems, body, sqlcommon.BodySHA256(p.Body), now).Scan(&id)
+	err := s.pool.QueryRow(ctx, stmtPark.SQL, source, wire, event, string(p.Reason),
+		problems, body, sum, now, recv).Scan(&id)
 	switch {
 	case err == nil:
-		return store.ParkAdded, nil
+		return store.ParkAdded, store.ParkedID(id), nil
 	case errors.Is(err, pgx.ErrNoRows):
-		return store.ParkAlready, nil
+		// Parked already: name that row (gone only if housekeeping deleted it since).
+		err = s.pool.QueryRow(ctx, stmtParkedAs.SQL, source, sum).Scan(&id)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return 0, store.ID{}, wrap("park", err)
+		}
+		if err != nil {
+			return store.ParkAlready, store.ID{}, nil
+		}
+		return store.ParkAlready, store.ParkedID(id), nil
 	}
-	return 0, wrap("park", err)
+	return 0, store.ID{}, wrap("park", err)
 }
 
 // nullText is NULL for "", else s made storable.
@@ -363,16 +372,16 @@ func (s *Store) RetriedParked(ctx context.Context, limit int) ([]store.ParkedMes
 	}
 	var out []store.ParkedMessage
 	var m store.ParkedMessage
-	var wire, event *string
+	var wire, event, recv *string
 	var reason string
 	var problems []byte
-	_, err = pgx.ForEachRow(rows, []any{&m.ID, &m.Source, &wire, &event, &reason, &problems, &m.Body, &m.CreatedAt, &m.UpdatedAt}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&m.ID, &m.Source, &wire, &event, &reason, &problems, &m.Body, &m.CreatedAt, &m.UpdatedAt, &recv}, func() error {
 		ps, err := sqlcommon.ParseProblems(problems)
 		if err != nil {
 			return err
 		}
 		out = append(out, store.ParkedMessage{
-			ID: m.ID, Source: m.Source, WireType: deref(wire), EventName: deref(event), Reason: store.Reason(reason),
+			ID: m.ID, Source: m.Source, ReceivedID: deref(recv), WireType: deref(wire), EventName: deref(event), Reason: store.Reason(reason),
 			Problems: ps, Body: m.Body, CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 		})
 		m.Body = nil
@@ -545,20 +554,20 @@ func collectParked(rows pgx.Rows) ([]store.Entry, error) {
 	var (
 		id                         int64
 		state, source, reason, sha string
-		wire, event                *string
+		wire, event, recv          *string
 		problems, body             []byte
 		created, updated           time.Time
 		dismissed                  *time.Time
 	)
 	_, err := pgx.ForEachRow(rows, []any{&id, &state, &source, &wire, &event, &reason, &problems, &sha, &created,
-		&updated, &dismissed, &body}, func() error {
+		&updated, &dismissed, &recv, &body}, func() error {
 		ps, err := sqlcommon.ParseProblems(problems)
 		if err != nil {
 			return err
 		}
 		out = append(out, store.Entry{
 			ID: store.ParkedID(id), State: store.ListState(state), RowState: state, Source: source,
-			WireType: deref(wire), EventName: deref(event), Code: reason, Problems: ps, BodySHA256: sha,
+			WireType: deref(wire), EventName: deref(event), ReceivedID: deref(recv), Code: reason, Problems: ps, BodySHA256: sha,
 			CreatedAt: created.UTC(), UpdatedAt: updated.UTC(), DismissedAt: utc(dismissed), Body: body,
 		})
 		body = nil

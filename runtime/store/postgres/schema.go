@@ -97,6 +97,14 @@ ALTER TABLE jadpo_outbox ADD CONSTRAINT jadpo_outbox_event_text CHECK (event_jso
 	SQL: `
 ALTER TABLE jadpo_outbox ADD COLUMN headers text;
 `,
+}, {
+	Version: 4,
+	Name:    "the message id kept with a parked message",
+	// The producer's id when one was read before parking, NULL when none;
+	// rows parked before stay NULL. Nullable without a default: no rewrite.
+	SQL: `
+ALTER TABLE jadpo_parked_messages ADD COLUMN received_id text;
+`,
 }}
 
 // SchemaSQL is the store's whole PostgreSQL schema as one SQL text, written by jadpo build

@@ -112,6 +112,14 @@ END;
 	SQL: `
 ALTER TABLE jadpo_outbox ADD COLUMN headers TEXT;
 `,
+}, {
+	Version: 4,
+	Name:    "the message id kept with a parked message",
+	// The producer's id when one was read before parking, NULL when none;
+	// rows parked before stay NULL.
+	SQL: `
+ALTER TABLE jadpo_parked_messages ADD COLUMN received_id TEXT;
+`,
 }}
 
 // SchemaSQL is the store's whole SQLite schema as one SQL text, written by jadpo build to

@@ -454,26 +454,26 @@ func (k keepStmts) keep(ctx context.Context, at int64, m store.Keep) (store.Keep
 
 // Park writes the parked row once per (source, body), or sets a re-read parked row back
 // to failed.
-func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.ParkResult, error) {
+func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.ParkResult, store.ID, error) {
 	if err := sqlcommon.CheckParked(p); err != nil {
-		return 0, err
+		return 0, store.ID{}, err
 	}
 	at := micros(now)
 	problems := string(sqlcommon.ProblemsJSON(p.Problems))
-	wire, event := nullText(p.WireType), nullText(p.EventName)
+	wire, event, recv := nullText(p.WireType), nullText(p.EventName), nullText(p.ReceivedID)
 	if p.RetriedParkedID != 0 {
 		st, err := s.stmt(ctx, stmtParkAgain)
 		if err != nil {
-			return 0, wrap("park", err)
+			return 0, store.ID{}, wrap("park", err)
 		}
-		res, err := st.ExecContext(ctx, p.RetriedParkedID, wire, event, string(p.Reason), problems, at)
+		res, err := st.ExecContext(ctx, p.RetriedParkedID, wire, event, string(p.Reason), problems, at, recv)
 		if err != nil {
-			return 0, wrap("park", err)
+			return 0, store.ID{}, wrap("park", err)
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return store.ParkGone, wrap("park", err)
+			return store.ParkGone, store.ID{}, wrap("park", err)
 		}
-		return store.ParkFailedAgain, nil
+		return store.ParkFailedAgain, store.ParkedID(p.RetriedParkedID), nil
 	}
 	body := p.Body
 	if body == nil {
@@ -481,21 +481,29 @@ func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.
 	}
 	st, err := s.stmt(ctx, stmtPark)
 	if err != nil {
-		return 0, wrap("park", err)
+		return 0, store.ID{}, wrap("park", err)
 	}
-	res, err := st.ExecContext(ctx, sqlcommon.StorableText(p.Source), wire, event, string(p.Reason), problems, body,
-		sqlcommon.BodySHA256(p.Body), at)
+	source, sum := sqlcommon.StorableText(p.Source), sqlcommon.BodySHA256(p.Body)
+	var id int64
+	err = st.QueryRowContext(ctx, source, wire, event, string(p.Reason), problems, body, sum, at, recv).Scan(&id)
+	switch {
+	case err == nil:
+		return store.ParkAdded, store.ParkedID(id), nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return 0, store.ID{}, wrap("park", err)
+	}
+	// Parked already: name that row (gone only if housekeeping deleted it since).
+	as, err := s.stmt(ctx, stmtParkedAs)
 	if err != nil {
-		return 0, wrap("park", err)
+		return 0, store.ID{}, wrap("park", err)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, wrap("park", err)
+	switch err := as.QueryRowContext(ctx, source, sum).Scan(&id); {
+	case errors.Is(err, sql.ErrNoRows):
+		return store.ParkAlready, store.ID{}, nil
+	case err != nil:
+		return 0, store.ID{}, wrap("park", err)
 	}
-	if n == 0 {
-		return store.ParkAlready, nil
-	}
-	return store.ParkAdded, nil
+	return store.ParkAlready, store.ParkedID(id), nil
 }
 
 func nullText(s string) sql.NullString {
@@ -522,16 +530,16 @@ func (s *Store) RetriedParked(ctx context.Context, limit int) ([]store.ParkedMes
 	var out []store.ParkedMessage
 	for rows.Next() {
 		var m store.ParkedMessage
-		var wire, event sql.NullString
+		var wire, event, recv sql.NullString
 		var reason, problems string
 		var created, updated int64
-		if err := rows.Scan(&m.ID, &m.Source, &wire, &event, &reason, &problems, &m.Body, &created, &updated); err != nil {
+		if err := rows.Scan(&m.ID, &m.Source, &wire, &event, &reason, &problems, &m.Body, &created, &updated, &recv); err != nil {
 			return nil, wrap("retried parked messages", err)
 		}
 		if m.Problems, err = sqlcommon.ParseProblems([]byte(problems)); err != nil {
 			return nil, wrap("retried parked messages", err)
 		}
-		m.WireType, m.EventName, m.Reason = wire.String, event.String, store.Reason(reason)
+		m.WireType, m.EventName, m.Reason, m.ReceivedID = wire.String, event.String, store.Reason(reason), recv.String
 		m.CreatedAt, m.UpdatedAt = fromMicros(created), fromMicros(updated)
 		out = append(out, m)
 	}
@@ -736,12 +744,12 @@ func scanParked(rows *sql.Rows) (store.Entry, error) {
 		id, created, updated            int64
 		state, source, reason, problems string
 		sha                             string
-		wire, event                     sql.NullString
+		wire, event, recv               sql.NullString
 		dismissed                       sql.NullInt64
 		body                            []byte
 	)
 	if err := rows.Scan(&id, &state, &source, &wire, &event, &reason, &problems, &sha, &created, &updated,
-		&dismissed, &body); err != nil {
+		&dismissed, &recv, &body); err != nil {
 		return store.Entry{}, err
 	}
 	ps, err := sqlcommon.ParseProblems([]byte(problems))
@@ -750,7 +758,7 @@ func scanParked(rows *sql.Rows) (store.Entry, error) {
 	}
 	return store.Entry{
 		ID: store.ParkedID(id), State: store.ListState(state), RowState: state, Source: source,
-		WireType: wire.String, EventName: event.String, Code: reason, Problems: ps, BodySHA256: sha,
+		WireType: wire.String, EventName: event.String, ReceivedID: recv.String, Code: reason, Problems: ps, BodySHA256: sha,
 		CreatedAt: fromMicros(created), UpdatedAt: fromMicros(updated), DismissedAt: fromNullMicros(dismissed),
 		Body: body,
 	}, nil
