@@ -167,10 +167,10 @@ type diskFS struct {
 	root *os.Root
 }
 
-func (d diskFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(d.fsys, name) }
+func (d diskFS) Stat(name string) (fs.FileInfo, error)      { return fs.Stat(d.fsys, name) }
 func (d diskFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(d.fsys, name) }
-func (d diskFS) Lstat(name string) (fs.FileInfo, error) { return fs.Lstat(d.fsys, name) }
-func (d diskFS) ReadLink(name string) (string, error) { return fs.ReadLink(d.fsys, name) }
+func (d diskFS) Lstat(name string) (fs.FileInfo, error)     { return fs.Lstat(d.fsys, name) }
+func (d diskFS) ReadLink(name string) (string, error)       { return fs.ReadLink(d.fsys, name) }
 
 func (d diskFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
