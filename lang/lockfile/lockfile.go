@@ -36,6 +36,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
+
+	"github.com/jadpo/jadpo/lang/source"
 )
 
 // FileName is the lock file's name, in the project's root.
@@ -46,6 +49,9 @@ const PackagesDir = "packages"
 
 // HeaderFile is the file holding a package's header.
 const HeaderFile = "package.jadpo"
+
+// MaxPackageSize bounds the files of one package read together: 256 MiB.
+const MaxPackageSize = 256 << 20
 
 const digestPrefix = "sha256:"
 
@@ -391,8 +397,12 @@ func ValidPath(p string) bool {
 }
 
 // ReadDir reads a package's files from dir, keyed by slash-separated path.
+//
+// Each file is at most source.MaxFileSize and all of them MaxPackageSize, so
+// pointing at the wrong folder cannot read gigabytes.
 func ReadDir(dir string) (map[string][]byte, error) {
 	files := map[string][]byte{}
+	var total int64
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -419,9 +429,12 @@ func ReadDir(dir string) (map[string][]byte, error) {
 		if err != nil {
 			return err
 		}
-		b, err := os.ReadFile(p)
+		b, err := source.ReadLocalFile(p, source.MaxFileSize)
 		if err != nil {
 			return err
+		}
+		if total += int64(len(b)); total > MaxPackageSize {
+			return fmt.Errorf("%s holds more than %s of files, the limit of a package", dir, source.Size(MaxPackageSize))
 		}
 		files[filepath.ToSlash(rel)] = b
 		return nil
@@ -550,6 +563,16 @@ func writeFiles(dir string, files map[string][]byte) error {
 // ./path`), named by its package.jadpo header. It returns the package's
 // name and whether anything changed.
 func InstallDir(projectDir, srcDir string) (name string, changed bool, err error) {
+	// package.jadpo first: a folder that is no package is refused before
+	// anything in it is read.
+	headerPath := filepath.Join(srcDir, HeaderFile)
+	if st, err := os.Lstat(headerPath); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return "", false, fmt.Errorf("%s has no %s: it is not a package folder", srcDir, HeaderFile)
+	} else if err != nil {
+		return "", false, err
+	} else if !st.Mode().IsRegular() {
+		return "", false, fmt.Errorf("%s is not a regular file; a package holds regular files only", headerPath)
+	}
 	files, err := ReadDir(srcDir)
 	if err != nil {
 		return "", false, err
