@@ -141,8 +141,19 @@ func (p *Project) SaveLockCache() {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
-	tmp := path + ".tmp"
-	if os.WriteFile(tmp, b.Bytes(), 0o644) == nil {
-		_ = os.Rename(tmp, path)
+	// A temporary file of its own: two builds at once must not share one.
+	f, err := os.CreateTemp(filepath.Dir(path), "lock.cache.tmp-*")
+	if err != nil {
+		return
+	}
+	_, err = f.Write(b.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
 	}
 }
