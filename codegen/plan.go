@@ -12,6 +12,7 @@ import (
 	"sort"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/source"
 )
 
 // WriteError is a build output that could not be written.
@@ -114,7 +115,9 @@ func Write(dir string, p *ir.Program, out Output) ([]string, error) {
 	sort.Strings(names)
 	for _, name := range names {
 		path := filepath.Join(dir, filepath.FromSlash(name))
-		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, files[name]) {
+		// Read no more than the new content, and never wait on a named pipe
+		// (the rename replaces whatever stands there).
+		if old, err := source.ReadLocalFile(path, int64(len(files[name]))); err == nil && bytes.Equal(old, files[name]) {
 			continue
 		}
 		if err := writeAtomic(path, files[name]); err != nil {

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
 )
@@ -57,5 +59,29 @@ func TestConcurrentWritesDoNotCollide(t *testing.T) {
 		if len(left) > 0 {
 			t.Fatalf("round %d: temporary files left: %v", round, left)
 		}
+	}
+}
+
+// A named pipe where build/plan.json goes is replaced, not read and waited on.
+func TestWriteReplacesANamedPipe(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "build", "plan.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Write(dir, &ir.Program{Version: ir.Version}, Output{}); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Write blocked on a named pipe")
+	}
+	if st, err := os.Lstat(filepath.Join(dir, "build", "plan.json")); err != nil || !st.Mode().IsRegular() {
+		t.Fatalf("build/plan.json: %v %v", st, err)
 	}
 }

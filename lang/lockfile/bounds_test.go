@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jadpo/jadpo/lang/source"
 )
@@ -47,5 +49,23 @@ func TestInstallDirBoundsEachFile(t *testing.T) {
 	_, _, err = InstallDir(t.TempDir(), src)
 	if err == nil || !strings.Contains(err.Error(), "huge.jadpo") || !strings.Contains(err.Error(), "over the limit of 8 MiB") {
 		t.Fatalf("InstallDir: %v, want the file named with the 8 MiB limit", err)
+	}
+}
+
+// A named pipe as jadpo.lock is an error for `package list`, not a wait.
+func TestReadRefusesANamedPipe(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, FileName), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Read(dir); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "named pipe") {
+			t.Fatalf("Read: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Read blocked on a named pipe")
 	}
 }

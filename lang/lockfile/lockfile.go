@@ -347,7 +347,7 @@ func (l *Lock) Remove(name string) bool {
 // Read reads projectDir's jadpo.lock; a project without one has an empty
 // lock.
 func Read(projectDir string) (*Lock, error) {
-	data, err := os.ReadFile(filepath.Join(projectDir, FileName))
+	data, err := source.ReadLocalFile(filepath.Join(projectDir, FileName), source.MaxAnyFileSize) // never waits on a named pipe
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Lock{}, nil
 	}

@@ -129,3 +129,38 @@ func TestDiskFSOpensPipesWithoutBlocking(t *testing.T) {
 		t.Fatal("opening a named pipe blocked")
 	}
 }
+
+// A named pipe as jadpo.lock, or as the lock cache, is an error, not a wait.
+func TestLockReadsNeverWaitOnAPipe(t *testing.T) {
+	for _, pipe := range []string{"jadpo.lock", lockCachePath} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "app.jadpo"), []byte(minimalApp), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if pipe == lockCachePath {
+			if err := os.WriteFile(filepath.Join(dir, "jadpo.lock"), []byte("# empty\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		path := filepath.Join(dir, filepath.FromSlash(pipe))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(path, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { _, err := loadBounded(t, dir).Lock(); done <- err }()
+		select {
+		case err := <-done:
+			if pipe == "jadpo.lock" && (err == nil || !strings.Contains(err.Error(), "named pipe")) {
+				t.Errorf("jadpo.lock a named pipe: %v", err)
+			}
+			if pipe == lockCachePath && err != nil {
+				t.Errorf("the cache a named pipe is only no cache: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("reading the lock blocked on %s, a named pipe", pipe)
+		}
+	}
+}

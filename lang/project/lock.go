@@ -81,7 +81,7 @@ func (p *Project) loadLock(useCache bool) {
 			p.lock.key = fmt.Sprintf("%d %d", st.Size(), st.ModTime().UnixNano())
 		}
 		if useCache && p.lock.key != "" {
-			if b, err := os.ReadFile(filepath.Join(p.dir, filepath.FromSlash(lockCachePath))); err == nil {
+			if b, err := source.ReadLocalFile(filepath.Join(p.dir, filepath.FromSlash(lockCachePath)), source.MaxAnyFileSize); err == nil {
 				head, rest, _ := bytes.Cut(b, []byte{'\n'})
 				if string(head) == "# jadpo lock cache "+p.lock.key {
 					if l, err := lockfile.Index(rest); err == nil {
