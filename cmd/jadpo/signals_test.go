@@ -116,6 +116,46 @@ func TestCommandsEndOnSignal(t *testing.T) {
 	})
 }
 
+// check and build end on a signal whatever they wait on: here, writing a
+// report larger than a pipe's buffer to a reader that stopped reading (a
+// paused `jadpo check | less`). They cannot end by themselves, so the exit
+// status is the signal's.
+func TestCheckAndBuildEndOnSignalWhileBlocked(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	copyExample(t, "returns", dir)
+	for i := 0; i < 1000; i++ { // 1,000 files of one error each: far more than 64 KB of report
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("broken_%04d.jadpo", i)), []byte("type Broken = {\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"check", dir, "--format", "json"}, {"build", dir}} {
+		cmd := exec.Command(bin, args...)
+		var out io.Reader
+		var err error
+		if args[0] == "check" {
+			out, err = cmd.StdoutPipe() // the JSON report
+		} else {
+			out, err = cmd.StderrPipe() // the text report
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(out, make([]byte, 1)); err != nil { // it is reporting: its handler is in place
+			t.Fatal(err)
+		}
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if code := waitExit(t, cmd, args[0]+" blocked writing, after SIGTERM"); code != 143 {
+			t.Fatalf("%s: exit %d, want 143", args[0], code)
+		}
+	}
+}
+
 // Issue 11, point 7: a named pipe as app.jadpo or as a module hung `check`
 // and `build` forever. They now say what the file is, and end.
 func TestCheckAndBuildRefuseANamedPipe(t *testing.T) {
