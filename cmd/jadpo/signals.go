@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -54,7 +55,14 @@ func (e *env) untilSignal(run func(*cobra.Command, []string) error) func(*cobra.
 			if cause := context.Cause(e.ctx); cause != nil && cause.Error() == syscall.SIGINT.String()+" signal received" {
 				code, name = exitInterrupted, "SIGINT"
 			}
-			fmt.Fprintf(e.stderr, "jadpo: stopped by %s\n", name)
+			// Say why, unless stderr is what the command is stuck on (a
+			// reader that stopped reading): then the exit must not wait.
+			said := make(chan struct{})
+			go func() { fmt.Fprintf(e.stderr, "jadpo: stopped by %s\n", name); close(said) }()
+			select {
+			case <-said:
+			case <-time.After(200 * time.Millisecond):
+			}
 			return exitError{code}
 		}
 	}
