@@ -316,6 +316,7 @@ func (s *lspServer) checkAround(file string) {
 		var disk fs.FS = fstest.MapFS{}
 		if d, err := source.DiskFS(root); err == nil {
 			disk = d
+			defer d.(io.Closer).Close() // one check per change: do not wait for the collector
 		}
 		for p, b := range s.open {
 			if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {

@@ -172,6 +172,10 @@ func (d diskFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(
 func (d diskFS) Lstat(name string) (fs.FileInfo, error)     { return fs.Lstat(d.fsys, name) }
 func (d diskFS) ReadLink(name string) (string, error)       { return fs.ReadLink(d.fsys, name) }
 
+// Close releases the folder; a DiskFS not closed is released when
+// collected (os.Root's own finalizer).
+func (d diskFS) Close() error { return d.root.Close() }
+
 func (d diskFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
