@@ -183,3 +183,26 @@ func TestLSPRequestsBeforeInitialize(t *testing.T) {
 		t.Fatalf("after initialize: %v", got)
 	}
 }
+
+// A named pipe in the project is not waited on: the check goes on without
+// it (`jadpo check` reports it as toolchain.project_read_failed).
+func TestLSPNamedPipeInTheProject(t *testing.T) {
+	dir := t.TempDir()
+	if err := copyProject(filepath.Join(repoRoot(t), "examples", "returns"), dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.jadpo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	app := filepath.Join(dir, "app.jadpo")
+	text, err := os.ReadFile(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := startLSP(t)
+	c.initialize(map[string]any{"rootUri": pathURI(dir)})
+	c.open(app, strings.Replace(string(text), "store primary {", "store primary {{", 1))
+	if ds := c.diagnostics(pathURI(app)); len(ds) == 0 {
+		t.Fatal("app.jadpo's syntax error is not published")
+	}
+}
