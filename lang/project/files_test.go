@@ -164,3 +164,22 @@ func TestLockReadsNeverWaitOnAPipe(t *testing.T) {
 		}
 	}
 }
+
+// An absolute link counts as leading outside, even to a file inside: the
+// project must read the same wherever its folder is moved.
+func TestLoadRefusesAbsoluteLinks(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "app.jadpo"), []byte(minimalApp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "shared.txt"), []byte("// shared\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "shared.txt"), filepath.Join(dir, "abs.jadpo")); err != nil {
+		t.Fatal(err)
+	}
+	got := readFailures(loadBounded(t, dir))
+	if !strings.Contains(got["abs.jadpo"], "make the link relative") {
+		t.Fatalf("an absolute link: %v", got)
+	}
+}

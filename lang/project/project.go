@@ -291,7 +291,7 @@ func (p *Project) readFailed(name string, err error) {
 		why = "permission denied"
 	case p.isSymlink(name):
 		why = "it is a symbolic link that leads outside the project, or to nothing"
-		help = "jadpo follows a symbolic link only to a regular file inside the project: copy the file into the project instead"
+		help = "jadpo follows a symbolic link only by a relative path to a regular file inside the project: make the link relative, or copy the file into the project"
 	}
 	d := p.Diags.Addf("toolchain.project_read_failed", source.Range{}, "cannot read `%s`: %s", name, why).With("path", name)
 	if help != "" {
