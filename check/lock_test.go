@@ -186,6 +186,9 @@ type swapFS struct {
 	opened bool
 }
 
+// Stat answers without opening, so only reads see the swap.
+func (s *swapFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(s.files, name) }
+
 func (s *swapFS) Open(name string) (fs.File, error) {
 	if name == s.path && !s.opened {
 		s.opened = true

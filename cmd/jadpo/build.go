@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"syscall"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -48,8 +51,14 @@ func (e *env) buildCommand() *cobra.Command {
 				"postgres": postgres.SchemaSQL(),
 				"sqlite":   sqlite.SchemaSQL(),
 			}})
+			if we := (*codegen.WriteError)(nil); errors.As(err, &we) {
+				res.Diags.Addf("toolchain.build_write_failed", source.Range{}, "cannot write `%s`: %s", we.Path, writeReason(we.Err)).
+					With("path", we.Path)
+				e.report("build", dir, format, res)
+				return exitError{exitFound}
+			}
 			if err != nil {
-				res.Diags.Addf("toolchain.project_read_failed", source.Range{}, "cannot write the build output: %v", err)
+				res.Diags.Addf("toolchain.build_write_failed", source.Range{}, "cannot write the build output: %v", err)
 				e.report("build", dir, format, res)
 				return exitError{exitFound}
 			}
@@ -67,4 +76,19 @@ func (e *env) buildCommand() *cobra.Command {
 	addDirFlag(c, &dirFlag, false)
 	c.Flags().StringVar(&target, "target", "", "build target: native (default); workers is not built yet")
 	return c
+}
+
+// writeReason says in a user's words why a build file could not be written.
+func writeReason(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EEXIST):
+		return "a part of its path is a file, not a folder"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return "the disk is full"
+	case errors.Is(err, syscall.EROFS):
+		return "the file system is read-only"
+	}
+	return err.Error()
 }

@@ -81,6 +81,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 	}
 	wrapAll(root.Commands())
+	e.wrapEndOnSignal(root)
 	err := root.Execute()
 	if err == nil {
 		return exitOK

@@ -46,6 +46,8 @@ var entries = []Entry{
 		"a project is a directory holding app.jadpo"},
 	{"toolchain.project_read_failed", Error, "the project could not be read",
 		"check that the directory exists and is readable"},
+	{"toolchain.build_write_failed", Error, "the build output could not be written",
+		"check that the project's build/ folder can be written: a folder, not a file, writable, on a disk with room"},
 	{"toolchain.usage_invalid", Error, "the command was used wrongly",
 		"run `jadpo help <command>` for its arguments and flags"},
 

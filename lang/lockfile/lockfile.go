@@ -38,7 +38,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
+	"github.com/jadpo/jadpo/lang/source"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
 
@@ -50,6 +52,9 @@ const PackagesDir = "packages"
 
 // HeaderFile is the file holding a package's header.
 const HeaderFile = "package.jadpo"
+
+// MaxPackageSize bounds the files of one package read together: 256 MiB.
+const MaxPackageSize = 256 << 20
 
 const digestPrefix = "sha256:"
 
@@ -372,7 +377,7 @@ func (l *Lock) Remove(name string) bool {
 // Read reads projectDir's jadpo.lock; a project without one has an empty
 // lock.
 func Read(projectDir string) (*Lock, error) {
-	data, err := os.ReadFile(filepath.Join(projectDir, FileName))
+	data, err := source.ReadLocalFile(filepath.Join(projectDir, FileName), source.MaxAnyFileSize) // never waits on a named pipe
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Lock{}, nil
 	}
@@ -437,21 +442,32 @@ func ValidPath(p string) bool {
 }
 
 // ReadDir reads a package's files from dir, keyed by slash-separated path.
+//
+// Each file is at most source.MaxFileSize and all of them MaxPackageSize, so
+// pointing at the wrong folder cannot read gigabytes.
 func ReadDir(dir string) (map[string][]byte, error) {
-	return readTree(os.DirFS(dir), ".", func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) })
+	return readTree(os.DirFS(dir), ".", func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) },
+		func(p string) ([]byte, error) { return source.ReadLocalFile(filepath.Join(dir, filepath.FromSlash(p)), source.MaxFileSize) })
 }
 
 // ReadFS reads the package's files in folder root of fsys (a project's
 // "packages/<Name>.<version>"), keyed by their path inside the package.
 func ReadFS(fsys fs.FS, root string) (map[string][]byte, error) {
-	return readTree(fsys, root, func(rel string) string { return path.Join(root, rel) })
+	return readTree(fsys, root, func(rel string) string { return path.Join(root, rel) }, func(p string) ([]byte, error) {
+		if info, err := fs.Stat(fsys, p); err == nil && info.Size() > source.MaxFileSize {
+			return nil, fmt.Errorf("cannot read %s: it is %s, over the limit of %s", p, source.Size(info.Size()), source.Size(source.MaxFileSize))
+		}
+		return fs.ReadFile(fsys, p)
+	})
 }
 
 // readTree reads every regular file under root whose path has no segment
 // starting with '.'; show is how an error names a file. A name outside the
-// safe set (ValidPath) is refused before its content is read.
-func readTree(fsys fs.FS, root string, show func(rel string) string) (map[string][]byte, error) {
+// safe set (ValidPath) is refused before its content is read; read reads
+// one file (bounded), all of them at most MaxPackageSize.
+func readTree(fsys fs.FS, root string, show func(rel string) string, read func(p string) ([]byte, error)) (map[string][]byte, error) {
 	files := map[string][]byte{}
+	var total int64
 	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -481,9 +497,12 @@ func readTree(fsys fs.FS, root string, show func(rel string) string) (map[string
 		if !d.Type().IsRegular() {
 			return fmt.Errorf("%s is not a regular file", show(rel))
 		}
-		b, err := fs.ReadFile(fsys, p)
+		b, err := read(p)
 		if err != nil {
 			return err
+		}
+		if total += int64(len(b)); total > MaxPackageSize {
+			return fmt.Errorf("%s holds more than %s of files, the limit of a package", show("."), source.Size(MaxPackageSize))
 		}
 		files[rel] = b
 		return nil
@@ -615,6 +634,16 @@ func writeFiles(dir string, files map[string][]byte) error {
 // ./path`), named by its package.jadpo header. It returns the package's
 // name and whether anything changed.
 func InstallDir(projectDir, srcDir string) (name string, changed bool, err error) {
+	// package.jadpo first: a folder that is no package is refused before
+	// anything in it is read.
+	headerPath := filepath.Join(srcDir, HeaderFile)
+	if st, err := os.Lstat(headerPath); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return "", false, fmt.Errorf("%s has no %s: it is not a package folder", srcDir, HeaderFile)
+	} else if err != nil {
+		return "", false, err
+	} else if !st.Mode().IsRegular() {
+		return "", false, fmt.Errorf("%s is not a regular file; a package holds regular files only", headerPath)
+	}
 	files, err := ReadDir(srcDir)
 	if err != nil {
 		return "", false, err

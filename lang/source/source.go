@@ -70,7 +70,11 @@ func (f *File) Position(offset int) Position {
 	offset = clamp(offset, len(f.Content))
 	lines := f.lineStarts()
 	line := sort.Search(len(lines), func(i int) bool { return lines[i] > offset }) - 1
-	col := utf8.RuneCount(f.Content[lines[line]:offset]) + 1
+	start := lines[line]
+	if line == 0 {
+		start = min(f.BOMLen(), offset)
+	}
+	col := utf8.RuneCount(f.Content[start:offset]) + 1
 	return Position{Byte: offset, Line: line + 1, Column: col}
 }
 
@@ -81,6 +85,9 @@ func (f *File) Line(n int) string {
 		return ""
 	}
 	start := lines[n-1]
+	if n == 1 {
+		start = f.BOMLen()
+	}
 	end := len(f.Content)
 	if n < len(lines) {
 		end = lines[n] - 1
@@ -89,6 +96,19 @@ func (f *File) Line(n int) string {
 		end--
 	}
 	return string(f.Content[start:end])
+}
+
+// BOM is the UTF-8 byte order mark. Some editors start every file with it;
+// at the start of a file it is not text: the lexer skips it, and columns and
+// echoed lines leave it out. Byte offsets still count it, as the file does.
+const BOM = "\xef\xbb\xbf"
+
+// BOMLen is the length of the file's leading byte order mark, 0 without one.
+func (f *File) BOMLen() int {
+	if len(f.Content) >= len(BOM) && string(f.Content[:len(BOM)]) == BOM {
+		return len(BOM)
+	}
+	return 0
 }
 
 func (f *File) lineStarts() []int {

@@ -28,3 +28,20 @@ func TestPositionCountsCodePoints(t *testing.T) {
 		t.Errorf("line past the end %q", got)
 	}
 }
+
+// A leading byte order mark is not a column, nor part of line 1's text.
+func TestPositionSkipsLeadingBOM(t *testing.T) {
+	f := NewFile("app.jadpo", []byte("\uFEFFstore x {}\nnext"))
+	if p := f.Position(3); p.Line != 1 || p.Column != 1 {
+		t.Errorf("first character: %+v, want 1:1", p)
+	}
+	if p := f.Position(9); p.Column != 7 {
+		t.Errorf("x: %+v, want column 7", p)
+	}
+	if p := f.Position(0); p.Column != 1 {
+		t.Errorf("the mark itself: %+v, want column 1", p)
+	}
+	if got := f.Line(1); got != "store x {}" {
+		t.Errorf("line 1 %q", got)
+	}
+}
