@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"syscall"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/cobra"
 

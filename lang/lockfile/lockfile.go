@@ -447,7 +447,9 @@ func ValidPath(p string) bool {
 // pointing at the wrong folder cannot read gigabytes.
 func ReadDir(dir string) (map[string][]byte, error) {
 	return readTree(os.DirFS(dir), ".", func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) },
-		func(p string) ([]byte, error) { return source.ReadLocalFile(filepath.Join(dir, filepath.FromSlash(p)), source.MaxFileSize) })
+		func(p string) ([]byte, error) {
+			return source.ReadLocalFile(filepath.Join(dir, filepath.FromSlash(p)), source.MaxFileSize)
+		})
 }
 
 // ReadFS reads the package's files in folder root of fsys (a project's
