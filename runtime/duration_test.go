@@ -115,3 +115,14 @@ func TestSQLInboxStartErrorsNameTheSetting(t *testing.T) {
 		}
 	}
 }
+
+// Issue 11, point 12: `schema: ""` is documented (SqlInbox.v1's settings) as
+// the connection's search_path; check refused it (SqlName's pattern), and
+// the runtime takes it as no schema.
+func TestSQLInboxEmptySchemaIsTheSearchPath(t *testing.T) {
+	plan := jobsPlan(t, runtimetest.Edit{Old: `columns: "note"`, New: `columns: "note"
+        schema: ""`})
+	if err := startJobs(t, plan); err != nil {
+		t.Fatalf(`schema: "": %v`, err)
+	}
+}

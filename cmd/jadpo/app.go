@@ -40,7 +40,30 @@ func (f *appFlags) add(c *cobra.Command, withPlan bool) {
 // startupError is a start-up problem: one clear line, never a secret.
 type startupError struct{ msg string }
 
-func (e startupError) Error() string { return e.msg }
+// Error is the message on one line: a cause that spans several (pgx's dial
+// errors, one line per address tried) is joined with "; ".
+func (e startupError) Error() string { return oneLine(e.msg) }
+
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	var b strings.Builder
+	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			if strings.HasSuffix(b.String(), ":") {
+				b.WriteString(" ")
+			} else {
+				b.WriteString("; ")
+			}
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
 
 // loadPlan builds the project in memory, or reads --plan.
 func (e *env) loadPlan(dir string, f *appFlags) (*ir.Program, error) {

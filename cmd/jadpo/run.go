@@ -81,6 +81,13 @@ func (e *env) tickCommand() *cobra.Command {
 				s.log.Warn("the tick did not finish everything", "error", err)
 				return exitError{exitFound}
 			}
+			if n := rep.Unacknowledged(); n > 0 {
+				// Kept, but still on the queue: they come back as repeats. A
+				// cron job should hear of it, so this is a failed tick (exit 1).
+				s.log.Warn("acknowledging failed; those messages will come back as repeats",
+					"unacknowledged", n, "acknowledged", rep.Acked)
+				return exitError{exitFound}
+			}
 			return nil
 		},
 	}
