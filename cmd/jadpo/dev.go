@@ -7,12 +7,10 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -40,7 +38,7 @@ func (e *env) devCommand() *cobra.Command {
 			"standard input, `<queue> <json body>`, sends a message to that queue. --demo runs a scripted tour instead.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(e.ctx, syscall.SIGINT, syscall.SIGTERM)
+			ctx, stop := e.stopOnSignals(&f)
 			defer stop()
 			dir := dirArg(args)
 			if demo {

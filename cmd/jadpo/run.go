@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -25,10 +26,11 @@ func (e *env) runCommand() *cobra.Command {
 		Use:   "run [dir]",
 		Short: "Receive the app's queues and run its subscribers until stopped",
 		Long: "Run builds the project in memory (or reads --plan), migrates the events' store, then ticks\n" +
-			"at least every 10 seconds until SIGINT or SIGTERM, which let the message in hand finish.",
+			"at least every 10 seconds until SIGINT or SIGTERM, which let the message in hand finish and exit 0;\n" +
+			"a second signal stops at once (exit 130 after SIGINT, 143 after SIGTERM).",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(e.ctx, syscall.SIGINT, syscall.SIGTERM)
+			ctx, stop := e.stopOnSignals(&f)
 			defer stop()
 			s, rt, err := e.startRuntime(ctx, dirArg(args), &f, runtime.Options{Lease: lease})
 			if err != nil {
@@ -65,7 +67,7 @@ func (e *env) tickCommand() *cobra.Command {
 		Short: "Run one tick, then exit (for cron and tests)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(e.ctx, syscall.SIGINT, syscall.SIGTERM)
+			ctx, stop := e.stopOnSignals(&f)
 			defer stop()
 			s, rt, err := e.startRuntime(ctx, dirArg(args), &f, runtime.Options{})
 			if err != nil {
@@ -74,6 +76,12 @@ func (e *env) tickCommand() *cobra.Command {
 			defer s.store.Close()
 			defer rt.Close()
 			rep, err := rt.Tick(ctx)
+			if err != nil && ctx.Err() != nil {
+				// Stopped by a signal: what was in hand was finished; what the
+				// tick did not reach waits for the next one.
+				s.log.Info("stopped", "error", err)
+				err = nil
+			}
 			fmt.Fprintf(e.stdout, "received %d, kept %d, repeats %d, parked %d, left on the queue %d; retried parked: kept %d, parked again %d; deliveries: %d succeeded, %d to retry, %d failed\n",
 				rep.Received, rep.Kept, rep.Repeats, rep.Parked, rep.Left, rep.RetriedKept, rep.RetriedParked,
 				rep.Delivered.Succeeded, rep.Delivered.Retried, rep.Delivered.Failed)
@@ -108,6 +116,44 @@ func (e *env) startRuntime(ctx context.Context, dir string, f *appFlags, opts ru
 		return nil, nil, startupError{"cannot start: " + err.Error()}
 	}
 	return s, rt, nil
+}
+
+// stopOnSignals gives run, tick and dev their context: done at the first
+// SIGINT or SIGTERM, after which they finish the messages in hand (a
+// batch's keep, and its acknowledgements within runtime.AckTimeout) and
+// exit 0. A second signal exits at once: 130 after SIGINT, 143 after
+// SIGTERM, whatever is in hand (a message kept but not acknowledged comes
+// back as a repeat).
+func (e *env) stopOnSignals(f *appFlags) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(e.ctx)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs: // main's handler sees it too, and cancels e.ctx
+		case <-done:
+			return
+		}
+		cancel()
+		if log, err := e.logger(f.logFormat); err == nil {
+			log.Info("stopping: finishing the messages in hand; a second signal stops at once")
+		}
+		select {
+		case sig := <-sigs:
+			code := 130
+			if sig == syscall.SIGTERM {
+				code = 143
+			}
+			os.Exit(code)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
 }
 
 func dirArg(args []string) string {
