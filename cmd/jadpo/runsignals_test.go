@@ -35,9 +35,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 type child struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser // nil unless asked for
-	out  *syncBuffer
-	done chan struct{}
-	err  error
+	out   *syncBuffer
+	done  chan struct{}
+	err   error
 }
 
 func startChild(t *testing.T, bin string, environ []string, withStdin bool, args ...string) *child {
