@@ -8,10 +8,12 @@ package runtime_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/providers/cfqueuesfake"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
@@ -100,5 +102,42 @@ func TestLongPollStretchesTheBudget(t *testing.T) {
 	}
 	if rep.Kept != 1 {
 		t.Fatalf("the message sent during the long poll was not kept in the tick: %+v", rep)
+	}
+}
+
+// The same bounds on the cloudflare_queues driver (examples/returns), on the
+// wall clock: a pull that hangs is cut at the budget and the message is
+// pulled by the next tick; an ack that hangs is cut at AckTimeout, and the
+// kept message comes back a repeat once its lease runs out.
+func TestHangingCloudflarePullAndAckAreBounded(t *testing.T) {
+	env := runtimetest.New(t, "sqlite")
+	cf := cfqueuesfake.New(cfqueuesfake.Options{})
+	srv := httptest.NewServer(cf)
+	t.Cleanup(srv.Close)
+	if err := cf.CreateQueue(cfAccount, cfQueue, cfqueuesfake.QueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.SetEnv("CF_HOST", srv.URL)
+	env.SetEnv("CF_API_TOKEN", cfqueuesfake.DefaultToken)
+	env.SetEnv("CF_ACCOUNT_ID", cfAccount)
+	env.SetEnv("CF_RETURNS_QUEUE_ID", cfQueue)
+	rt := env.RuntimeFor(returnsPlan(t), env.Store(), runtime.Options{
+		Budget: 300 * time.Millisecond, AckTimeout: 300 * time.Millisecond, HTTP: &http.Client{Timeout: time.Hour},
+	})
+	if _, err := cf.Send(cfAccount, cfQueue, returnRequested("r-1")); err != nil {
+		t.Fatal(err)
+	}
+	cf.HangNext("pull", 1)
+	rep, err := rt.Tick(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "queue returns_queue: receiving: no answer within the tick's budget") || rep.Received != 0 {
+		t.Fatalf("a hanging pull: %+v, %v", rep, err)
+	}
+	cf.HangNext("ack", 1)
+	rep, err = rt.Tick(context.Background())
+	if err != nil || rep.Kept != 1 || rep.Acked != 0 {
+		t.Fatalf("a hanging ack: %+v, %v", rep, err)
+	}
+	if s, _ := cf.Stats(cfAccount, cfQueue); s.InFlight != 1 {
+		t.Fatalf("the kept message should wait leased, to come back a repeat: %+v", s)
 	}
 }
