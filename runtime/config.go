@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/source"
@@ -150,8 +149,8 @@ func parseConfigValue(raw string, t ir.Type) (any, string) {
 			return nil, "is not an absolute URL"
 		}
 	case ir.Duration:
-		if _, err := time.ParseDuration(raw); err != nil {
-			return nil, "is not a duration such as 30s"
+		if _, err := ir.ParseDuration(raw); err != nil {
+			return nil, "is not a duration: write " + ir.DurationGrammar
 		}
 	case ir.Enum:
 		for _, v := range t.Variants {

@@ -77,6 +77,12 @@ const MaxBatchesInFlight = 4
 // MaxAsksPerTick times and within the tick's budget, keeping up to
 // MaxBatchesInFlight of them at once. It returns once every batch it
 // received is settled.
+//
+// Each ask (the HTTP call and its retries) is bounded by what is left of
+// the budget, stretched for the queue's long poll (askDeadline), so a
+// queue that does not answer holds up only itself, and only until the
+// deadline. Keeping and acknowledging are not cut by the budget: a batch
+// received is always settled, its acknowledgements bounded by AckTimeout.
 func (qr *queueRunner) receive(ctx context.Context, deadline time.Time, rep *TickReport) error {
 	var (
 		wg    sync.WaitGroup
@@ -94,9 +100,18 @@ func (qr *queueRunner) receive(ctx context.Context, deadline time.Time, rep *Tic
 			return nil
 		}
 		slots <- struct{}{}
-		msgs, n, err := qr.ask(ctx)
+		askCtx, cancel := context.WithDeadline(ctx, qr.askDeadline(time.Now(), deadline))
+		msgs, n, err := qr.ask(askCtx)
+		cut := askCtx.Err() != nil && ctx.Err() == nil
+		cancel()
+		if err == nil && msgs == nil && cut {
+			err = fmt.Errorf("queue %s: receiving: no answer within the tick's budget (%s); asked again next tick", qr.q.Name, qr.r.budget)
+		}
 		if err != nil {
 			<-slots
+			if ctx.Err() != nil {
+				return nil
+			}
 			return err
 		}
 		if len(msgs) == 0 {
@@ -120,6 +135,28 @@ func (qr *queueRunner) receive(ctx context.Context, deadline time.Time, rep *Tic
 		}
 	}
 	return nil
+}
+
+// LongPollGrace is how long past its long poll a receive may take before
+// it is cut: the provider's answer travelling back.
+const LongPollGrace = 2 * time.Second
+
+// askDeadline bounds one ask begun at now: the tick's deadline, or, when the
+// queue's receive long-polls (SQS's wait_time_seconds), the end of that
+// poll plus LongPollGrace if that is later. A long poll is the provider
+// holding the call open on purpose, so it is never cut short: the tick is
+// stretched for it instead (docs/runtime.md, "The tick's budget").
+func (qr *queueRunner) askDeadline(now, deadline time.Time) time.Time {
+	lp, ok := qr.wire.(interface{ longPoll() time.Duration })
+	if !ok {
+		return deadline
+	}
+	if d := lp.longPoll(); d > 0 {
+		if end := now.Add(d + LongPollGrace); end.After(deadline) {
+			return end
+		}
+	}
+	return deadline
 }
 
 // addReceived adds the receiving counts of o to rep.
@@ -171,7 +208,11 @@ func (qr *queueRunner) settle(ctx context.Context, msgs []*message, rep *TickRep
 			rep.Left++
 		}
 	}
-	rep.Acked += qr.wire.finish(ctx, msgs)
+	// The acknowledgements are never skipped for the budget, and bounded on
+	// their own: one that does not answer in time comes back a repeat.
+	ackCtx, cancel := context.WithTimeout(ctx, qr.r.ackTimeout)
+	defer cancel()
+	rep.Acked += qr.wire.finish(ackCtx, msgs)
 }
 
 // keepAndPark keeps the readable messages of a batch in one transaction and

@@ -98,9 +98,14 @@ func sqlInboxTable(settings map[string]any) (sqlinbox.Table, error) {
 		return t, fmt.Errorf("the SQL inbox's %q claim form is not one of row_lock, lease and advisory_lock", claim)
 	}
 	if s := str("lease"); s != "" {
-		d, err := time.ParseDuration(s)
+		d, err := ir.ParseDuration(s)
 		if err != nil {
-			return t, fmt.Errorf("setting lease: %q is not a duration", s)
+			return t, fmt.Errorf("setting lease: %w", err)
+		}
+		if d <= 0 {
+			// sqlinbox reads a zero Lease as its default: refuse it here, where
+			// it is what the user wrote.
+			return t, fmt.Errorf("setting lease: %q holds no row: write a lease longer than 0, such as `30s`", s)
 		}
 		t.Lease = d
 	}

@@ -50,17 +50,17 @@ func (e *env) deliveriesCommand() *cobra.Command {
 			plan = p
 			cfg, err := runtime.LoadConfig(p, os.Environ(), filepath.Join(dir, ".env.local"))
 			if err != nil && p.Store != nil && p.Store.Database != nil && p.Store.Database.Config != "" {
-				return nil, "", startupError{"cannot start: " + configProblems(err)}
+				return nil, "", configProblems(err)
 			}
 			if cfg == nil {
 				cfg = runtime.EmptyConfig()
 			}
 			if url, from, err = storeURL(dir, p, cfg, ""); err != nil {
-				return nil, "", startupError{err.Error()}
+				return nil, "", startupError{msg: err.Error()}
 			}
 		}
 		if err != nil {
-			return nil, "", startupError{err.Error()}
+			return nil, "", startupError{msg: err.Error()}
 		}
 		st, err := openExistingStore(ctx, url)
 		if err != nil {

@@ -24,7 +24,7 @@ func (e *env) runDemo(ctx context.Context, dir string) error {
 	}
 	defer os.RemoveAll(work)
 	if err := copyProject(dir, work); err != nil {
-		return startupError{"the demo cannot copy the project: " + err.Error()}
+		return startupError{msg: "the demo cannot copy the project: " + err.Error()}
 	}
 	f := &appFlags{logFormat: "text"}
 	// The project's own store, build/local.sqlite, where jadpo deliveries finds it after
@@ -51,7 +51,7 @@ func (e *env) runDemo(ctx context.Context, dir string) error {
 	}
 	if _, ok := w.queueURLs["warehouse_queue"]; !ok {
 		w.close()
-		return startupError{"the demo is written for examples/warehouse: it needs queue warehouse_queue"}
+		return startupError{msg: "the demo is written for examples/warehouse: it needs queue warehouse_queue"}
 	}
 	fmt.Fprintf(out, "jadpo demo: %s receiving from a local SQS fake (%s) into the embedded store (%s, started afresh)\n\n", dir, w.fake.URL, shownStore(url))
 
@@ -185,7 +185,7 @@ func printTick(w interface{ Write([]byte) (int, error) }, rep runtime.TickReport
 // those the store could not take, handed back to their queue: not what waits
 // on the queue, which the tick does not know.
 func receivedCounts(rep runtime.TickReport) string {
-	return fmt.Sprintf("kept %d, repeats %d, parked %d, not taken by the store %d", rep.Kept, rep.Repeats, rep.Parked, rep.Left)
+	return fmt.Sprintf("kept %d, repeats %d, parked %d, handed back %d", rep.Kept, rep.Repeats, rep.Parked, rep.Left)
 }
 
 func deliveryStates(s store.Stats) string {

@@ -11,12 +11,10 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -54,7 +52,7 @@ func (e *env) devCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(e.ctx, syscall.SIGINT, syscall.SIGTERM)
+			ctx, stop := e.stopOnSignals(&f)
 			defer stop()
 			if demo {
 				return e.runDemo(ctx, dir)
@@ -167,28 +165,28 @@ func (e *env) startDev(ctx context.Context, dir string, f *appFlags, fresh bool)
 	w.plan = p
 	w.mail.out = e.stderr
 	if w.fake, err = sqsfake.Start("", sqsfake.Options{}); err != nil {
-		return nil, startupError{"cannot start the SQS fake: " + err.Error()}
+		return nil, startupError{msg: "cannot start the SQS fake: " + err.Error()}
 	}
 	if err := w.startSink(); err != nil {
 		w.close()
-		return nil, startupError{"cannot start the service stand-in: " + err.Error()}
+		return nil, startupError{msg: "cannot start the service stand-in: " + err.Error()}
 	}
 	if err := w.wire(); err != nil {
 		w.close()
-		return nil, startupError{"jadpo dev: " + err.Error()}
+		return nil, startupError{msg: "jadpo dev: " + err.Error()}
 	}
 	cfg, err := runtime.LoadConfig(p, w.environ, filepath.Join(dir, ".env.local"))
 	if err != nil {
 		w.close()
-		return nil, startupError{"cannot start: " + strings.ReplaceAll(err.Error(), "\n", "; ") + w.inboxHint(err.Error())}
+		return nil, startupError{msg: "cannot start: " + strings.ReplaceAll(err.Error(), "\n", "; ") + w.inboxHint(err.Error())}
 	}
 	if err := w.checkLocal(cfg); err != nil {
 		w.close()
-		return nil, startupError{"jadpo dev: " + err.Error()}
+		return nil, startupError{msg: "jadpo dev: " + err.Error()}
 	}
 	if w.storeURL, _, err = storeURL(dir, p, cfg, f.database); err != nil {
 		w.close()
-		return nil, startupError{"cannot start: " + err.Error()}
+		return nil, startupError{msg: "cannot start: " + err.Error()}
 	}
 	if path, ok := strings.CutPrefix(w.storeURL, "sqlite:"); ok && fresh {
 		for _, suffix := range []string{"", "-wal", "-shm"} {
@@ -215,7 +213,7 @@ func (e *env) startDev(ctx context.Context, dir string, f *appFlags, fresh bool)
 	w.log = log
 	if w.rt, err = runtime.New(runtime.Options{Plan: p, Store: w.st, Config: cfg, Logger: log, Dial: loopbackOnly(devDial)}); err != nil {
 		w.close()
-		return nil, startupError{"cannot start: " + err.Error()}
+		return nil, startupError{msg: "cannot start: " + err.Error()}
 	}
 	return w, nil
 }
@@ -364,9 +362,9 @@ func checkLocalStore(u string) error {
 	host, err := remoteDatabaseHost(u)
 	switch {
 	case err != nil:
-		return startupError{"jadpo dev: the events' store: " + err.Error()}
+		return startupError{msg: "jadpo dev: the events' store: " + err.Error()}
 	case host != "":
-		return startupError{fmt.Sprintf("jadpo dev: the events' store is on %s, not this machine, and dev never leaves it: "+
+		return startupError{msg: fmt.Sprintf("jadpo dev: the events' store is on %s, not this machine, and dev never leaves it: "+
 			"leave DATABASE_URL and the store's database unset (dev keeps events in build/), or give --database sqlite:PATH or a PostgreSQL URL on 127.0.0.1", host)}
 	}
 	return nil

@@ -126,7 +126,7 @@ func TestTickSummaryNamesWhatItCounts(t *testing.T) {
 	}
 	var b strings.Builder
 	printTick(&b, rep)
-	if got := b.String(); !strings.Contains(got, "received 3: kept 0, repeats 0, parked 0, not taken by the store 3, acknowledged 0") ||
+	if got := b.String(); !strings.Contains(got, "received 3: kept 0, repeats 0, parked 0, handed back 3, acknowledged 0") ||
 		strings.Contains(got, "left on the queue") {
 		t.Fatalf("tick summary %q", got)
 	}

@@ -46,7 +46,7 @@ func (w *devWorld) prepareInboxes(ctx context.Context, cfg *runtime.Config) erro
 			continue
 		}
 		fail := func(format string, args ...any) error {
-			return startupError{"jadpo dev: connection " + c.Name + ": " + fmt.Sprintf(format, args...)}
+			return startupError{msg: "jadpo dev: connection " + c.Name + ": " + fmt.Sprintf(format, args...)}
 		}
 		t, err := runtime.SQLInboxTable(c, cfg)
 		if err != nil {

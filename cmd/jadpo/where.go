@@ -23,14 +23,14 @@ import (
 func projectDir(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", startupError{fmt.Sprintf("cannot resolve the project folder %s: %v", dir, err)}
+		return "", startupError{msg: fmt.Sprintf("cannot resolve the project folder %s: %v", dir, err)}
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", startupError{fmt.Sprintf("no project folder %s", dir)}
+		return "", startupError{msg: fmt.Sprintf("no project folder %s", dir)}
 	}
 	if err != nil {
-		return "", startupError{fmt.Sprintf("cannot resolve the project folder %s: %v", dir, err)}
+		return "", startupError{msg: fmt.Sprintf("cannot resolve the project folder %s: %v", dir, err)}
 	}
 	return real, nil
 }
@@ -54,7 +54,7 @@ func storeURL(dir string, p *ir.Program, cfg *runtime.Config, flag string) (url,
 		if rest, ok := strings.CutPrefix(flag, "sqlite:"); ok && !filepath.IsAbs(rest) && !strings.HasPrefix(rest, "//") {
 			abs, err := filepath.Abs(rest)
 			if err != nil {
-				return "", "", startupError{err.Error()}
+				return "", "", startupError{msg: err.Error()}
 			}
 			flag = "sqlite:" + abs
 		}
