@@ -38,6 +38,7 @@ func Check(p *project.Project) Result {
 	diags := append(append(diag.List(nil), p.Diags...), c.diags...)
 	diags = onlySyntaxIfAny(diags)
 	diags.Sort()
+	diags = diags.Capped(diag.MaxPerFile)
 	res := Result{Diags: diags, Files: len(p.Parsed), Declarations: p.Declarations()}
 	if !diags.HasErrors() && p.App != nil {
 		res.Program = c.program()

@@ -46,6 +46,8 @@ var entries = []Entry{
 		"a project is a directory holding app.jadpo"},
 	{"toolchain.project_read_failed", Error, "the project could not be read",
 		"check that the directory exists and is readable"},
+	{"toolchain.more_diagnostics", Error, "and {n} more problems in the file",
+		"a file shows at most 100 diagnostics; fix these and check again"},
 	{"toolchain.usage_invalid", Error, "the command was used wrongly",
 		"run `jadpo help <command>` for its arguments and flags"},
 

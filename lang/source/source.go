@@ -154,19 +154,26 @@ func (f *File) buildMarks() {
 
 // Line returns the text of a 1-based line without its line break.
 func (f *File) Line(n int) string {
+	start, end := f.LineBounds(n)
+	return string(f.Content[start:end])
+}
+
+// LineBounds is the byte range of a 1-based line without its line break
+// (and a CR before it); 0, 0 for a line past the end.
+func (f *File) LineBounds(n int) (start, end int) {
 	lines := f.lineStarts()
 	if n < 1 || n > len(lines) {
-		return ""
+		return 0, 0
 	}
-	start := lines[n-1]
-	end := len(f.Content)
+	start = lines[n-1]
+	end = len(f.Content)
 	if n < len(lines) {
 		end = lines[n] - 1
 	}
 	if end > start && f.Content[end-1] == '\r' {
 		end--
 	}
-	return string(f.Content[start:end])
+	return start, end
 }
 
 func (f *File) lineStarts() []int {
