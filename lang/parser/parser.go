@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -68,8 +69,13 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 			diags.Add(p.Code, rng, diag.Catalogue[p.Code].Title)
 		}
 	}
+	probStarts := make([]int, len(probs))
+	for i, p := range probs {
+		probStarts[i] = p.Span.Start
+	}
+	slices.Sort(probStarts)
 	for _, chunk := range splitDecls(f.Content, toks) {
-		if lexicalProblemIn(probs, chunk) {
+		if lexicalProblemIn(probStarts, chunk) {
 			// The lexical problem is this declaration's one diagnostic.
 			continue
 		}
@@ -218,17 +224,15 @@ func endOf(chunk []plexer.Token) int {
 	return last.Pos.Offset + len(last.Value)
 }
 
-func lexicalProblemIn(probs []lexer.Problem, chunk []plexer.Token) bool {
-	if len(probs) == 0 {
+// lexicalProblemIn reports whether a problem starts in the chunk; starts
+// are sorted, so a file of many declarations and many problems stays linear.
+func lexicalProblemIn(starts []int, chunk []plexer.Token) bool {
+	if len(starts) == 0 {
 		return false
 	}
 	lo, hi := chunk[0].Pos.Offset, endOf(chunk)
-	for _, p := range probs {
-		if p.Span.Start >= lo && p.Span.Start < hi {
-			return true
-		}
-	}
-	return false
+	i, _ := slices.BinarySearch(starts, lo)
+	return i < len(starts) && starts[i] < hi
 }
 
 // syntaxDiag turns participle's error into the declaration's one diagnostic,
