@@ -562,8 +562,9 @@ func TestDeliveriesEscapeControlSequences(t *testing.T) {
 		t.Errorf("show --body to a pipe is not the body as stored:\n%q", out)
 	}
 	// To a terminal: escaped.
+	was := stdoutIsTerminal
 	stdoutIsTerminal = func(io.Writer) bool { return true }
-	t.Cleanup(func() { stdoutIsTerminal = func(w io.Writer) bool { return false } })
+	t.Cleanup(func() { stdoutIsTerminal = was })
 	out = run("deliveries", "show", raw.String(), "--body")
 	noRaw("show --body on a terminal", out)
 	if !strings.Contains(out, "  body:\n"+`\u009d52;c;ZXZpbA==\u009c not json`+"\n") {
