@@ -104,7 +104,7 @@ type decl struct {
 	typ     ir.Type
 	failed  bool // resolution failed: uses are not reported again
 	fields  []ir.Field
-	fieldOf map[string]*ir.Field
+	fieldOf map[string]*ir.Field // only for records of more than fieldScanMax fields
 	idText  string
 }
 
