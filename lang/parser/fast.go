@@ -106,7 +106,7 @@ func (p *fastParser) ident() *ast.Ident {
 		return nil
 	}
 	id := p.slab.idents.next()
-	*id = ast.Ident{Node: ast.SpanOf(p.toks[p.i : p.i+1]), Name: p.toks[p.i].Value}
+	*id = ast.Ident{Start: int32(p.toks[p.i].Pos.Offset), Name: p.toks[p.i].Value}
 	p.i++
 	return id
 }
