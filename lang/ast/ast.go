@@ -3,8 +3,8 @@
 // rules: which keys a block may hold, what a name refers to and whether a
 // value fits are the checker's business.
 //
-// Every node keeps the tokens it was parsed from, so its exact byte range is
-// always at hand for a diagnostic.
+// Every node keeps the byte range it was parsed from, so it is always at
+// hand for a diagnostic.
 package ast
 
 import (
