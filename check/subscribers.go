@@ -329,7 +329,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				ok = false
 				continue
 			}
-			fl := rd.fieldOf[m.Key.Name]
+			fl := rd.field(m.Key.Name)
 			if fl == nil {
 				c.add("subscriber.invalid", f.Range(m.Key.Span()), "`%s` has no field `%s`", rd.name, m.Key.Name).
 					Suggest(suggest(m.Key.Name, fieldNamesOf(rd)))
@@ -395,7 +395,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				c.add("subscriber.invalid", f.Range(p.Span()), "`%s` is %s, which has no fields", strings.Join(parts[:i+1], "."), describe(t))
 				return ir.Expr{}, false
 			}
-			fl := rd.fieldOf[p.Name]
+			fl := rd.field(p.Name)
 			if fl == nil {
 				c.add("subscriber.invalid", f.Range(p.Span()), "`%s` has no field `%s`", rd.name, p.Name).
 					Suggest(suggest(p.Name, fieldNamesOf(rd))).WithRelated(rd.rng(), "declared here")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,12 +12,14 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/codegen"
 	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/lang/termtext"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/store"
 )
@@ -283,36 +286,39 @@ func (e *env) listEntries(ctx context.Context, open storeOpener, state, format, 
 				attempts += fmt.Sprintf("/%d", en.MaxAttempts)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", en.ID, en.State, en.Label(), en.Code, attempts, en.UpdatedAt.UTC().Format(time.RFC3339))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", en.ID, en.State, termtext.Line(en.Label()), termtext.Line(en.Code), attempts, en.UpdatedAt.UTC().Format(time.RFC3339))
 	}
 	return tw.Flush()
 }
 
 func (e *env) printEntry(en store.Entry, withBody bool) {
 	w := e.stdout
-	fmt.Fprintf(w, "%s  %s  %s\n", en.ID, en.State, en.Label())
-	fmt.Fprintf(w, "  source:      %s\n", en.Source)
+	// Every value a producer or package chose is escaped (termtext.Line): a
+	// wire type of `\x1b[2J` must not clear the operator's screen.
+	line := termtext.Line
+	fmt.Fprintf(w, "%s  %s  %s\n", en.ID, en.State, line(en.Label()))
+	fmt.Fprintf(w, "  source:      %s\n", line(en.Source))
 	if en.ReceivedID != "" {
-		fmt.Fprintf(w, "  message id:  %s\n", en.ReceivedID)
+		fmt.Fprintf(w, "  message id:  %s\n", line(en.ReceivedID))
 	}
 	if en.EventName != "" {
-		fmt.Fprintf(w, "  event:       %s\n", en.EventName)
+		fmt.Fprintf(w, "  event:       %s\n", line(en.EventName))
 	} else if en.WireType != "" {
-		fmt.Fprintf(w, "  wire type:   %s\n", en.WireType)
+		fmt.Fprintf(w, "  wire type:   %s\n", line(en.WireType))
 	}
-	// Header values are shown as they are: a secret never comes from a header column.
+	// Header values are shown as they are, escaped: a secret never comes from a header column.
 	for _, name := range slices.Sorted(maps.Keys(en.Headers)) {
-		fmt.Fprintf(w, "  header:      %s=%s\n", name, en.Headers[name])
+		fmt.Fprintf(w, "  header:      %s=%s\n", line(name), line(en.Headers[name]))
 	}
 	if en.Code != "" {
-		fmt.Fprintf(w, "  code:        %s\n", en.Code)
+		fmt.Fprintf(w, "  code:        %s\n", line(en.Code))
 	}
 	for _, p := range en.Problems {
 		field := p.Field
 		if field == "" {
 			field = "(the message)"
 		}
-		fmt.Fprintf(w, "  problem:     %s: %s\n", field, p.Rule)
+		fmt.Fprintf(w, "  problem:     %s: %s\n", line(field), line(p.Rule))
 	}
 	if en.ID.Kind == store.KindDelivery && en.MaxAttempts > 0 {
 		fmt.Fprintf(w, "  attempts:    %d of %d\n", en.Attempts, en.MaxAttempts)
@@ -331,8 +337,21 @@ func (e *env) printEntry(en store.Entry, withBody bool) {
 		fmt.Fprintf(w, "  body sha256: %s\n", en.BodySHA256)
 	}
 	if withBody && en.Body != nil {
-		fmt.Fprintf(w, "  body:\n%s\n", en.Body)
+		// The body as stored: its exact bytes to a pipe or a file, for
+		// scripts; escaped on a terminal, where an OSC 52 in it would
+		// write the clipboard (docs/runtime.md, "Terminal output").
+		body := string(en.Body)
+		if stdoutIsTerminal(w) {
+			body = termtext.Text(body)
+		}
+		fmt.Fprintf(w, "  body:\n%s\n", body)
 	}
+}
+
+// stdoutIsTerminal says whether w is a terminal; tests stand in for one.
+var stdoutIsTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
 }
 
 func entryJSON(en store.Entry, withBody bool) map[string]any {

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -539,4 +540,80 @@ func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
 		}
 	}
 	return true
+}
+
+// Terminal control sequences a producer sent (issue 11, point 10) are shown
+// escaped by `deliveries list` and `show`; `show --body` gives the body's
+// exact bytes to a pipe and escapes it on a terminal.
+func TestDeliveriesEscapeControlSequences(t *testing.T) {
+	const wireType = "\x1b[2J\x1b]0;pwned\x07"
+	// SQS refuses C0 controls in a body, not C1 ones: OSC 52 as C1 (OSC ... ST).
+	const osc52 = "\u009d52;c;ZXZpbA==\u009c not json"
+	env := runtimetest.New(t, "sqlite")
+	st := env.Store()
+	rt := env.Runtime(st, runtime.Options{})
+	env.Send("warehouse_queue", `{"id":"m-1","type":"\u001b[2J\u001b]0;pwned\u0007"}`)
+	env.Send("warehouse_queue", osc52)
+	if rep, err := rt.Tick(context.Background()); err != nil || rep.Parked != 2 {
+		t.Fatalf("tick %+v, %v", rep, err)
+	}
+	all, err := st.List(context.Background(), store.Filter{State: store.ListAll})
+	if err != nil || len(all) != 2 {
+		t.Fatalf("store holds %+v, %v", all, err)
+	}
+	var typed, raw store.ID
+	for _, e := range all {
+		if e.Code == "unlisted_type" {
+			typed = e.ID
+		} else {
+			raw = e.ID
+		}
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		code, out, errs := cli(t, append(args, "--database", env.StoreURL)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		return out
+	}
+	noRaw := func(what, out string) {
+		t.Helper()
+		if strings.ContainsAny(out, "\x1b\x07\u009d\u009c") {
+			t.Errorf("%s prints control characters raw:\n%q", what, out)
+		}
+	}
+	escaped := `\x1b[2J\x1b]0;pwned\x07`
+	out := run("deliveries", "list")
+	noRaw("list", out)
+	if !strings.Contains(out, escaped) {
+		t.Errorf("list does not show the wire type escaped:\n%s", out)
+	}
+	out = run("deliveries", "show", typed.String())
+	noRaw("show", out)
+	if !strings.Contains(out, "  wire type:   "+escaped+"\n") {
+		t.Errorf("show does not show the wire type escaped:\n%s", out)
+	}
+	// To a pipe: the exact bytes, for scripts.
+	if out = run("deliveries", "show", raw.String(), "--body"); !strings.Contains(out, "  body:\n"+osc52+"\n") {
+		t.Errorf("show --body to a pipe is not the body as stored:\n%q", out)
+	}
+	// To a terminal: escaped.
+	was := stdoutIsTerminal
+	stdoutIsTerminal = func(io.Writer) bool { return true }
+	t.Cleanup(func() { stdoutIsTerminal = was })
+	out = run("deliveries", "show", raw.String(), "--body")
+	noRaw("show --body on a terminal", out)
+	if !strings.Contains(out, "  body:\n"+`\u009d52;c;ZXZpbA==\u009c not json`+"\n") {
+		t.Errorf("show --body on a terminal:\n%q", out)
+	}
+	// JSON stays JSON: encoding/json escapes them.
+	out = run("deliveries", "show", typed.String(), "--json")
+	noRaw("show --json", out)
+	var m struct {
+		Entry map[string]any `json:"entry"`
+	}
+	if err := json.Unmarshal([]byte(out), &m); err != nil || m.Entry["wireType"] != wireType {
+		t.Errorf("show --json: %v %v", err, m.Entry["wireType"])
+	}
 }

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"testing/fstest"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -407,22 +406,9 @@ func lspDiagnostic(d *diag.Diagnostic, root string) map[string]any {
 func lspRange(r source.Range) map[string]any {
 	pos := func(offset int) map[string]any {
 		p := r.File.Position(offset)
-		line := r.File.Line(p.Line)
-		runes := []rune(line)
-		units := 0
-		for _, c := range runes[:min(p.Column-1, len(runes))] {
-			units += utf16Len(c)
-		}
-		return map[string]any{"line": p.Line - 1, "character": units}
+		return map[string]any{"line": p.Line - 1, "character": r.File.UTF16Column(offset)}
 	}
 	return map[string]any{"start": pos(r.Span.Start), "end": pos(r.Span.End)}
-}
-
-func utf16Len(r rune) int {
-	if r >= 0x10000 && r <= utf8.MaxRune {
-		return 2
-	}
-	return 1
 }
 
 // overlayFS serves open documents over the files on disk.

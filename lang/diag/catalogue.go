@@ -48,6 +48,8 @@ var entries = []Entry{
 		"check that the directory exists and is readable"},
 	{"toolchain.build_write_failed", Error, "the build output could not be written",
 		"check that the project's build/ folder can be written: a folder, not a file, writable, on a disk with room"},
+	{"toolchain.more_diagnostics", Error, "and {n} more problems in the file",
+		"a file shows at most 100 diagnostics; fix these and check again"},
 	{"toolchain.usage_invalid", Error, "the command was used wrongly",
 		"run `jadpo help <command>` for its arguments and flags"},
 
