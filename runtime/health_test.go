@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -42,7 +43,7 @@ func (s *statsStore) Housekeep(ctx context.Context, now time.Time) (store.Housek
 func TestHealthyOnlyWhenTheStoreFailsLongerThanATick(t *testing.T) {
 	env := runtimetest.New(t, "sqlite")
 	st := &statsStore{Store: env.Store()}
-	clock := runtimetest.NewClock(time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
+	clock := runtimetest.NewClock(testclock.Epoch())
 	rt := env.Runtime(st, runtime.Options{Now: clock.Now})
 	ctx := context.Background()
 	if err := rt.Healthy(ctx); err != nil {
