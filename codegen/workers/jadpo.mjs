@@ -667,7 +667,7 @@ async function sha256Hex(bytes) {
 // Times are microseconds since the Unix epoch, as the native store keeps them.
 const micros = (ms) => Math.round(ms) * 1000;
 
-const SQL = {
+export const SQL = {
   received: `INSERT INTO jadpo_received_events (source, received_id, received_at) VALUES (?1, ?2, ?3)
 ON CONFLICT (source, received_id) DO NOTHING`,
   // Only when the received id was new: changes() is the statement before's.

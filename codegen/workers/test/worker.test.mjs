@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
+import { SQL } from "../jadpo.mjs";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "jadpo-worker-"));
@@ -225,6 +226,20 @@ test("a json body arrives parsed: kept when exact, and an id past 2^53 parked, n
   assert.equal(await count("jadpo_received_events", "received_id LIKE '900719925474099%'"), 0);
   assert.equal(await count("jadpo_parked_messages", `problems = '[{"field":"return_id","rule":"type"}]'`), 1);
   await settled();
+});
+
+test("the keeping statements write a delivery per subscriber of a new event, and nothing for a repeat", async () => {
+  const keep = (id) => [
+    db.prepare(SQL.received).bind("queue two", id, 1),
+    db.prepare(SQL.outbox).bind("queue two", "E", "{}", id, 1),
+    db.prepare(SQL.deliveries).bind("queue two", id, 1, JSON.stringify(["a", "b", "c"])),
+  ];
+  await db.batch([...keep("x-1"), ...keep("x-2"), ...keep("x-1")]);
+  const rows = (await db.prepare(`SELECT o.received_id AS id, d.subscriber AS s FROM jadpo_deliveries d JOIN jadpo_outbox o ON o.id = d.outbox_id
+    WHERE o.source = 'queue two' ORDER BY o.received_id, d.subscriber`).all()).results;
+  assert.deepEqual(rows.map((r) => `${r.id}:${r.s}`), ["x-1:a", "x-1:b", "x-1:c", "x-2:a", "x-2:b", "x-2:c"]);
+  assert.equal(await count("jadpo_outbox", "source = 'queue two'"), 2);
+  await db.prepare("DELETE FROM jadpo_deliveries WHERE outbox_id IN (SELECT id FROM jadpo_outbox WHERE source = 'queue two')").run();
 });
 
 test("jadpo deliveries reads the local D1 database (SQLite)", async () => {
