@@ -914,7 +914,16 @@ export function jadpoWorker(plan, opts = {}) {
       const rec = plan.records.find((r) => r.id === t.name);
       if (!rec || typeof v !== "object") return v;
       const out = {};
-      for (const f of rec.fields) if (v[f.name] !== undefined && v[f.name] !== null) out[f.wire_name || f.name] = wireOf(f.type, v[f.name]);
+      for (const f of rec.fields) {
+        const x = v[f.name];
+        if (x === undefined || x === null) {
+          // As the native wire.Encode: a required member without a value is
+          // the handler's fault, not the service's, and is not retried.
+          if (!f.type.optional) throw Object.assign(new Error(`input member ${f.name} has no value`), { code: "input_invalid", temporary: false });
+          continue;
+        }
+        out[f.wire_name || f.name] = wireOf(f.type, x);
+      }
       return out;
     }
     if (t.kind === "list" && Array.isArray(v)) return v.map((x) => wireOf(t.elem, x));
@@ -932,12 +941,12 @@ export function jadpoWorker(plan, opts = {}) {
     const url = String(host).replace(/\/$/, "") + path;
     const attempts = op.retry_safe ? 3 : 1;
     for (let n = 1; ; n++) {
-      let resp;
+      let resp, answer;
       const ac = new AbortController();
       const timer = setTimeout(() => ac.abort(), HANDLER_TIMEOUT_MS);
       try {
         resp = await fetch(url, { ...init, signal: ac.signal });
-        await resp.arrayBuffer();
+        answer = await resp.text();
       } catch (e) {
         clearTimeout(timer);
         if (n < attempts) continue;
@@ -945,8 +954,8 @@ export function jadpoWorker(plan, opts = {}) {
       }
       clearTimeout(timer);
       if (resp.status >= 200 && resp.status <= 299) return;
-      const code = "http_" + resp.status;
-      throw Object.assign(new Error(`${op.ref} refused: ${code}`), { code, temporary: resp.status >= 500 || resp.status === 429 });
+      const code = refusalCode(conn.provider.error_code, answer) || "http_" + resp.status;
+      throw Object.assign(new Error(`${op.ref} refused: ${code}`), { code, temporary: isTemporary(resp.status, code) });
     }
   }
 
@@ -963,6 +972,72 @@ export function jadpoWorker(plan, opts = {}) {
 function subscribersOf(plan, q) {
   return new Map(q.events.map((e) => [e.event,
     plan.subscribers.filter((s) => s.handlers.some((h) => h.event === e.event)).map((s) => s.name)]));
+}
+
+// lookup follows a dotted error_code path into an answer, as the native
+// awsjson.Lookup does: a member named by the whole rest first, then member
+// by member, a list element by its index.
+function lookup(v, path) {
+  if (path === "") return undefined;
+  if (v !== null && typeof v === "object" && !Array.isArray(v) && Object.hasOwn(v, path)) return v[path];
+  const dot = path.indexOf(".");
+  const head = dot < 0 ? path : path.slice(0, dot);
+  let next;
+  if (Array.isArray(v)) {
+    if (!/^(0|[1-9][0-9]*)$/.test(head)) return undefined;
+    next = v[Number(head)];
+  } else if (v !== null && typeof v === "object") {
+    if (!Object.hasOwn(v, head)) return undefined;
+    next = v[head];
+  } else return undefined;
+  return dot < 0 ? next : lookup(next, path.slice(dot + 1));
+}
+
+// toLowerSnake is wire.ToLowerSnake: `RequestThrottled` and
+// `request-throttled` both read `request_throttled`.
+export function toLowerSnake(s) {
+  let out = "";
+  let pending = false;
+  const lower = (c) => c >= "a" && c <= "z", upper = (c) => c >= "A" && c <= "Z", digit = (c) => c >= "0" && c <= "9";
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (upper(c)) {
+      if (out.length > 0 && i > 0) {
+        const prev = s[i - 1];
+        if (lower(prev) || digit(prev) || (upper(prev) && i + 1 < s.length && lower(s[i + 1]))) pending = true;
+      }
+      if (pending && out.length > 0) out += "_";
+      pending = false;
+      out += c.toLowerCase();
+    } else if (lower(c) || digit(c)) {
+      if (pending && out.length > 0) out += "_";
+      pending = false;
+      out += c;
+    } else pending = true;
+  }
+  return out;
+}
+
+// refusalCode reads the code at the provider's error_code (jsonhttp.CodeOf):
+// text in lower_snake_case, a whole number n as code_<n>.
+function refusalCode(path, answer) {
+  if (!path || !answer) return "";
+  let v;
+  try {
+    v = JSON.parse(answer);
+  } catch {
+    return "";
+  }
+  const c = lookup(v, path);
+  if (typeof c === "string") return toLowerSnake(c);
+  if (typeof c === "number" && Number.isSafeInteger(c) && c >= 0) return "code_" + c;
+  return "";
+}
+
+// isTemporary is wire.IsTemporary: 5xx, 429, or a code that says so.
+export function isTemporary(status, code) {
+  if ((status >= 500 && status <= 599) || status === 429) return true;
+  return ["throttl", "unavailable", "internal_error", "request_timeout"].some((p) => code.includes(p));
 }
 
 // backoffDraw is the native engine's: full jitter under a ceiling doubling

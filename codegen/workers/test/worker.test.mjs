@@ -192,7 +192,7 @@ test("a subscriber's temporary refusal is retried after its backoff and settled 
   const first = await row();
   assert.equal(first.state, "retry_wait");
   assert.equal(first.attempts, 1);
-  assert.equal(first.last_error_code, "http_503");
+  assert.equal(first.last_error_code, "unavailable"); // read at the package's error_code: "error.code"
   // The cron trigger runs what is due: wait until next_attempt_at has passed.
   while (Date.now() * 1000 <= first.next_attempt_at) await new Promise((r) => setTimeout(r, 50));
   await worker.scheduled({ cron: "* * * * *" });
