@@ -35,7 +35,7 @@ const standin = createServer((req, res) => {
     calls.push({ method: req.method, url: req.url, auth: req.headers.authorization, body });
     res.statusCode = answers.length > 0 ? answers.shift() : 200;
     res.setHeader("content-type", "application/json");
-    res.end(res.statusCode < 300 ? `{"refund_id":"rf-${calls.length}"}` : `{"error":{"code":"unavailable"}}`);
+    res.end(res.statusCode < 300 ? `{"refund_id":"rf-${calls.length}"}` : `{"error":{"code":"${res.statusCode >= 500 ? "Unavailable" : "RefundRefused"}"}}`);
   });
 });
 
@@ -242,6 +242,24 @@ test("the keeping statements write a delivery per subscriber of a new event, and
   await db.prepare("DELETE FROM jadpo_deliveries WHERE outbox_id IN (SELECT id FROM jadpo_outbox WHERE source = 'queue two')").run();
 });
 
+test("fencing: a claim taken over after its lease runs out settles nothing; the later claim settles", async () => {
+  await db.batch([
+    db.prepare(SQL.received).bind("queue fence", "f-1", 1),
+    db.prepare(SQL.outbox).bind("queue fence", "E", "{}", "f-1", 1),
+    db.prepare(SQL.deliveries).bind("queue fence", "f-1", 1, JSON.stringify(["only"])),
+  ]);
+  const claim = async (at) => (await db.prepare(SQL.claim).bind(at, at + 60_000_000, 100).all()).results.find((c) => c.subscriber === "only");
+  const first = await claim(2);
+  assert.equal(await claim(3), undefined, "a running delivery within its lease is not claimed again");
+  const second = await claim(60_000_003); // the first lease has run out
+  assert.equal(second.id, first.id);
+  assert.equal(second.attempts, 2);
+  const settle = (c) => db.prepare(SQL.settle).bind(c.id, c.fencing_token, "succeeded", null, null, 60_000_004).run();
+  assert.equal((await settle(first)).meta.changes, 0);
+  assert.equal((await settle(second)).meta.changes, 1);
+  await db.prepare("DELETE FROM jadpo_deliveries WHERE id = ?1").bind(first.id).run();
+});
+
 test("jadpo deliveries reads the local D1 database (SQLite)", async () => {
   const file = findSQLite(persist);
   assert.ok(file, "miniflare persisted no D1 database");
@@ -254,6 +272,22 @@ test("jadpo deliveries reads the local D1 database (SQLite)", async () => {
   jadpo("deliveries", "dismiss", gift.id, "--database", db1);
   const state = await db.prepare("SELECT state FROM jadpo_parked_messages WHERE wire_type = 'gift_card'").first();
   assert.equal(state.state, "dismissed");
+
+  // A delivery the service refused for good fails at once; `jadpo deliveries
+  // retry` makes it pending on the D1 file, and the Worker's cron delivers it.
+  answers = [400];
+  await worker.queue("returns", [msg(ret("r-40"))]);
+  const row = async () => db.prepare(`SELECT d.id, d.state, d.attempts FROM jadpo_deliveries d
+    JOIN jadpo_outbox o ON o.id = d.outbox_id WHERE o.received_id = 'r-40'`).first();
+  for (let i = 0; i < 200 && ["pending", "running"].includes((await row()).state); i++) await new Promise((r) => setTimeout(r, 25));
+  const failed = await row();
+  assert.equal(failed.state, "failed");
+  const listedFailed = JSON.parse(jadpo("deliveries", "list", "--json", "--database", db1));
+  assert.ok(listedFailed.some((x) => x.id === `d${failed.id}` && x.kind === "delivery"), "the failed delivery is listed");
+  jadpo("deliveries", "retry", `d${failed.id}`, "--database", db1);
+  assert.equal((await row()).state, "pending");
+  await worker.scheduled({ cron: "* * * * *" });
+  assert.equal((await row()).state, "succeeded");
 });
 
 function findSQLite(dir) {
