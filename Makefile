@@ -5,7 +5,7 @@ BIN       ?= bin/jadpo
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build install test test-dates race vet lint demo fuzz bench golden clean
+.PHONY: all build install test test-worker test-dates race vet lint demo fuzz bench golden clean
 
 all: build
 
@@ -19,9 +19,23 @@ install: build
 	install -m 0755 $(BIN) $(PREFIX)/bin/jadpo
 	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "$(PREFIX)/bin is not on PATH: add it, e.g. export PATH=\"$(PREFIX)/bin:\$$PATH\"";; esac
 
-## test: vet, then every test (PostgreSQL tests use JADPO_TEST_DATABASE_URL).
+## test: vet, then every test (PostgreSQL tests use JADPO_TEST_DATABASE_URL),
+## then the Worker's tests under miniflare.
 test: vet
 	$(GO) test -count=1 -timeout 15m ./...
+	@$(MAKE) --no-print-directory test-worker
+
+## test-worker: the Workers target's runtime (codegen/workers) under Node.js's test
+## runner and miniflare, installed from the npm registry as package-lock.json pins
+## it. Skipped with a message without Node.js, unless JADPO_REQUIRE_NODE=1.
+test-worker: build
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  cd codegen/workers && npm ci --no-audit --no-fund --loglevel=error && JADPO_BIN=$(abspath $(BIN)) npm test --silent; \
+	elif [ "$${JADPO_REQUIRE_NODE:-}" = 1 ]; then \
+	  echo "the Worker's tests need Node.js (>= 18) and npm, and JADPO_REQUIRE_NODE=1 is set"; exit 1; \
+	else \
+	  echo "skipping the Worker's tests (codegen/workers): Node.js and npm are not installed; JADPO_REQUIRE_NODE=1 makes this an error"; \
+	fi
 
 ## test-dates: the whole suite as if run on six other dates, each in UTC and
 ## at UTC+14 (docs/testing.md, "Clocks"); prints one line a run.

@@ -30,10 +30,15 @@ type Result struct {
 }
 
 // Check checks a loaded project.
-func Check(p *project.Project) Result {
+func Check(p *project.Project) Result { return checkFor(p, "") }
+
+func checkFor(p *project.Project, target string) Result {
 	c := newChecker(p)
 	if p.App != nil && !p.HasSyntaxErrors() {
 		c.run()
+		if target == TargetWorkers && !c.diags.HasErrors() {
+			c.checkWorkers()
+		}
 	}
 	diags := append(append(diag.List(nil), p.Diags...), c.diags...)
 	diags = onlySyntaxIfAny(diags)

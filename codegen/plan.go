@@ -95,6 +95,9 @@ func DecodePlan(b []byte) (*ir.Program, error) {
 // per dialect (file name -> SQL text).
 type Output struct {
 	Schemas map[string]string // "postgres" -> DDL
+	// Files are further files by path relative to the project
+	// ("build/workers/worker.mjs"), written as the others are.
+	Files map[string][]byte
 }
 
 // Write writes build/plan.json and build/sql/<dialect>.sql under dir. A file
@@ -107,6 +110,9 @@ func Write(dir string, p *ir.Program, out Output) ([]string, error) {
 	files := map[string][]byte{PlanFile: plan}
 	for dialect, sql := range out.Schemas {
 		files[filepath.ToSlash(filepath.Join("build", "sql", dialect+".sql"))] = []byte(sql)
+	}
+	for name, b := range out.Files {
+		files[name] = b
 	}
 	names := make([]string, 0, len(files))
 	for name := range files {

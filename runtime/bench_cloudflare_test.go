@@ -34,7 +34,7 @@ func BenchmarkReceiveCloudflare(b *testing.B) {
 		b.Fatal(err)
 	}
 	cfg, err := LoadConfig(res.Program, []string{
-		"CF_HOST=" + srv.URL, "CF_API_TOKEN=" + benchSecret, "CF_ACCOUNT_ID=acc", "CF_RETURNS_QUEUE_ID=returns",
+		"CF_HOST=" + srv.URL, "CF_API_TOKEN=" + benchSecret, "CF_ACCOUNT_ID=acc", "CF_RETURNS_QUEUE_ID=returns", "REFUNDS_TOKEN=" + benchSecret,
 	}, filepath.Join(b.TempDir(), ".env.local"))
 	if err != nil {
 		b.Fatal(err)

@@ -57,6 +57,7 @@ func newCFWorld(t *testing.T, kind string) *cfWorld {
 	w.env.SetEnv("CF_API_TOKEN", cfqueuesfake.DefaultToken)
 	w.env.SetEnv("CF_ACCOUNT_ID", cfAccount)
 	w.env.SetEnv("CF_RETURNS_QUEUE_ID", cfQueue)
+	w.env.SetEnv("REFUNDS_TOKEN", "refunds-token")
 	w.rt = w.runtime(returnsPlan(t), runtime.Options{})
 	return &cfWorld{world: w, cf: cf, cfClock: clock}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/codegen"
+	"github.com/jadpo/jadpo/codegen/workers"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/source"
 	"github.com/jadpo/jadpo/runtime/store/postgres"
@@ -24,8 +25,10 @@ func (e *env) buildCommand() *cobra.Command {
 		Short: "Check a project and write build/plan.json and the store's schema",
 		Long: "Build checks the project and, when it has no errors, writes build/plan.json (the typed\n" +
 			"plan the runtime executes; byte-identical for the same sources) and build/sql/postgres.sql\n" +
-			"and build/sql/sqlite.sql (the store's schema).",
-		Example: "  jadpo build examples/warehouse\n  jadpo build --dir examples/warehouse --format json",
+			"and build/sql/sqlite.sql (the store's schema). With --target workers it also writes\n" +
+			"build/workers/: a Cloudflare Worker consuming the app's Cloudflare queues, its wrangler.toml\n" +
+			"and its D1 migrations (docs/workers.md).",
+		Example: "  jadpo build examples/warehouse\n  jadpo build --dir examples/warehouse --format json\n  jadpo build --target workers examples/returns",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {
@@ -35,22 +38,28 @@ func (e *env) buildCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var res check.Result
-			if target != "" && target != "native" {
-				// The Workers consumer build target is not built.
-				res.Diags.Addf("toolchain.not_built_yet", source.Range{}, "the build target `%s` is not built yet", target).
-					With("target", target).WithHelp("build for the native runtime: jadpo build (without --target)")
-			} else {
-				res = check.Check(project.Load(dir))
+			if target != "" && target != "native" && target != check.TargetWorkers {
+				return usageError{fmt.Errorf("--target must be native or workers, not %q", target)}
 			}
+			res := check.CheckTarget(project.Load(dir), target)
 			if res.Diags.HasErrors() {
 				e.report("build", dir, format, res)
 				return exitError{exitFound}
 			}
-			written, err := codegen.Write(dir, res.Program, codegen.Output{Schemas: map[string]string{
+			out := codegen.Output{Schemas: map[string]string{
 				"postgres": postgres.SchemaSQL(),
 				"sqlite":   sqlite.SchemaSQL(),
-			}})
+			}}
+			if target == check.TargetWorkers {
+				files, err := workers.Files(res.Program, sqlite.SchemaSQL())
+				if err != nil {
+					res.Diags.Addf("toolchain.build_write_failed", source.Range{}, "cannot write the Worker: %v", err)
+					e.report("build", dir, format, res)
+					return exitError{exitFound}
+				}
+				out.Files = files
+			}
+			written, err := codegen.Write(dir, res.Program, out)
 			if we := (*codegen.WriteError)(nil); errors.As(err, &we) {
 				res.Diags.Addf("toolchain.build_write_failed", source.Range{}, "cannot write `%s`: %s", we.Path, writeReason(we.Err)).
 					With("path", we.Path)
@@ -74,7 +83,7 @@ func (e *env) buildCommand() *cobra.Command {
 	}
 	addFormatFlag(c, &format, false, false)
 	addDirFlag(c, &dirFlag, false)
-	c.Flags().StringVar(&target, "target", "", "build target: native (default); workers is not built yet")
+	c.Flags().StringVar(&target, "target", "", "build target: native (default), or workers: also build/workers/, a Cloudflare Worker (docs/workers.md)")
 	return c
 }
 

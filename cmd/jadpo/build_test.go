@@ -11,6 +11,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/jadpo/jadpo/providers/cfqueuesfake"
+	"github.com/jadpo/jadpo/runtime/store/sqlite"
 )
 
 // examples/warehouse builds; its plan is a golden file, and two builds are
@@ -123,7 +124,7 @@ func TestTickRunsABuiltPlanWithoutTheSources(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "app.jadpo"), []byte("this is not jadpo {"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dotenv := "CF_HOST=" + srv.URL + "\nCF_API_TOKEN=" + cfqueuesfake.DefaultToken + "\nCF_ACCOUNT_ID=acc\nCF_RETURNS_QUEUE_ID=returns\n"
+	dotenv := "CF_HOST=" + srv.URL + "\nCF_API_TOKEN=" + cfqueuesfake.DefaultToken + "\nCF_ACCOUNT_ID=acc\nCF_RETURNS_QUEUE_ID=returns\nREFUNDS_TOKEN=refunds-token\n"
 	if err := os.WriteFile(filepath.Join(dir, ".env.local"), []byte(dotenv), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -144,5 +145,67 @@ func TestTickRunsABuiltPlanWithoutTheSources(t *testing.T) {
 	}
 	if _, errOut, code := runCLI("tick", dir, "--plan", plan, "--database", db); code != 1 || !strings.Contains(errOut, plan) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 		t.Fatalf("a plan of another version: exit %d\n%s", code, errOut)
+	}
+}
+
+// `jadpo build --target workers examples/returns` writes the Worker, its
+// wrangler configuration and its D1 migration; two builds are
+// byte-identical; the configuration is a golden file; the migration is the
+// native SQLite schema; no secret's value is written.
+func TestBuildWorkersReturns(t *testing.T) {
+	root := repoRoot(t)
+	names := []string{"worker.mjs", "wrangler.toml", "migrations/0001_jadpo.sql"}
+	var builds []map[string][]byte
+	for i := 0; i < 2; i++ {
+		dir := t.TempDir()
+		if err := copyProject(filepath.Join(root, "examples", "returns"), dir); err != nil {
+			t.Fatal(err)
+		}
+		canary := "CANARY-refunds-token-5e1d"
+		if err := os.WriteFile(filepath.Join(dir, ".env.local"), []byte("REFUNDS_TOKEN="+canary+"\nCF_API_TOKEN="+canary+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := runCLI("build", "--target", "workers", dir)
+		if code != 0 {
+			t.Fatalf("build --target workers: exit %d: %s", code, errOut)
+		}
+		if strings.Contains(out+errOut, canary) {
+			t.Fatal("the build's output holds a secret's value")
+		}
+		files := map[string][]byte{}
+		for _, n := range names {
+			b, err := os.ReadFile(filepath.Join(dir, "build", "workers", filepath.FromSlash(n)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(b, []byte(canary)) {
+				t.Fatalf("build/workers/%s holds a secret's value", n)
+			}
+			files[n] = b
+		}
+		builds = append(builds, files)
+	}
+	for _, n := range names {
+		if !bytes.Equal(builds[0][n], builds[1][n]) {
+			t.Fatalf("two builds of the same sources differ in build/workers/%s", n)
+		}
+	}
+	if string(builds[0]["migrations/0001_jadpo.sql"]) != sqlite.SchemaSQL() {
+		t.Fatal("the D1 migration is not the native SQLite schema")
+	}
+	w := string(builds[0]["worker.mjs"])
+	if !strings.Contains(w, "function jadpoWorker(plan") || !strings.Contains(w, "\nexport default jadpoWorker(PLAN);\n") ||
+		strings.Count(w, "\nexport ") != 1 || !strings.Contains(w, `"open_refund"`) {
+		t.Fatal("worker.mjs is not the runtime library, the plan and one default export")
+	}
+	g := goldie.New(t, goldie.WithFixtureDir(filepath.Join(root, "testdata", "golden")), goldie.WithNameSuffix(""))
+	g.Assert(t, "build_returns_wrangler.toml", builds[0]["wrangler.toml"])
+}
+
+// --target takes native or workers; anything else is a usage error.
+func TestBuildUnknownTarget(t *testing.T) {
+	_, errOut, code := runCLI("build", "--target", "lambda", filepath.Join(repoRoot(t), "examples", "returns"))
+	if code != 2 || !strings.Contains(errOut, "native or workers") {
+		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }

@@ -462,7 +462,7 @@ func TestNoCloudflareTokenInAnyOutput(t *testing.T) {
 	if err := copyProject(filepath.Join(runtimetest.RepoRoot(t), "examples", "returns"), dir); err != nil {
 		t.Fatal(err)
 	}
-	dotenv := "CF_HOST=" + srv.URL + "\nCF_API_TOKEN=\"" + token + "\"\nCF_ACCOUNT_ID=acc\nCF_RETURNS_QUEUE_ID=returns\n"
+	dotenv := "CF_HOST=" + srv.URL + "\nCF_API_TOKEN=\"" + token + "\"\nCF_ACCOUNT_ID=acc\nCF_RETURNS_QUEUE_ID=returns\nREFUNDS_TOKEN=\"" + token + "-refunds\"\n"
 	if err := os.WriteFile(filepath.Join(dir, ".env.local"), []byte(dotenv), 0o600); err != nil {
 		t.Fatal(err)
 	}

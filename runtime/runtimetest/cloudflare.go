@@ -89,6 +89,7 @@ func NewCF(t testing.TB, storeKind string, opts CFOptions) *CFEnv {
 		"CF_API_TOKEN=" + cfqueuesfake.DefaultToken,
 		"CF_ACCOUNT_ID=" + CFAccount,
 		"CF_RETURNS_QUEUE_ID=" + CFReturnsQueue,
+		"REFUNDS_TOKEN=refunds-token", // examples/returns' subscriber; its service is not run here
 	}
 	switch storeKind {
 	case "sqlite":

@@ -1,0 +1,1053 @@
+// The jadpo Worker's runtime library: it interprets the plan (build/plan.json's
+// program), so the Worker is this file followed by the plan. It does what the
+// native runtime does for one batch (runtime.md §3; docs/workers.md):
+//
+//   - reads each message as runtime/reading does (docs/reading.md): the same
+//     outcome and the same canonical bytes for every body, which the shared
+//     table testdata/reading/table.json holds both runtimes to;
+//   - keeps the batch in one D1 batch() — received id, outbox row, a pending
+//     delivery per subscriber; a repeat keeps nothing — and parks what cannot
+//     be read once per queue and body, then acknowledges each message;
+//   - retries (message.retry()) what D1 cannot take now, so max_retries and
+//     the dead-letter queue take one that keeps failing; parks what arrives
+//     from a dead-letter queue;
+//   - runs due deliveries right after a batch and from the cron trigger, with
+//     the native engine's leases, fencing, backoff and give-up (runtime/deliver.go).
+//
+// Plain ES2022 with Web APIs only (TextDecoder, crypto.subtle, fetch): it runs
+// in workerd and in Node.js 20, where its reader is tested without workerd.
+
+// ---------------------------------------------------------------- reading
+
+export const MAX_EVENT_BYTES = 65536;
+export const MAX_PROBLEMS = 100;
+const MAX_KEY_IN_PATH = 256;
+const MAX_DEPTH = 128;
+
+const utf8 = new TextEncoder();
+const strictUTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+function utf8Length(s) {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) { n += 4; i++; }
+    else n += 3;
+  }
+  return n;
+}
+
+// compareBytes orders texts by their UTF-8 bytes, as Go's strings.Compare
+// does: that is code point order, which UTF-16 unit order is not.
+export function compareBytes(a, b) {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.codePointAt(i), y = b.codePointAt(i);
+    if (x !== y) return x < y ? -1 : 1;
+    if (x > 0xffff) i++;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+class NotJSON extends Error {}
+
+// parse reads one strict RFC 8259 value (docs/reading.md, "What counts as
+// JSON"): duplicate names refused after unescaping, escaped lone surrogates
+// and raw control characters refused, nesting to 128, numbers as their text.
+// Nodes: {k: "obj", members: [[name, node]...], byName: Map} | {k: "arr", items}
+// | {k: "str", v} | {k: "num", v: text} | {k: "true"} | {k: "false"} | {k: "null"}.
+function parse(text) {
+  let i = 0;
+  const ws = () => {
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++;
+      else return;
+    }
+  };
+  const fail = () => { throw new NotJSON(); };
+  const str = () => {
+    i++; // the opening quote
+    let out = "";
+    let start = i;
+    for (;;) {
+      if (i >= text.length) fail();
+      const c = text.charCodeAt(i);
+      if (c === 0x22) { out += text.slice(start, i); i++; return out; }
+      if (c < 0x20) fail();
+      if (c !== 0x5c) { i++; continue; }
+      out += text.slice(start, i);
+      const e = text[i + 1];
+      i += 2;
+      switch (e) {
+        case '"': out += '"'; break;
+        case "\\": out += "\\"; break;
+        case "/": out += "/"; break;
+        case "b": out += "\b"; break;
+        case "f": out += "\f"; break;
+        case "n": out += "\n"; break;
+        case "r": out += "\r"; break;
+        case "t": out += "\t"; break;
+        case "u": {
+          const hi = hex4();
+          if (hi >= 0xdc00 && hi <= 0xdfff) fail();
+          if (hi >= 0xd800 && hi <= 0xdbff) {
+            if (text[i] !== "\\" || text[i + 1] !== "u") fail();
+            i += 2;
+            const lo = hex4();
+            if (lo < 0xdc00 || lo > 0xdfff) fail();
+            out += String.fromCharCode(hi, lo);
+          } else {
+            out += String.fromCharCode(hi);
+          }
+          break;
+        }
+        default: fail();
+      }
+      start = i;
+    }
+  };
+  const hex4 = () => {
+    const h = text.slice(i, i + 4);
+    if (!/^[0-9a-fA-F]{4}$/.test(h)) fail();
+    i += 4;
+    return parseInt(h, 16);
+  };
+  const numRe = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+  const value = (depth) => {
+    ws();
+    const c = text[i];
+    if (c === "{" || c === "[") {
+      if (depth + 1 > MAX_DEPTH) fail();
+      i++;
+      ws();
+      if (c === "[") {
+        const items = [];
+        if (text[i] === "]") { i++; return { k: "arr", items }; }
+        for (;;) {
+          items.push(value(depth + 1));
+          ws();
+          if (text[i] === ",") { i++; continue; }
+          if (text[i] === "]") { i++; return { k: "arr", items }; }
+          fail();
+        }
+      }
+      const members = [];
+      const byName = new Map();
+      if (text[i] === "}") { i++; return { k: "obj", members, byName }; }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail();
+        const name = str();
+        ws();
+        if (text[i] !== ":") fail();
+        i++;
+        const v = value(depth + 1);
+        if (byName.has(name)) fail();
+        byName.set(name, v);
+        members.push([name, v]);
+        ws();
+        if (text[i] === ",") { i++; continue; }
+        if (text[i] === "}") { i++; return { k: "obj", members, byName }; }
+        fail();
+      }
+    }
+    if (c === '"') return { k: "str", v: str() };
+    if (c === "t" && text.startsWith("true", i)) { i += 4; return { k: "true" }; }
+    if (c === "f" && text.startsWith("false", i)) { i += 5; return { k: "false" }; }
+    if (c === "n" && text.startsWith("null", i)) { i += 4; return { k: "null" }; }
+    numRe.lastIndex = i;
+    const m = numRe.exec(text);
+    if (!m || m[0].length === 0) fail();
+    i += m[0].length;
+    return { k: "num", v: m[0] };
+  };
+  const root = value(0);
+  ws();
+  if (i !== text.length) fail();
+  return root;
+}
+
+// dec is a number as sign, significant digits and exponent, compared exactly
+// without building it (docs/reading.md, "min / max").
+function parseDec(s) {
+  const m = /^(-?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?)([0-9]+))?$/.exec(s);
+  const neg = m[1] === "-";
+  const frac = m[3] || "";
+  let digits = m[2] + frac;
+  let e = 0n;
+  if (m[5] !== undefined) {
+    e = BigInt(m[5]);
+    if (m[4] === "-") e = -e;
+  }
+  digits = digits.replace(/^0+/, "");
+  const trimmed = digits.replace(/0+$/, "");
+  e += BigInt(digits.length - trimmed.length);
+  digits = trimmed;
+  e -= BigInt(frac.length);
+  if (digits === "") return { neg: false, digits: "", exp: 0n };
+  return { neg, digits, exp: e };
+}
+
+function cmpDec(a, b) {
+  const sa = a.digits === "" ? 0 : a.neg ? -1 : 1;
+  const sb = b.digits === "" ? 0 : b.neg ? -1 : 1;
+  if (sa !== sb) return sa < sb ? -1 : 1;
+  if (sa === 0) return 0;
+  const pa = BigInt(a.digits.length) + a.exp, pb = BigInt(b.digits.length) + b.exp;
+  let c = pa < pb ? -1 : pa > pb ? 1 : a.digits < b.digits ? -1 : a.digits > b.digits ? 1 : 0;
+  return sa < 0 ? -c : c;
+}
+
+const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
+
+// wholeNumber is a number's value when it is whole and within int64, as a
+// BigInt; else null.
+function wholeNumber(s) {
+  const d = parseDec(s);
+  if (d.digits === "") return 0n;
+  if (d.exp < 0n || BigInt(d.digits.length) + d.exp > 19n) return null;
+  let v = BigInt(d.digits) * 10n ** d.exp;
+  if (d.neg) v = -v;
+  return v < INT64_MIN || v > INT64_MAX ? null : v;
+}
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+// atext of RFC 5322 as Go's net/mail reads it: printable ASCII but the
+// specials, and any character beyond ASCII.
+const ATOM = /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~\u0080-\u{10FFFF}]+$/u;
+function dotAtom(s) {
+  return s !== "" && s.split(".").every((a) => ATOM.test(a));
+}
+function ipv4(s) {
+  const parts = s.split(".");
+  return parts.length === 4 && parts.every((p) => /^(0|[1-9][0-9]{0,2})$/.test(p) && Number(p) <= 255);
+}
+
+// validEmail accepts a bare address as Go's net/mail.ParseAddress reads it
+// into itself: a dot-atom, `@`, and a dot-atom or an IPv4 literal; a quoted
+// local part never reads back as itself, so it is refused as there.
+export function validEmail(s) {
+  const at = s.lastIndexOf("@");
+  if (at <= 0) return false;
+  const local = s.slice(0, at), domain = s.slice(at + 1);
+  if (!dotAtom(local)) return false;
+  if (domain.startsWith("[") && domain.endsWith("]")) return ipv4(domain.slice(1, -1));
+  return dotAtom(domain);
+}
+
+function daysInMonth(y, m) {
+  if (m === 2) return (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)) ? 29 : 28;
+  return [31, 0, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
+}
+
+// daysFromCivil counts days from 1970-01-01 (proleptic Gregorian).
+function daysFromCivil(y, m, d) {
+  y -= m <= 2 ? 1 : 0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+function civilFromDays(z) {
+  z += 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp + (mp < 10 ? 3 : -9);
+  return [era * 400 + yoe + (m <= 2 ? 1 : 0), m, d];
+}
+
+const INSTANT = /^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))$/;
+const pad = (n, w) => String(n).padStart(w, "0");
+
+// instant reads RFC 3339 text and writes it in UTC as Go's time.RFC3339Nano
+// does; null when it is no instant (docs/reading.md, "Instant").
+export function instant(s) {
+  const m = INSTANT.exec(s);
+  if (!m) return null;
+  const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number);
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || se > 59) return null;
+  let off = 0;
+  if (!m[8]) {
+    const oh = Number(m[10]), om = Number(m[11]);
+    if (oh > 23 || om > 59) return null;
+    off = (oh * 60 + om) * 60 * (m[9] === "-" ? -1 : 1);
+  }
+  let secs = daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off;
+  const days = Math.floor(secs / 86400);
+  secs -= days * 86400;
+  const [uy, um, ud] = civilFromDays(days);
+  if (uy < 0 || uy > 9999) return null;
+  let frac = (m[7] || "").replace(/0+$/, "");
+  return `${pad(uy, 4)}-${pad(um, 2)}-${pad(ud, 2)}T${pad(Math.floor(secs / 3600), 2)}:${pad(Math.floor(secs / 60) % 60, 2)}:${pad(secs % 60, 2)}${frac ? "." + frac : ""}Z`;
+}
+
+const DURATION_UNITS = { ms: 1000000n, s: 1000000000n, m: 60000000000n, h: 3600000000000n, d: 86400000000000n };
+
+export function validDuration(s) {
+  const m = /^(0|[1-9][0-9]{0,18})(ms|s|m|h|d)$/.exec(s);
+  return m !== null && BigInt(m[1]) <= INT64_MAX / DURATION_UNITS[m[2]];
+}
+
+// quote writes a text as encoding/json does with SetEscapeHTML(false).
+export function quote(s) {
+  return '"' + s.replace(/["\\\u0000-\u001f\u2028\u2029]/g, (c) => {
+    switch (c) {
+      case '"': return '\\"';
+      case "\\": return "\\\\";
+      case "\b": return "\\b";
+      case "\f": return "\\f";
+      case "\n": return "\\n";
+      case "\r": return "\\r";
+      case "\t": return "\\t";
+    }
+    return "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
+  }) + '"';
+}
+
+function codePoints(s) {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) i++;
+    n++;
+  }
+  return n;
+}
+
+// pattern compiles a rule's pattern to match the whole text. The plan's
+// patterns are RE2; one JavaScript reads differently is refused at start-up
+// rather than read differently.
+function compilePattern(p) {
+  new RegExp(p, "u"); // parses on its own, as the Go reader requires
+  return new RegExp("^(?:" + p + ")$", "u");
+}
+
+function boundOf(text) {
+  if (!/^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/.test(text)) throw new Error(`bound ${text} is not a number`);
+  return parseDec(text);
+}
+
+function recordsOf(plan) {
+  const byId = new Map(plan.records.map((r) => [r.id, r]));
+  const compiled = new Map();
+  const typ = (t) => {
+    const ft = { kind: t.kind, optional: !!t.optional, email: t.kind === "email" };
+    if (t.kind === "enum") ft.variants = new Set(t.variants || []);
+    if (t.kind === "record") ft.rec = record(t.name);
+    if (t.kind === "list" || t.kind === "map") {
+      if (!t.elem) throw new Error(`${t.kind} without an element type`);
+      ft.elem = typ(t.elem);
+    }
+    const rs = t.rules;
+    if (rs) {
+      if (rs.min !== undefined) ft.min = boundOf(rs.min);
+      if (rs.max !== undefined) ft.max = boundOf(rs.max);
+      if (rs.min_length !== undefined) ft.minLen = rs.min_length;
+      if (rs.max_length !== undefined) ft.maxLen = rs.max_length;
+      if (rs.patterns) ft.patterns = rs.patterns.map(compilePattern);
+      if (rs.format === "email") ft.email = true;
+      else if (rs.format) throw new Error(`unknown format ${rs.format}`);
+    }
+    return ft;
+  };
+  const record = (id) => {
+    if (compiled.has(id)) return compiled.get(id);
+    const src = byId.get(id);
+    if (!src) throw new Error(`unknown record ${id}`);
+    const r = { id, fields: [] };
+    compiled.set(id, r);
+    const fs = [...src.fields].sort((a, b) => compareBytes(a.name, b.name));
+    for (const f of fs) r.fields.push({ name: f.name, key: quote(f.name) + ":", t: typ(f.type) });
+    return r;
+  };
+  return record;
+}
+
+// Reader reads one queue's messages (runtime/reading.Reader).
+export class Reader {
+  constructor(plan, queue) {
+    if (!queue.id_at || queue.id_at.length === 0) throw new Error(`queue ${queue.name}: empty id_at`);
+    if (!queue.events || queue.events.length === 0) throw new Error(`queue ${queue.name}: lists no event`);
+    this.idAt = queue.id_at;
+    this.typeAt = queue.type_at || null;
+    this.idField = queue.id_at.join(".");
+    this.typeField = this.typeAt ? this.typeAt.join(".") : "";
+    this.events = queue.events;
+    const record = recordsOf(plan);
+    this.records = queue.events.map((e) => record(e.event));
+    this.byWire = new Map(queue.events.map((e, i) => [e.wire_name, i]));
+  }
+
+  // read reads a body given as bytes (Uint8Array) and returns
+  // {park, reason, problems, id, wireType, event, eventJSON}.
+  read(bytes) {
+    let text;
+    try {
+      text = strictUTF8.decode(bytes);
+    } catch {
+      return this.notJSON();
+    }
+    return this.readText(text);
+  }
+
+  notJSON() {
+    const o = this.outcome();
+    return this.unreadable(o, [{ field: "", rule: "json" }]);
+  }
+
+  outcome() {
+    return { park: false, reason: "", problems: null, id: "", wireType: "", event: this.typeAt ? null : this.events[0], eventJSON: null };
+  }
+
+  unreadable(o, ps) {
+    ps.sort((a, b) => compareBytes(a.field, b.field) || compareBytes(a.rule, b.rule));
+    const out = ps.filter((p, i) => i === 0 || p.field !== ps[i - 1].field || p.rule !== ps[i - 1].rule);
+    return Object.assign(o, { park: true, reason: "unreadable", problems: out });
+  }
+
+  // readText reads a body already decoded from UTF-8.
+  readText(text) {
+    const o = this.outcome();
+    let root;
+    try {
+      root = parse(text);
+    } catch (e) {
+      if (e instanceof NotJSON || e instanceof RangeError) return this.notJSON();
+      throw e;
+    }
+    if (root.k !== "obj") return this.notJSON();
+    const find = (path) => {
+      let n = root;
+      for (const name of path) {
+        if (n.k !== "obj") return null;
+        n = n.byName.get(name);
+        if (n === undefined) return null;
+      }
+      return n;
+    };
+    const head = [];
+    const id = find(this.idAt);
+    if (id === null || id.k === "null") head.push({ field: this.idField, rule: "required" });
+    else if (id.k === "str") {
+      if (id.v === "") head.push({ field: this.idField, rule: "required" });
+      else o.id = id.v;
+    } else if (id.k === "num") {
+      const n = wholeNumber(id.v);
+      if (n === null) head.push({ field: this.idField, rule: "type" });
+      else o.id = n.toString();
+    } else head.push({ field: this.idField, rule: "type" });
+    let ev = 0;
+    if (this.typeAt) {
+      const t = find(this.typeAt);
+      if (t === null || t.k === "null") head.push({ field: this.typeField, rule: "required" });
+      else if (t.k !== "str") head.push({ field: this.typeField, rule: "type" });
+      else if (this.byWire.has(t.v)) {
+        ev = this.byWire.get(t.v);
+        o.wireType = t.v;
+        o.event = this.events[ev];
+      } else {
+        ev = -1;
+        o.wireType = t.v;
+      }
+    }
+    if (head.length > 0) return this.unreadable(o, head);
+    if (ev < 0) return Object.assign(o, { park: true, reason: "unlisted_type" });
+    const st = { path: "", problems: [] };
+    const json = readRecord(st, this.records[ev], root);
+    if (st.problems.length > 0) return this.unreadable(o, st.problems);
+    if (utf8Length(json) > MAX_EVENT_BYTES) return Object.assign(o, { park: true, reason: "too_large" });
+    o.eventJSON = json;
+    return o;
+  }
+}
+
+function problem(st, rule) {
+  if (st.problems.length < MAX_PROBLEMS) st.problems.push({ field: st.path, rule });
+}
+
+function withSegment(st, seg, f) {
+  const mark = st.path;
+  st.path = mark === "" ? seg : mark + "." + seg;
+  try {
+    return f();
+  } finally {
+    st.path = mark;
+  }
+}
+
+// keySegment is a map key in a problem's path: its first 256 bytes, cut at
+// a character, and "…" when it is longer.
+function keySegment(key) {
+  if (utf8Length(key) <= MAX_KEY_IN_PATH) return key;
+  let n = 0, i = 0;
+  while (i < key.length) {
+    const cp = key.codePointAt(i);
+    const w = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    if (n + w > MAX_KEY_IN_PATH) break;
+    n += w;
+    i += cp > 0xffff ? 2 : 1;
+  }
+  return key.slice(0, i) + "…";
+}
+
+function readRecord(st, r, obj) {
+  let out = "{";
+  let wrote = false;
+  for (const f of r.fields) {
+    const m = obj.byName.get(f.name);
+    if (m === undefined || m.k === "null") {
+      if (!f.t.optional) withSegment(st, f.name, () => problem(st, "required"));
+      continue;
+    }
+    if (wrote) out += ",";
+    wrote = true;
+    out += f.key;
+    out += withSegment(st, f.name, () => readValue(st, f.t, m));
+  }
+  return out + "}";
+}
+
+function readElem(st, t, n) {
+  if (n.k === "null") {
+    if (!t.optional) problem(st, "required");
+    return "null";
+  }
+  return readValue(st, t, n);
+}
+
+function readText(st, t, s) {
+  if (t.minLen !== undefined || t.maxLen !== undefined) {
+    const n = codePoints(s);
+    if (t.minLen !== undefined && n < t.minLen) problem(st, "min_length");
+    if (t.maxLen !== undefined && n > t.maxLen) problem(st, "max_length");
+  }
+  if (t.patterns) {
+    for (const re of t.patterns) {
+      if (!re.test(s)) {
+        problem(st, "pattern");
+        break;
+      }
+    }
+  }
+  if (t.email && !validEmail(s)) problem(st, "format");
+}
+
+function readValue(st, t, n) {
+  const want = (k) => {
+    if (n.k !== k) {
+      problem(st, "type");
+      return false;
+    }
+    return true;
+  };
+  switch (t.kind) {
+    case "text": case "email": case "url":
+      if (!want("str")) return "";
+      readText(st, t, n.v);
+      return quote(n.v);
+    case "uuid":
+      if (!want("str")) return "";
+      if (!UUID.test(n.v)) { problem(st, "format"); return ""; }
+      return '"' + n.v.replace(/[A-Z]/g, (c) => c.toLowerCase()) + '"';
+    case "int": {
+      if (!want("num")) return "";
+      const v = wholeNumber(n.v);
+      if (v === null) { problem(st, "type"); return ""; }
+      const d = parseDec(v.toString());
+      if (t.min && cmpDec(d, t.min) < 0) problem(st, "min");
+      if (t.max && cmpDec(d, t.max) > 0) problem(st, "max");
+      return v.toString();
+    }
+    case "decimal": {
+      if (!want("num")) return "";
+      if (t.min || t.max) {
+        const d = parseDec(n.v);
+        if (t.min && cmpDec(d, t.min) < 0) problem(st, "min");
+        if (t.max && cmpDec(d, t.max) > 0) problem(st, "max");
+      }
+      return n.v;
+    }
+    case "bool":
+      if (n.k === "true" || n.k === "false") return n.k;
+      problem(st, "type");
+      return "";
+    case "instant": {
+      if (!want("str")) return "";
+      const s = instant(n.v);
+      if (s === null) { problem(st, "format"); return ""; }
+      return '"' + s + '"';
+    }
+    case "duration":
+      if (!want("str")) return "";
+      if (!validDuration(n.v)) { problem(st, "format"); return ""; }
+      return '"' + n.v + '"';
+    case "enum":
+      if (!want("str")) return "";
+      if (!t.variants.has(n.v)) { problem(st, "enum"); return ""; }
+      return quote(n.v);
+    case "record":
+      if (!want("obj")) return "";
+      return readRecord(st, t.rec, n);
+    case "list": {
+      if (!want("arr")) return "";
+      const parts = n.items.map((item, i) => withSegment(st, String(i), () => readElem(st, t.elem, item)));
+      return "[" + parts.join(",") + "]";
+    }
+    case "map": {
+      if (!want("obj")) return "";
+      const ms = [...n.members].sort((a, b) => compareBytes(a[0], b[0]));
+      const parts = ms.map(([k, v]) => quote(k) + ":" + withSegment(st, keySegment(k), () => readElem(st, t.elem, v)));
+      return "{" + parts.join(",") + "}";
+    }
+  }
+  throw new Error(`unknown kind ${t.kind}`);
+}
+
+// ---------------------------------------------------------------- bodies
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+// bodyOf turns a message's body, as Workers hand it over, into what is read
+// and what is parked: {bytes, text, parsed}. `bytes` and `text` content types
+// arrive exact; `json` arrives parsed (its exact bytes gone), so it is
+// written back with JSON.stringify and read from that (docs/workers.md).
+export function bodyOf(body) {
+  if (body instanceof ArrayBuffer) return { bytes: new Uint8Array(body), parsed: false };
+  if (ArrayBuffer.isView(body)) return { bytes: new Uint8Array(body.buffer, body.byteOffset, body.byteLength), parsed: false };
+  if (typeof body === "string") {
+    // A lone surrogate has no UTF-8: it is no JSON this reader reads.
+    if (!body.isWellFormed()) return { bytes: utf8.encode(body), parsed: false, illFormed: true };
+    return { bytes: utf8.encode(body), text: body, parsed: false };
+  }
+  let text;
+  try {
+    text = JSON.stringify(body);
+  } catch {
+    text = undefined;
+  }
+  if (typeof text !== "string") return { bytes: new Uint8Array(0), parsed: true, illFormed: true };
+  return { bytes: utf8.encode(text), text, parsed: true, value: body };
+}
+
+// readBody reads a message's body. An id that is a whole number beyond 2^53
+// in a parsed body has lost digits on the way: it is parked (type), so two
+// distinct ids never merge.
+export function readBody(reader, b) {
+  if (b.illFormed) return reader.notJSON();
+  const o = b.text !== undefined ? reader.readText(b.text) : reader.read(b.bytes);
+  if (b.parsed) {
+    let v = b.value;
+    for (const seg of reader.idAt) v = v !== null && typeof v === "object" && !Array.isArray(v) ? v[seg] : undefined;
+    if (typeof v === "number" && Number.isInteger(v) && (BigInt(v) > MAX_SAFE || BigInt(v) < -MAX_SAFE)) {
+      const out = reader.outcome();
+      out.wireType = o.wireType;
+      out.event = o.event;
+      return reader.unreadable(out, [{ field: reader.idField, rule: "type" }]);
+    }
+  }
+  return o;
+}
+
+async function sha256Hex(bytes) {
+  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(d, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+// ---------------------------------------------------------------- the store (D1)
+
+// Times are microseconds since the Unix epoch, as the native store keeps them.
+const micros = (ms) => Math.round(ms) * 1000;
+
+export const SQL = {
+  received: `INSERT INTO jadpo_received_events (source, received_id, received_at) VALUES (?1, ?2, ?3)
+ON CONFLICT (source, received_id) DO NOTHING`,
+  // Only when the received id was new: changes() is the statement before's.
+  outbox: `INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at, headers)
+SELECT ?1, ?2, ?3, ?4, ?5, NULL WHERE changes() = 1`,
+  // The outbox row just written, taken once (MATERIALIZED) before any delivery
+  // is written, since each written row moves last_insert_rowid().
+  deliveries: `WITH o(id) AS MATERIALIZED (
+    SELECT id FROM jadpo_outbox WHERE id = last_insert_rowid() AND source = ?1 AND received_id = ?2 AND changes() = 1)
+INSERT INTO jadpo_deliveries (outbox_id, subscriber, state, attempts, next_attempt_at, fencing_token, created_at, updated_at)
+SELECT o.id, j.value, 'pending', 0, ?3, 0, ?3, ?3 FROM o, json_each(?4) AS j`,
+  park: `INSERT INTO jadpo_parked_messages
+    (source, wire_type, event_name, reason, problems, body, body_sha256, state, created_at, updated_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'failed', ?8, ?8)
+ON CONFLICT (source, body_sha256) DO NOTHING`,
+  seen: `SELECT 1 AS seen FROM jadpo_received_events WHERE source = ?1 AND received_id = ?2`,
+  claim: `UPDATE jadpo_deliveries
+SET state = 'running', attempts = attempts + 1, lease_expires_at = ?2, next_attempt_at = ?2,
+    fencing_token = fencing_token + 1, updated_at = ?1
+WHERE id IN (
+    SELECT id FROM jadpo_deliveries
+    WHERE state IN ('pending', 'retry_wait', 'running') AND next_attempt_at <= ?1
+      AND (state <> 'running' OR lease_expires_at < ?1)
+    ORDER BY next_attempt_at, id
+    LIMIT ?3)
+RETURNING id, fencing_token, attempts, max_attempts, subscriber, outbox_id`,
+  claimedEvents: `SELECT id, source, received_id, event_name, event_json FROM jadpo_outbox
+WHERE id IN (SELECT value FROM json_each(?1))`,
+  settle: `UPDATE jadpo_deliveries
+SET state = ?3, next_attempt_at = COALESCE(?4, next_attempt_at), last_error_code = ?5, lease_expires_at = NULL,
+    settled_at = CASE WHEN ?3 IN ('succeeded', 'failed') THEN ?6 END, updated_at = ?6
+WHERE id = ?1 AND fencing_token = ?2 AND state = 'running'`,
+};
+
+// isStatementError tells a batch D1 refused as a statement (a constraint, a
+// value it cannot take) from D1 being unable to run it now.
+export function isStatementError(e) {
+  const m = String(e && (e.message || e));
+  return /SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)|constraint failed|datatype mismatch|string or blob too big/i.test(m);
+}
+
+// ---------------------------------------------------------------- the Worker
+
+export const CLAIM_LIMIT = 32;
+export const LEASE_MS = 60000;
+export const HANDLER_TIMEOUT_MS = 45000;
+
+function settingText(plan, v) {
+  if (!v) return undefined;
+  let raw = v.literal;
+  if (v.config) raw = (plan.config.find((c) => c.name === v.config) || {}).default;
+  return raw;
+}
+
+// jadpoWorker makes the Worker's handlers for a plan. `opts.now` (ms) and
+// `opts.random` ([0,1)) are for tests; a Worker uses the clock and Math.random.
+export function jadpoWorker(plan, opts = {}) {
+  const now = opts.now || (() => Date.now());
+  const random = opts.random || Math.random;
+  const queues = new Map(); // Cloudflare queue name -> {queue, reader, dead}
+  for (const q of plan.queues) {
+    const cn = plan.connections.find((c) => c.name === q.connection);
+    const name = settingText(plan, cn.settings.queue_name);
+    const entry = { queue: q, reader: new Reader(plan, q), subscribers: subscribersOf(plan, q) };
+    queues.set(name, { ...entry, dead: false });
+    const dlq = settingText(plan, cn.settings.dead_letter_queue);
+    if (dlq !== undefined) queues.set(dlq, { ...entry, dead: true });
+  }
+
+  async function keepBatch(db, items) {
+    const at = micros(now());
+    const stmts = [];
+    for (const it of items) {
+      const src = it.q.queue.source;
+      if (it.o.park) {
+        stmts.push(db.prepare(SQL.park).bind(src, it.o.wireType === "" && !it.o.event ? null : it.o.wireType || null,
+          it.o.event ? it.o.event.name : null, it.o.reason, JSON.stringify(it.o.problems || []), it.b.bytes, it.sha, at));
+        continue;
+      }
+      stmts.push(db.prepare(SQL.received).bind(src, it.o.id, at));
+      stmts.push(db.prepare(SQL.outbox).bind(src, it.o.event.name, it.o.eventJSON, it.o.id, at));
+      const subs = it.q.subscribers.get(it.o.event.event) || [];
+      if (subs.length > 0) stmts.push(db.prepare(SQL.deliveries).bind(src, it.o.id, at, JSON.stringify(subs)));
+    }
+    if (stmts.length > 0) await db.batch(stmts);
+  }
+
+  async function queue(batch, env, ctx) {
+    const q = queues.get(batch.queue);
+    if (!q) {
+      // Not a queue of this plan: handed back, never dropped.
+      for (const m of batch.messages) m.retry();
+      console.error(JSON.stringify({ msg: "a batch from a queue the plan does not consume", queue: batch.queue }));
+      return;
+    }
+    const db = env.JADPO_DB;
+    const items = [];
+    for (const m of batch.messages) {
+      const b = bodyOf(m.body);
+      let o = readBody(q.reader, b);
+      const it = { m, q, b, o, sha: await sha256Hex(b.bytes) };
+      if (q.dead) {
+        // From the dead-letter queue: the queue gave up after max_retries.
+        // A message already kept is a repeat; any other is parked, with its
+        // reading's reason, or `unreadable` (store) when it reads: only the
+        // store refusing it again and again sends a readable one here.
+        if (!o.park) {
+          const seen = await db.prepare(SQL.seen).bind(q.queue.source, o.id).first();
+          if (seen) { m.ack(); continue; }
+          it.o = Object.assign(q.reader.outcome(), { wireType: o.wireType, event: o.event, park: true, reason: "unreadable", problems: [{ field: "", rule: "store" }] });
+        }
+      }
+      items.push(it);
+    }
+    // A parked body is parked once per queue and body, even twice in a batch.
+    const parkedHere = new Set();
+    const kept = items.filter((it) => !it.o.park || !parkedHere.has(it.sha) && parkedHere.add(it.sha));
+    try {
+      await keepBatch(db, kept);
+    } catch (e) {
+      if (!isStatementError(e)) {
+        // D1 cannot take the batch now: every message is offered again.
+        console.error(JSON.stringify({ msg: "the store could not keep the batch; its messages are retried", queue: batch.queue, error: String(e.message || e) }));
+        for (const it of items) it.m.retry();
+        return;
+      }
+      // All or nothing: find the message at fault by keeping one by one.
+      for (const it of kept) {
+        try {
+          await keepBatch(db, [it]);
+        } catch (e1) {
+          if (!isStatementError(e1)) { it.m.retry(); it.retried = true; continue; }
+          it.o = Object.assign(q.reader.outcome(), { wireType: it.o.wireType, event: it.o.event, park: true, reason: "unreadable", problems: [{ field: "", rule: "store" }] });
+          try {
+            await keepBatch(db, [it]);
+          } catch {
+            it.m.retry();
+            it.retried = true;
+          }
+        }
+      }
+    }
+    for (const it of items) if (!it.retried) it.m.ack();
+    if (ctx && ctx.waitUntil) ctx.waitUntil(deliver(env).catch((e) => console.error(JSON.stringify({ msg: "deliveries failed", error: String(e.message || e) }))));
+    else await deliver(env);
+  }
+
+  // deliver runs due deliveries until none is left or the claim comes back
+  // short; returns {claimed, succeeded, retried, failed, lost}.
+  async function deliver(env) {
+    const rep = { claimed: 0, succeeded: 0, retried: 0, failed: 0, lost: 0 };
+    if (plan.subscribers.length === 0) return rep;
+    const db = env.JADPO_DB;
+    for (let round = 0; round < 100; round++) {
+      const t = now();
+      const claimed = (await db.prepare(SQL.claim).bind(micros(t), micros(t + LEASE_MS), CLAIM_LIMIT).all()).results;
+      if (claimed.length === 0) break;
+      rep.claimed += claimed.length;
+      const ids = [...new Set(claimed.map((c) => c.outbox_id))];
+      const events = new Map((await db.prepare(SQL.claimedEvents).bind(JSON.stringify(ids)).all()).results.map((r) => [r.id, r]));
+      await Promise.all(claimed.map(async (c) => {
+        const outcome = await deliverOne(env, db, c, events.get(c.outbox_id));
+        rep[outcome]++;
+      }));
+      if (claimed.length < CLAIM_LIMIT) break;
+    }
+    return rep;
+  }
+
+  async function deliverOne(env, db, c, ev) {
+    const sub = plan.subscribers.find((s) => s.name === c.subscriber);
+    const budget = c.max_attempts > 0 ? c.max_attempts : sub ? sub.retry.max_attempts : 1;
+    const h = sub && ev ? sub.handlers.find((x) => x.name === ev.event_name) : undefined;
+    let state = "succeeded", code = null, next = null;
+    if (c.attempts > budget) {
+      state = "failed"; code = "lease_expired";
+    } else if (!h) {
+      state = "failed"; code = "handler_missing";
+    } else {
+      try {
+        await runHandler(env, h, ev.event_json);
+      } catch (e) {
+        code = e.code || "handler";
+        if (e.temporary && c.attempts < budget) {
+          state = "retry_wait";
+          next = micros(now() + backoffDraw(sub.retry, c.attempts, random));
+        } else {
+          state = "failed";
+        }
+        console.log(JSON.stringify({ msg: "delivery attempt failed", delivery: c.id, subscriber: c.subscriber, attempt: c.attempts, error_code: code }));
+      }
+    }
+    const r = await db.prepare(SQL.settle).bind(c.id, c.fencing_token, state, next, code, micros(now())).run();
+    if (r.meta.changes === 0) return "lost"; // taken over by a later claim: this settles nothing
+    return { succeeded: "succeeded", retry_wait: "retried", failed: "failed" }[state];
+  }
+
+  async function runHandler(env, h, eventJSON) {
+    const event = JSON.parse(eventJSON);
+    for (const st of h.steps) {
+      const conn = plan.connections.find((c) => c.name === st.connection);
+      const op = conn.operations.find((o) => o.ref === st.operation);
+      const args = {};
+      for (const [name, x] of Object.entries(st.args)) args[name] = evalExpr(env, x, event, eventJSON);
+      await callJSONHTTP(env, conn, op, args);
+    }
+  }
+
+  function configValue(env, name) {
+    const f = plan.config.find((c) => c.name === name);
+    if (!f) return undefined;
+    const v = env[f.binding];
+    if (v === undefined || v === "") return f.default;
+    if (f.type.kind === "int") return Number(v);
+    if (f.type.kind === "bool") return v === "true";
+    return v;
+  }
+
+  function evalExpr(env, x, event, eventJSON) {
+    if (x.literal !== undefined) return x.literal;
+    if (x.event) return event;
+    if (x.path) {
+      let cur = event;
+      for (const p of x.path) cur = cur !== null && typeof cur === "object" ? cur[p] : undefined;
+      return cur;
+    }
+    if (x.config) return configValue(env, x.config);
+    if (x.record) return Object.fromEntries(Object.entries(x.record).map(([k, v]) => [k, evalExpr(env, v, event, eventJSON)]));
+    if (x.list) return x.list.map((v) => evalExpr(env, v, event, eventJSON));
+    if (x.json) return eventJSON;
+    return undefined;
+  }
+
+  function connValue(env, v) {
+    if (!v) return undefined;
+    if (v.config) return configValue(env, v.config);
+    return v.literal;
+  }
+
+  // wireOf names a value's members as the operation's input type does.
+  function wireOf(t, v) {
+    if (v === undefined || v === null || !t) return v;
+    if (t.kind === "record") {
+      const rec = plan.records.find((r) => r.id === t.name);
+      if (!rec || typeof v !== "object") return v;
+      const out = {};
+      for (const f of rec.fields) {
+        const x = v[f.name];
+        if (x === undefined || x === null) {
+          // As the native wire.Encode: a required member without a value is
+          // the handler's fault, not the service's, and is not retried.
+          if (!f.type.optional) throw Object.assign(new Error(`input member ${f.name} has no value`), { code: "input_invalid", temporary: false });
+          continue;
+        }
+        out[f.wire_name || f.name] = wireOf(f.type, x);
+      }
+      return out;
+    }
+    if (t.kind === "list" && Array.isArray(v)) return v.map((x) => wireOf(t.elem, x));
+    if (t.kind === "map" && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wireOf(t.elem, x)]));
+    return v;
+  }
+
+  async function callJSONHTTP(env, conn, op, args) {
+    const host = connValue(env, conn.host) || conn.provider.host;
+    let path = op.path.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(String(connValue(env, conn.settings[name]))));
+    const headers = { "content-type": "application/json" };
+    if (conn.provider.credential === "bearer") headers.authorization = "Bearer " + connValue(env, conn.credential.token);
+    const init = { method: op.method || "POST", headers };
+    if (op.input) init.body = JSON.stringify(wireOf(op.input, args));
+    const url = String(host).replace(/\/$/, "") + path;
+    const attempts = op.retry_safe ? 3 : 1;
+    for (let n = 1; ; n++) {
+      let resp, answer;
+      const ac = new AbortController();
+      const timer = setTimeout(() => ac.abort(), HANDLER_TIMEOUT_MS);
+      try {
+        resp = await fetch(url, { ...init, signal: ac.signal });
+        answer = await resp.text();
+      } catch (e) {
+        clearTimeout(timer);
+        if (n < attempts) continue;
+        throw Object.assign(new Error(`${op.ref}: no answer`), { code: ac.signal.aborted ? "timeout" : "transport", temporary: true });
+      }
+      clearTimeout(timer);
+      if (resp.status >= 200 && resp.status <= 299) return;
+      const code = refusalCode(conn.provider.error_code, answer) || "http_" + resp.status;
+      throw Object.assign(new Error(`${op.ref} refused: ${code}`), { code, temporary: isTemporary(resp.status, code) });
+    }
+  }
+
+  async function scheduled(controller, env, ctx) {
+    const rep = await deliver(env);
+    if (rep.claimed > 0) console.log(JSON.stringify({ msg: "deliveries", ...rep }));
+  }
+
+  return { queue, scheduled, deliver };
+}
+
+// subscribersOf maps each listed event to its subscribers, in the plan's
+// order (ir.Program.SubscribersOf).
+function subscribersOf(plan, q) {
+  return new Map(q.events.map((e) => [e.event,
+    plan.subscribers.filter((s) => s.handlers.some((h) => h.event === e.event)).map((s) => s.name)]));
+}
+
+// lookup follows a dotted error_code path into an answer, as the native
+// awsjson.Lookup does: a member named by the whole rest first, then member
+// by member, a list element by its index.
+function lookup(v, path) {
+  if (path === "") return undefined;
+  if (v !== null && typeof v === "object" && !Array.isArray(v) && Object.hasOwn(v, path)) return v[path];
+  const dot = path.indexOf(".");
+  const head = dot < 0 ? path : path.slice(0, dot);
+  let next;
+  if (Array.isArray(v)) {
+    if (!/^(0|[1-9][0-9]*)$/.test(head)) return undefined;
+    next = v[Number(head)];
+  } else if (v !== null && typeof v === "object") {
+    if (!Object.hasOwn(v, head)) return undefined;
+    next = v[head];
+  } else return undefined;
+  return dot < 0 ? next : lookup(next, path.slice(dot + 1));
+}
+
+// toLowerSnake is wire.ToLowerSnake: `RequestThrottled` and
+// `request-throttled` both read `request_throttled`.
+export function toLowerSnake(s) {
+  let out = "";
+  let pending = false;
+  const lower = (c) => c >= "a" && c <= "z", upper = (c) => c >= "A" && c <= "Z", digit = (c) => c >= "0" && c <= "9";
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (upper(c)) {
+      if (out.length > 0 && i > 0) {
+        const prev = s[i - 1];
+        if (lower(prev) || digit(prev) || (upper(prev) && i + 1 < s.length && lower(s[i + 1]))) pending = true;
+      }
+      if (pending && out.length > 0) out += "_";
+      pending = false;
+      out += c.toLowerCase();
+    } else if (lower(c) || digit(c)) {
+      if (pending && out.length > 0) out += "_";
+      pending = false;
+      out += c;
+    } else pending = true;
+  }
+  return out;
+}
+
+// refusalCode reads the code at the provider's error_code (jsonhttp.CodeOf):
+// text in lower_snake_case, a whole number n as code_<n>.
+function refusalCode(path, answer) {
+  if (!path || !answer) return "";
+  let v;
+  try {
+    v = JSON.parse(answer);
+  } catch {
+    return "";
+  }
+  const c = lookup(v, path);
+  if (typeof c === "string") return toLowerSnake(c);
+  if (typeof c === "number" && Number.isSafeInteger(c) && c >= 0) return "code_" + c;
+  return "";
+}
+
+// isTemporary is wire.IsTemporary: 5xx, 429, or a code that says so.
+export function isTemporary(status, code) {
+  if ((status >= 500 && status <= 599) || status === 429) return true;
+  return ["throttl", "unavailable", "internal_error", "request_timeout"].some((p) => code.includes(p));
+}
+
+// backoffDraw is the native engine's: full jitter under a ceiling doubling
+// from first_delay_ms up to max_delay_ms (milliseconds here).
+export function backoffDraw(retry, n, random) {
+  let ceil = retry.first_delay_ms;
+  for (let i = 1; i < n && ceil < retry.max_delay_ms; i++) ceil *= 2;
+  ceil = Math.max(Math.min(ceil, retry.max_delay_ms), 0);
+  return Math.floor(random() * (ceil + 1));
+}
+
+// jadpo:exports-for-tests
+export { parse as parseJSONForTests };

@@ -1,0 +1,302 @@
+// The built Worker of examples/returns under miniflare (workerd): batches
+// dispatched to its queue consumer and its dead-letter consumer, deliveries
+// run against a local stand-in of the refunds service, D1 read afterwards.
+// The jadpo binary builds it: JADPO_BIN, else `go run ./cmd/jadpo`.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Miniflare } from "miniflare";
+import { SQL } from "../jadpo.mjs";
+
+const repo = fileURLToPath(new URL("../../../", import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), "jadpo-worker-"));
+const project = join(tmp, "returns");
+const persist = join(tmp, "d1");
+
+function jadpo(...args) {
+  const bin = process.env.JADPO_BIN;
+  const [cmd, argv] = bin ? [bin, args] : ["go", ["run", "./cmd/jadpo", ...args]];
+  return execFileSync(cmd, argv, { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+}
+
+// The stand-in of the refunds service: it answers each POST /refunds with
+// the next status of `answers` (200 when none is left) and records each.
+const calls = [];
+let answers = [];
+const standin = createServer((req, res) => {
+  let body = "";
+  req.on("data", (c) => (body += c));
+  req.on("end", () => {
+    calls.push({ method: req.method, url: req.url, auth: req.headers.authorization, body });
+    res.statusCode = answers.length > 0 ? answers.shift() : 200;
+    res.setHeader("content-type", "application/json");
+    res.end(res.statusCode < 300 ? `{"refund_id":"rf-${calls.length}"}` : `{"error":{"code":"${res.statusCode >= 500 ? "Unavailable" : "RefundRefused"}"}}`);
+  });
+});
+
+let mf, worker, db;
+const TOKEN = "standin-refunds-token";
+
+// splitSQL cuts the migration into statements: each ends with `;` at a line's
+// end, a trigger's body running to its `END;`.
+function splitSQL(sql) {
+  const out = [];
+  let cur = [];
+  let inTrigger = false;
+  for (const line of sql.split("\n")) {
+    if (cur.length === 0 && (line.startsWith("--") || line.trim() === "")) continue;
+    cur.push(line);
+    if (/^CREATE TRIGGER/.test(line)) inTrigger = true;
+    if (inTrigger ? /^END;\s*$/.test(line) : /;\s*$/.test(line)) {
+      out.push(cur.join("\n"));
+      cur = [];
+      inTrigger = false;
+    }
+  }
+  return out;
+}
+
+before(async () => {
+  cpSync(join(repo, "examples", "returns"), project, { recursive: true, filter: (src) => !src.includes(`${join("returns", "build")}`) });
+  jadpo("build", "--target", "workers", project);
+  const built = join(project, "build", "workers");
+  const wrangler = readFileSync(join(built, "wrangler.toml"), "utf8");
+  const compat = /compatibility_date = "([0-9-]+)"/.exec(wrangler)[1];
+  assert.match(wrangler, /queue = "returns"\nmax_batch_size = 10\nmax_retries = 3\ndead_letter_queue = "returns-dlq"/);
+  await new Promise((r) => standin.listen(0, "127.0.0.1", r));
+  mf = new Miniflare({
+    modules: true,
+    scriptPath: join(built, "worker.mjs"),
+    modulesRoot: built,
+    compatibilityDate: compat,
+    d1Databases: { JADPO_DB: "returns-events" },
+    d1Persist: persist,
+    queueConsumers: {
+      returns: { maxBatchSize: 10, maxRetries: 3, deadLetterQueue: "returns-dlq" },
+      "returns-dlq": { maxBatchSize: 10, maxRetries: 3 },
+    },
+    bindings: { REFUNDS_HOST: `http://127.0.0.1:${standin.address().port}`, REFUNDS_TOKEN: TOKEN },
+  });
+  worker = await mf.getWorker();
+  db = await mf.getD1Database("JADPO_DB");
+  const migration = readFileSync(join(built, "migrations", "0001_jadpo.sql"), "utf8");
+  await db.batch(splitSQL(migration).map((s) => db.prepare(s)));
+});
+
+after(async () => {
+  if (mf) await mf.dispose();
+  standin.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+let seq = 0;
+function msg(body, attempts = 1) {
+  seq++;
+  return { id: `msg-${seq}`, timestamp: new Date(1_700_000_000_000), body, attempts };
+}
+function ret(id, extra = {}) {
+  return JSON.stringify({
+    return_id: id, type: "return_requested", order_id: `order-${id}`, customer_email: "a@example.com",
+    items: { "SKU-1": 2 }, requested_at: "2026-11-30T10:00:00+01:00", ...extra,
+  });
+}
+async function count(table, where = "1") {
+  return (await db.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).first()).n;
+}
+async function settled(n) {
+  // Deliveries run within the invocation (ctx.waitUntil); wait until they settled.
+  for (let i = 0; i < 200 && (await count("jadpo_deliveries", "state IN ('pending','running')")) > 0; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return count("jadpo_deliveries", "state = 'succeeded'");
+}
+const acked = (r) => [...r.explicitAcks].sort();
+const retried = (r) => r.retryMessages.map((m) => m.msgId).sort();
+
+test("a batch: each message kept once, a repeat acknowledged and not kept, parked once per body, then all acknowledged", async () => {
+  const batch = [msg(ret("r-1")), msg(ret("r-1")), msg("not json"), msg("not json"), msg(JSON.stringify({ return_id: "r-9", type: "gift_card" })),
+    msg(new TextEncoder().encode(ret("r-2")))];
+  const r = await worker.queue("returns", batch);
+  assert.equal(r.outcome, "ok");
+  assert.deepEqual(acked(r), batch.map((m) => m.id).sort());
+  assert.deepEqual(retried(r), []);
+  assert.equal(await count("jadpo_received_events"), 2);
+  assert.equal(await count("jadpo_outbox"), 2);
+  assert.equal(await count("jadpo_deliveries"), 2);
+  const ev = await db.prepare("SELECT source, event_name, event_json FROM jadpo_outbox WHERE received_id = 'r-1'").first();
+  assert.deepEqual(ev, {
+    source: "queue returns_queue", event_name: "ReturnRequested",
+    event_json: '{"customer_email":"a@example.com","items":{"SKU-1":2},"order_id":"order-r-1","requested_at":"2026-11-30T09:00:00Z"}',
+  });
+  const parked = (await db.prepare("SELECT reason, problems, wire_type FROM jadpo_parked_messages ORDER BY id").all()).results;
+  assert.deepEqual(parked, [
+    { reason: "unreadable", problems: '[{"field":"","rule":"json"}]', wire_type: null },
+    { reason: "unlisted_type", problems: "[]", wire_type: "gift_card" },
+  ]);
+  // The same batch again: every message acknowledged, nothing more kept or parked.
+  const again = await worker.queue("returns", batch.map((m) => ({ ...m, attempts: 2 })));
+  assert.deepEqual(acked(again), batch.map((m) => m.id).sort());
+  assert.equal(await count("jadpo_outbox"), 2);
+  assert.equal(await count("jadpo_parked_messages"), 2);
+  // Deliveries settled once each, with the bearer token and the operation's input.
+  assert.equal(await settled(), 2);
+  const refunds = calls.filter((c) => c.url === "/refunds");
+  assert.equal(refunds.length, 2);
+  assert.ok(refunds.every((c) => c.method === "POST" && c.auth === `Bearer ${TOKEN}`));
+  assert.deepEqual(JSON.parse(refunds.find((c) => c.body.includes("order-r-1")).body),
+    { order_id: "order-r-1", customer_email: "a@example.com", items: { "SKU-1": 2 } });
+});
+
+test("a D1 failure: the batch is retried, not acknowledged, and kept once D1 takes it", async () => {
+  await db.prepare("ALTER TABLE jadpo_outbox RENAME TO jadpo_outbox_away").run();
+  const batch = [msg(ret("r-3")), msg(ret("r-4"))];
+  let r;
+  try {
+    r = await worker.queue("returns", batch);
+  } finally {
+    await db.prepare("ALTER TABLE jadpo_outbox_away RENAME TO jadpo_outbox").run();
+  }
+  assert.deepEqual(acked(r), []);
+  assert.deepEqual(retried(r), batch.map((m) => m.id).sort());
+  assert.equal(await count("jadpo_received_events", "received_id IN ('r-3','r-4')"), 0);
+  const again = await worker.queue("returns", batch.map((m) => ({ ...m, attempts: 2 })));
+  assert.deepEqual(acked(again), batch.map((m) => m.id).sort());
+  assert.equal(await count("jadpo_outbox", "received_id IN ('r-3','r-4')"), 2);
+  await settled();
+});
+
+test("a message D1 refuses as a statement is found by keeping one by one: parked unreadable (store), the rest kept", async () => {
+  const bad = msg(ret("r-5", { order_id: "order-\u0000-nul" }));
+  const batch = [msg(ret("r-6")), bad, msg(ret("r-7"))];
+  const r = await worker.queue("returns", batch);
+  assert.deepEqual(acked(r), batch.map((m) => m.id).sort());
+  assert.equal(await count("jadpo_outbox", "received_id IN ('r-6','r-7')"), 2);
+  assert.equal(await count("jadpo_received_events", "received_id = 'r-5'"), 0);
+  const p = await db.prepare("SELECT reason, problems, event_name FROM jadpo_parked_messages WHERE problems LIKE '%store%'").all();
+  assert.deepEqual(p.results, [{ reason: "unreadable", problems: '[{"field":"","rule":"store"}]', event_name: "ReturnRequested" }]);
+  await settled();
+});
+
+test("a subscriber's temporary refusal is retried after its backoff and settled once", async () => {
+  answers = [503];
+  const before = calls.length;
+  await worker.queue("returns", [msg(ret("r-8"))]);
+  const row = async () => db.prepare(`SELECT d.state, d.attempts, d.next_attempt_at, d.last_error_code FROM jadpo_deliveries d
+    JOIN jadpo_outbox o ON o.id = d.outbox_id WHERE o.received_id = 'r-8'`).first();
+  for (let i = 0; i < 200 && ["pending", "running"].includes((await row()).state); i++) await new Promise((r) => setTimeout(r, 25));
+  const first = await row();
+  assert.equal(first.state, "retry_wait");
+  assert.equal(first.attempts, 1);
+  assert.equal(first.last_error_code, "unavailable"); // read at the package's error_code: "error.code"
+  // The cron trigger runs what is due: wait until next_attempt_at has passed.
+  while (Date.now() * 1000 <= first.next_attempt_at) await new Promise((r) => setTimeout(r, 50));
+  await worker.scheduled({ cron: "* * * * *" });
+  const second = await row();
+  assert.equal(second.state, "succeeded");
+  assert.equal(second.attempts, 2);
+  assert.equal(calls.length - before, 2);
+  // Nothing is due any more: the backstop delivers nothing twice.
+  await worker.scheduled({ cron: "* * * * *" });
+  assert.equal(calls.length - before, 2);
+});
+
+test("the dead-letter consumer parks: a readable message as unreadable (store), an unreadable one with its reading, a kept one not at all", async () => {
+  const last = (await db.prepare("SELECT max(id) AS id FROM jadpo_parked_messages").first()).id;
+  const batch = [msg(ret("r-20"), 4), msg("{broken", 4), msg(ret("r-1"), 4)];
+  const r = await worker.queue("returns-dlq", batch);
+  assert.deepEqual(acked(r), batch.map((m) => m.id).sort());
+  assert.equal(await count("jadpo_received_events", "received_id = 'r-20'"), 0);
+  const p = (await db.prepare("SELECT reason, problems, source FROM jadpo_parked_messages WHERE id > ?1 ORDER BY id").bind(last).all()).results;
+  assert.deepEqual(p, [
+    { reason: "unreadable", problems: '[{"field":"","rule":"store"}]', source: "queue returns_queue" },
+    { reason: "unreadable", problems: '[{"field":"","rule":"json"}]', source: "queue returns_queue" },
+  ]);
+});
+
+test("a json body arrives parsed: kept when exact, and an id past 2^53 parked, never merged with its neighbour", async () => {
+  const obj = JSON.parse(ret("r-30"));
+  const r = await worker.queue("returns", [msg(obj), msg({ ...obj, return_id: 9007199254740993 })]);
+  assert.equal(r.explicitAcks.length, 2);
+  assert.equal(await count("jadpo_outbox", "received_id = 'r-30'"), 1);
+  assert.equal(await count("jadpo_received_events", "received_id LIKE '900719925474099%'"), 0);
+  assert.equal(await count("jadpo_parked_messages", `problems = '[{"field":"return_id","rule":"type"}]'`), 1);
+  await settled();
+});
+
+test("the keeping statements write a delivery per subscriber of a new event, and nothing for a repeat", async () => {
+  const keep = (id) => [
+    db.prepare(SQL.received).bind("queue two", id, 1),
+    db.prepare(SQL.outbox).bind("queue two", "E", "{}", id, 1),
+    db.prepare(SQL.deliveries).bind("queue two", id, 1, JSON.stringify(["a", "b", "c"])),
+  ];
+  await db.batch([...keep("x-1"), ...keep("x-2"), ...keep("x-1")]);
+  const rows = (await db.prepare(`SELECT o.received_id AS id, d.subscriber AS s FROM jadpo_deliveries d JOIN jadpo_outbox o ON o.id = d.outbox_id
+    WHERE o.source = 'queue two' ORDER BY o.received_id, d.subscriber`).all()).results;
+  assert.deepEqual(rows.map((r) => `${r.id}:${r.s}`), ["x-1:a", "x-1:b", "x-1:c", "x-2:a", "x-2:b", "x-2:c"]);
+  assert.equal(await count("jadpo_outbox", "source = 'queue two'"), 2);
+  await db.prepare("DELETE FROM jadpo_deliveries WHERE outbox_id IN (SELECT id FROM jadpo_outbox WHERE source = 'queue two')").run();
+});
+
+test("fencing: a claim taken over after its lease runs out settles nothing; the later claim settles", async () => {
+  await db.batch([
+    db.prepare(SQL.received).bind("queue fence", "f-1", 1),
+    db.prepare(SQL.outbox).bind("queue fence", "E", "{}", "f-1", 1),
+    db.prepare(SQL.deliveries).bind("queue fence", "f-1", 1, JSON.stringify(["only"])),
+  ]);
+  const claim = async (at) => (await db.prepare(SQL.claim).bind(at, at + 60_000_000, 100).all()).results.find((c) => c.subscriber === "only");
+  const first = await claim(2);
+  assert.equal(await claim(3), undefined, "a running delivery within its lease is not claimed again");
+  const second = await claim(60_000_003); // the first lease has run out
+  assert.equal(second.id, first.id);
+  assert.equal(second.attempts, 2);
+  const settle = (c) => db.prepare(SQL.settle).bind(c.id, c.fencing_token, "succeeded", null, null, 60_000_004).run();
+  assert.equal((await settle(first)).meta.changes, 0);
+  assert.equal((await settle(second)).meta.changes, 1);
+  await db.prepare("DELETE FROM jadpo_deliveries WHERE id = ?1").bind(first.id).run();
+});
+
+test("jadpo deliveries reads the local D1 database (SQLite)", async () => {
+  const file = findSQLite(persist);
+  assert.ok(file, "miniflare persisted no D1 database");
+  const db1 = `sqlite:${file}`;
+  const listed = JSON.parse(jadpo("deliveries", "list", "--json", "--database", db1));
+  const gift = listed.find((x) => x.wire_type === "gift_card");
+  assert.ok(gift, "the parked unlisted_type message is listed");
+  assert.equal(gift.code, "unlisted_type");
+  assert.match(jadpo("deliveries", "show", gift.id, "--body", "--database", db1), /gift_card/);
+  jadpo("deliveries", "dismiss", gift.id, "--database", db1);
+  const state = await db.prepare("SELECT state FROM jadpo_parked_messages WHERE wire_type = 'gift_card'").first();
+  assert.equal(state.state, "dismissed");
+
+  // A delivery the service refused for good fails at once; `jadpo deliveries
+  // retry` makes it pending on the D1 file, and the Worker's cron delivers it.
+  answers = [400];
+  await worker.queue("returns", [msg(ret("r-40"))]);
+  const row = async () => db.prepare(`SELECT d.id, d.state, d.attempts FROM jadpo_deliveries d
+    JOIN jadpo_outbox o ON o.id = d.outbox_id WHERE o.received_id = 'r-40'`).first();
+  for (let i = 0; i < 200 && ["pending", "running"].includes((await row()).state); i++) await new Promise((r) => setTimeout(r, 25));
+  const failed = await row();
+  assert.equal(failed.state, "failed");
+  const listedFailed = JSON.parse(jadpo("deliveries", "list", "--json", "--database", db1));
+  assert.ok(listedFailed.some((x) => x.id === `d${failed.id}` && x.kind === "delivery"), "the failed delivery is listed");
+  jadpo("deliveries", "retry", `d${failed.id}`, "--database", db1);
+  assert.equal((await row()).state, "pending");
+  await worker.scheduled({ cron: "* * * * *" });
+  assert.equal((await row()).state, "succeeded");
+});
+
+function findSQLite(dir) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) {
+      const f = findSQLite(p);
+      if (f) return f;
+    } else if (name.endsWith(".sqlite") && name !== "metadata.sqlite") return p;
+  }
+  return null;
+}
