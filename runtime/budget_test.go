@@ -121,6 +121,7 @@ func TestHangingCloudflarePullAndAckAreBounded(t *testing.T) {
 	env.SetEnv("CF_API_TOKEN", cfqueuesfake.DefaultToken)
 	env.SetEnv("CF_ACCOUNT_ID", cfAccount)
 	env.SetEnv("CF_RETURNS_QUEUE_ID", cfQueue)
+	env.SetEnv("REFUNDS_TOKEN", "refunds-token") // examples/returns' subscriber; its service is not run here
 	rt := env.RuntimeFor(returnsPlan(t), env.Store(), runtime.Options{
 		Budget: 300 * time.Millisecond, AckTimeout: 300 * time.Millisecond, HTTP: &http.Client{Timeout: time.Hour},
 	})
