@@ -28,6 +28,11 @@ const (
 	// FaultDropAfter acts on the request, then closes the connection without
 	// answering: the client cannot know the call took effect.
 	FaultDropAfter
+	// FaultEntryFailed fails entries of a DeleteMessageBatch call, not the
+	// call: the answer is 200 and lists each such entry under Failed
+	// (InternalError, not the sender's fault), its message left in place.
+	// Next counts entries, Fraction is each entry's chance.
+	FaultEntryFailed
 )
 
 // FaultRule injects Kind into calls: the next Next matching calls, or (with
@@ -55,8 +60,22 @@ func (s *faultState) init(seed int64) { s.rng = rand.New(rand.NewSource(seed)) }
 func (s *faultState) next(op string) FaultRule {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.pick(op, false)
+}
+
+// entryFails reports whether a FaultEntryFailed rule fails the next entry
+// of a batch call to op.
+func (s *faultState) entryFails(op string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pick(op, true).Kind == FaultEntryFailed
+}
+
+// pick is next's choice among the whole-call rules (entries false) or the
+// per-entry ones; s.mu is held.
+func (s *faultState) pick(op string, entries bool) FaultRule {
 	for i, r := range s.rules {
-		if r.Operation != "" && r.Operation != op {
+		if r.Operation != "" && r.Operation != op || (r.Kind == FaultEntryFailed) != entries {
 			continue
 		}
 		fire := false
