@@ -75,6 +75,16 @@ func (r *recordingStore) SettleDelivery(ctx context.Context, now time.Time, s st
 	return ok, err
 }
 
+func (r *recordingStore) SettleDeliveries(ctx context.Context, now time.Time, ss []store.Settlement) ([]bool, error) {
+	ok, err := r.Store.SettleDeliveries(ctx, now, ss)
+	r.mu.Lock()
+	for i, s := range ss {
+		r.settles = append(r.settles, recordedSettle{s, err == nil && ok[i]})
+	}
+	r.mu.Unlock()
+	return ok, err
+}
+
 // deliverWorld is one delivery test's world: the example app, a store, an
 // injected clock, a seeded rand and its mirror.
 type deliverWorld struct {

@@ -408,6 +408,51 @@ func (s *Store) SettleDelivery(ctx context.Context, now time.Time, st store.Sett
 	return tag.RowsAffected() == 1, nil
 }
 
+// SettleDeliveries settles many deliveries in one transaction, each under its own token,
+// the updates sent in one round trip.
+func (s *Store) SettleDeliveries(ctx context.Context, now time.Time, sts []store.Settlement) ([]bool, error) {
+	ok := make([]bool, len(sts))
+	if len(sts) == 0 {
+		return ok, nil
+	}
+	for _, st := range sts {
+		if err := sqlcommon.CheckSettlement(st); err != nil {
+			return nil, err
+		}
+	}
+	now = sqlcommon.Micro(now)
+	tx, err := s.pool.BeginTx(ctx, readCommitted())
+	if err != nil {
+		return nil, wrap("settle deliveries", err)
+	}
+	defer rollback(ctx, tx)
+	b := &pgx.Batch{}
+	for _, st := range sts {
+		var next *time.Time
+		if st.Outcome == store.SettleRetryWait {
+			t := sqlcommon.Micro(st.NextAttemptAt)
+			next = &t
+		}
+		b.Queue(stmtSettle.SQL, st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), now)
+	}
+	br := tx.SendBatch(ctx, b)
+	for i := range sts {
+		tag, err := br.Exec()
+		if err != nil {
+			br.Close()
+			return nil, wrap("settle deliveries", err)
+		}
+		ok[i] = tag.RowsAffected() == 1
+	}
+	if err := br.Close(); err != nil {
+		return nil, wrap("settle deliveries", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, wrap("settle deliveries", err)
+	}
+	return ok, nil
+}
+
 // List lists deliveries and parked messages in the filter's state, oldest first.
 func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Entry, error) {
 	dStates, pStates, err := sqlcommon.ListStates(f)

@@ -566,6 +566,50 @@ func (s *Store) SettleDelivery(ctx context.Context, now time.Time, st store.Sett
 	return n == 1, nil
 }
 
+// SettleDeliveries settles many deliveries in one transaction (one fsync), each under its
+// own token.
+func (s *Store) SettleDeliveries(ctx context.Context, now time.Time, sts []store.Settlement) ([]bool, error) {
+	ok := make([]bool, len(sts))
+	if len(sts) == 0 {
+		return ok, nil
+	}
+	for _, st := range sts {
+		if err := sqlcommon.CheckSettlement(st); err != nil {
+			return nil, err
+		}
+	}
+	p, err := s.stmt(ctx, stmtSettle)
+	if err != nil {
+		return nil, wrap("settle deliveries", err)
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, wrap("settle deliveries", err)
+	}
+	defer tx.Rollback()
+	settle := tx.StmtContext(ctx, p)
+	at := micros(now)
+	for i, st := range sts {
+		var next sql.NullInt64
+		if st.Outcome == store.SettleRetryWait {
+			next = sql.NullInt64{Int64: micros(st.NextAttemptAt), Valid: true}
+		}
+		res, err := settle.ExecContext(ctx, st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), at)
+		if err != nil {
+			return nil, wrap("settle deliveries", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return nil, wrap("settle deliveries", err)
+		}
+		ok[i] = n == 1
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, wrap("settle deliveries", err)
+	}
+	return ok, nil
+}
+
 // List lists deliveries and parked messages in the filter's state, oldest first.
 func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Entry, error) {
 	dStates, pStates, err := sqlcommon.ListStates(f)

@@ -76,6 +76,7 @@ func Run(t *testing.T, h Harness) {
 		{"ClaimAndSettle", testClaimAndSettle},
 		{"ClaimLimitAndDue", testClaimLimitAndDue},
 		{"LeaseExpiryTakeover", testLeaseExpiryTakeover},
+		{"SettleDeliveriesEachUnderItsToken", testSettleDeliveriesEachUnderItsToken},
 		{"ConcurrentClaims", testConcurrentClaims},
 		{"RetryDismissStateMachine", testRetryDismissStateMachine},
 		{"ListAndShow", testListAndShow},
@@ -822,6 +823,73 @@ func testClaimLimitAndDue(t *testing.T, h Harness) {
 	}
 	if _, err := s.ClaimDeliveries(context.Background(), now, 1, 0); err == nil {
 		t.Fatal("a claim without a lease was accepted")
+	}
+}
+
+// SettleDeliveries settles many deliveries in one transaction, each under
+// its own token: a stale token changes its own row and no other, and an
+// invalid settlement commits nothing.
+func testSettleDeliveriesEachUnderItsToken(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	ctx := context.Background()
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "m1", "pack_order"), keepOf(srcWarehouse, "m2", "pack_order"),
+		keepOf(srcWarehouse, "m3", "pack_order")), store.Kept, store.Kept, store.Kept)
+	lease := 30 * time.Second
+	first := claim(t, s, t0, 1, lease)
+	later := t0.Add(lease + time.Second)
+	second := claim(t, s, later, 10, lease)
+	if len(first) != 1 || len(second) != 3 {
+		t.Fatalf("claimed %d then %d, want 1 then 3", len(first), len(second))
+	}
+	var taken store.Claimed
+	var others []store.Claimed
+	for _, c := range second {
+		if c.ID == first[0].ID {
+			taken = c
+		} else {
+			others = append(others, c)
+		}
+	}
+	if taken.ID == 0 || taken.Token == first[0].Token || len(others) != 2 {
+		t.Fatalf("second claim %+v does not take d%d over", second, first[0].ID)
+	}
+	next := later.Add(time.Minute)
+	ok, err := s.SettleDeliveries(ctx, later, []store.Settlement{
+		{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleFailed, ErrorCode: "late"},
+		{ID: others[0].ID, Token: others[0].Token, Outcome: store.SettleSucceeded},
+		{ID: others[1].ID, Token: others[1].Token, Outcome: store.SettleRetryWait, NextAttemptAt: next, ErrorCode: "http.429"},
+	})
+	if err != nil || len(ok) != 3 || ok[0] || !ok[1] || !ok[2] {
+		t.Fatalf("SettleDeliveries = %v, %v; want [false true true]", ok, err)
+	}
+	if e := show(t, s, store.DeliveryID(taken.ID), false); e.RowState != "running" || e.Attempts != 2 || e.Code != "" {
+		t.Fatalf("after the stale settlement: %+v, want running, attempt 2, no error code", e)
+	}
+	if e := show(t, s, store.DeliveryID(others[0].ID), false); e.RowState != "succeeded" || !e.SettledAt.Equal(later) {
+		t.Fatalf("settled in the batch: %+v, want succeeded at %v", e, later)
+	}
+	if e := show(t, s, store.DeliveryID(others[1].ID), false); e.RowState != "retry_wait" || e.Code != "http.429" || !e.NextAttemptAt.Equal(next) {
+		t.Fatalf("retried in the batch: %+v, want retry_wait, http.429, next %v", e, next)
+	}
+	// An invalid settlement fails the call: nothing is committed, not even the valid one.
+	if _, err := s.SettleDeliveries(ctx, later, []store.Settlement{
+		{ID: taken.ID, Token: taken.Token, Outcome: store.SettleSucceeded},
+		{ID: others[1].ID, Token: others[1].Token, Outcome: store.SettleRetryWait},
+	}); err == nil {
+		t.Fatal("a batch holding retry_wait without a next attempt time was accepted")
+	}
+	if e := show(t, s, store.DeliveryID(taken.ID), false); e.RowState != "running" {
+		t.Fatalf("after the refused batch: %s, want running", e.RowState)
+	}
+	if ok, err := s.SettleDeliveries(ctx, later, nil); err != nil || len(ok) != 0 {
+		t.Fatalf("an empty batch: %v, %v", ok, err)
+	}
+	ok, err = s.SettleDeliveries(ctx, later, []store.Settlement{{ID: taken.ID, Token: taken.Token, Outcome: store.SettleSucceeded}})
+	if err != nil || len(ok) != 1 || !ok[0] {
+		t.Fatalf("the current token: %v, %v", ok, err)
+	}
+	if st := stats(t, s); st.Deliveries[store.DeliverySucceeded] != 2 || st.Deliveries[store.DeliveryRetryWait] != 1 {
+		t.Fatalf("deliveries = %v, want 2 succeeded, 1 retry_wait", st.Deliveries)
 	}
 }
 
