@@ -68,6 +68,10 @@ type deliverer struct {
 	// randMu guards r.rand: the jitter of each claim is drawn by the
 	// claiming goroutine, in claim order, under it.
 	randMu sync.Mutex
+
+	// queuedHook, when set (by tests), is called each time a handler's
+	// settlement is handed to the settler.
+	queuedHook func()
 }
 
 func newDeliverer(r *Runtime, conns map[string]*connection, opts Options) (*deliverer, error) {
@@ -163,6 +167,8 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 	more := true
 	var errs []error
 	hctx := context.WithoutCancel(ctx) // a signal lets the handlers in hand finish
+	set := d.startSettler(hctx)
+	defer set.stop()
 	for {
 		free := d.workers - running
 		canClaim := more && ctx.Err() == nil && time.Now().Before(deadline) &&
@@ -182,7 +188,7 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 			for _, cl := range d.prepare(claimed) {
 				running++
 				go func() {
-					o, err := d.deliver(hctx, cl)
+					o, err := d.deliver(hctx, set, cl)
 					results <- settled{o, err}
 				}()
 			}
@@ -233,7 +239,7 @@ func (d *deliverer) prepare(claimed []store.Claimed) []claim {
 
 // deliver runs one delivery's handler and settles it. A 0 outcome means the
 // lease was taken over and nothing was settled.
-func (d *deliverer) deliver(ctx context.Context, cl claim) (store.SettleOutcome, error) {
+func (d *deliverer) deliver(ctx context.Context, set *settler, cl claim) (store.SettleOutcome, error) {
 	c := cl.c
 	s := store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleSucceeded}
 	h := d.handlers[c.Subscriber][c.EventName]
@@ -261,7 +267,7 @@ func (d *deliverer) deliver(ctx context.Context, cl claim) (store.SettleOutcome,
 			}
 		}
 	}
-	ok, err := d.settle(ctx, s)
+	ok, err := set.settle(s)
 	if err != nil {
 		return 0, fmt.Errorf("settling delivery %d: %w", c.ID, err)
 	}
@@ -286,6 +292,111 @@ func (d *deliverer) deliver(ctx context.Context, cl claim) (store.SettleOutcome,
 		d.r.log.Info("delivery settled", args...)
 	}
 	return s.Outcome, nil
+}
+
+// MaxSettleBatch bounds the settlements written in one transaction.
+const MaxSettleBatch = 64
+
+// settler writes the settlements of one run's handlers. Those that finish
+// while a commit is being written wait and go together in the next
+// transaction, each under its own fencing token: one commit (one flush to
+// disk) serves many settlements, and a lone one is written at once.
+type settler struct {
+	d    *deliverer
+	ctx  context.Context
+	in   chan settleReq
+	done chan struct{}
+}
+
+type settleReq struct {
+	s     store.Settlement
+	reply chan settleRes
+}
+
+type settleRes struct {
+	ok  bool
+	err error
+}
+
+func (d *deliverer) startSettler(ctx context.Context) *settler {
+	st := &settler{d: d, ctx: ctx, in: make(chan settleReq, d.workers), done: make(chan struct{})}
+	go st.loop()
+	return st
+}
+
+// stop ends the settler once every settlement handed to it is written.
+func (st *settler) stop() { close(st.in); <-st.done }
+
+// settle hands s to the settler and waits until it is written.
+func (st *settler) settle(s store.Settlement) (bool, error) {
+	reply := make(chan settleRes, 1)
+	st.in <- settleReq{s: s, reply: reply}
+	if h := st.d.queuedHook; h != nil {
+		h()
+	}
+	res := <-reply
+	return res.ok, res.err
+}
+
+func (st *settler) loop() {
+	defer close(st.done)
+	for first := range st.in {
+		batch := []settleReq{first}
+	more:
+		for len(batch) < MaxSettleBatch {
+			select {
+			case r, ok := <-st.in:
+				if !ok {
+					break more
+				}
+				batch = append(batch, r)
+			default:
+				break more
+			}
+		}
+		st.write(batch)
+	}
+}
+
+// write writes one group. A group that fails as a whole (after the tries
+// of a transient failure) is written again one settlement at a time, so
+// that one the store refuses does not take the others with it.
+func (st *settler) write(batch []settleReq) {
+	if len(batch) > 1 {
+		sts := make([]store.Settlement, len(batch))
+		for i, r := range batch {
+			sts[i] = r.s
+		}
+		ok, err := st.d.settleMany(st.ctx, sts)
+		if err == nil {
+			for i, r := range batch {
+				r.reply <- settleRes{ok: ok[i]}
+			}
+			return
+		}
+		st.d.r.log.Warn("settling deliveries together failed; settling them one by one", "deliveries", len(batch), "error", err)
+	}
+	for _, r := range batch {
+		ok, err := st.d.settle(st.ctx, r.s)
+		r.reply <- settleRes{ok: ok, err: err}
+	}
+}
+
+// settleMany writes settlements in one transaction, again after a
+// transient store failure (three tries).
+func (d *deliverer) settleMany(ctx context.Context, sts []store.Settlement) ([]bool, error) {
+	var err error
+	for try := 0; try < 3; try++ {
+		if try > 0 {
+			time.Sleep(time.Duration(try) * 100 * time.Millisecond)
+		}
+		var ok []bool
+		ok, err = d.r.store.SettleDeliveries(ctx, d.r.now(), sts)
+		if err == nil || !store.IsTransient(err) {
+			return ok, err
+		}
+	}
+	return nil, err
 }
 
 // settle writes a settlement, again after a transient store failure while
