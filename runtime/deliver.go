@@ -338,9 +338,23 @@ func (st *settler) settle(s store.Settlement) (bool, error) {
 	return res.ok, res.err
 }
 
+// SettleWriters bounds the groups being written at once: while they are,
+// the next settlements gather into one group. Half the workers: settle
+// transactions still overlap (and share PostgreSQL's flushes to disk), and
+// a group forms whenever settlements come faster than commits.
+const SettleWriters = Workers / 2
+
 func (st *settler) loop() {
 	defer close(st.done)
-	for first := range st.in {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	writers := make(chan struct{}, SettleWriters)
+	for {
+		writers <- struct{}{} // wait for a free writer before gathering
+		first, ok := <-st.in
+		if !ok {
+			return
+		}
 		batch := []settleReq{first}
 	more:
 		for len(batch) < MaxSettleBatch {
@@ -354,7 +368,11 @@ func (st *settler) loop() {
 				break more
 			}
 		}
-		st.write(batch)
+		wg.Add(1)
+		go func() {
+			defer func() { <-writers; wg.Done() }()
+			st.write(batch)
+		}()
 	}
 }
 

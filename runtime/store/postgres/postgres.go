@@ -408,8 +408,9 @@ func (s *Store) SettleDelivery(ctx context.Context, now time.Time, st store.Sett
 	return tag.RowsAffected() == 1, nil
 }
 
-// SettleDeliveries settles many deliveries in one transaction, each under its own token,
-// the updates sent in one round trip.
+// SettleDeliveries settles many deliveries in one transaction, each under its own token:
+// the updates go in one batch, which PostgreSQL runs as one implicit transaction (one
+// round trip, one commit; a failing statement rolls back every one).
 func (s *Store) SettleDeliveries(ctx context.Context, now time.Time, sts []store.Settlement) ([]bool, error) {
 	ok := make([]bool, len(sts))
 	if len(sts) == 0 {
@@ -421,11 +422,6 @@ func (s *Store) SettleDeliveries(ctx context.Context, now time.Time, sts []store
 		}
 	}
 	now = sqlcommon.Micro(now)
-	tx, err := s.pool.BeginTx(ctx, readCommitted())
-	if err != nil {
-		return nil, wrap("settle deliveries", err)
-	}
-	defer rollback(ctx, tx)
 	b := &pgx.Batch{}
 	for _, st := range sts {
 		var next *time.Time
@@ -435,7 +431,7 @@ func (s *Store) SettleDeliveries(ctx context.Context, now time.Time, sts []store
 		}
 		b.Queue(stmtSettle.SQL, st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), now)
 	}
-	br := tx.SendBatch(ctx, b)
+	br := s.pool.SendBatch(ctx, b)
 	for i := range sts {
 		tag, err := br.Exec()
 		if err != nil {
@@ -445,9 +441,6 @@ func (s *Store) SettleDeliveries(ctx context.Context, now time.Time, sts []store
 		ok[i] = tag.RowsAffected() == 1
 	}
 	if err := br.Close(); err != nil {
-		return nil, wrap("settle deliveries", err)
-	}
-	if err := tx.Commit(ctx); err != nil {
 		return nil, wrap("settle deliveries", err)
 	}
 	return ok, nil
