@@ -60,6 +60,10 @@ type Store interface {
 	// took settlements[i]'s delivery over; a stale token changes no other row. An invalid
 	// settlement, or any failure, fails the whole call and commits nothing.
 	SettleDeliveries(ctx context.Context, now time.Time, settlements []Settlement) (ok []bool, err error)
+	// SettleAndClaim settles as SettleDeliveries does, then claims up to limit due
+	// deliveries for lease as ClaimDeliveries does, in the same transaction: one commit
+	// serves a worker pool's finished deliveries and its next ones. limit 0 claims nothing.
+	SettleAndClaim(ctx context.Context, now time.Time, settlements []Settlement, limit int, lease time.Duration) (ok []bool, claimed []Claimed, err error)
 
 	// List lists failed deliveries and parked messages (and, by filter, pending and
 	// dismissed ones), oldest first.

@@ -77,6 +77,7 @@ func Run(t *testing.T, h Harness) {
 		{"ClaimLimitAndDue", testClaimLimitAndDue},
 		{"LeaseExpiryTakeover", testLeaseExpiryTakeover},
 		{"SettleDeliveriesEachUnderItsToken", testSettleDeliveriesEachUnderItsToken},
+		{"SettleAndClaimInOneTransaction", testSettleAndClaim},
 		{"ConcurrentClaims", testConcurrentClaims},
 		{"RetryDismissStateMachine", testRetryDismissStateMachine},
 		{"ListAndShow", testListAndShow},
@@ -890,6 +891,46 @@ func testSettleDeliveriesEachUnderItsToken(t *testing.T, h Harness) {
 	}
 	if st := stats(t, s); st.Deliveries[store.DeliverySucceeded] != 2 || st.Deliveries[store.DeliveryRetryWait] != 1 {
 		t.Fatalf("deliveries = %v, want 2 succeeded, 1 retry_wait", st.Deliveries)
+	}
+}
+
+// SettleAndClaim settles and then claims in one transaction: the claim
+// sees the settlements (a retry due now is claimed again) and skips what
+// is still held.
+func testSettleAndClaim(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	ctx := context.Background()
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "m1", "pack_order"), keepOf(srcWarehouse, "m2", "pack_order"),
+		keepOf(srcWarehouse, "m3", "pack_order")), store.Kept, store.Kept, store.Kept)
+	lease := 30 * time.Second
+	held := claim(t, s, t0, 2, lease)
+	if len(held) != 2 {
+		t.Fatalf("claimed %d, want 2", len(held))
+	}
+	at := t0.Add(time.Second)
+	// held[0] succeeds, held[1] stays running; the third is due.
+	ok, claimed, err := s.SettleAndClaim(ctx, at, []store.Settlement{{ID: held[0].ID, Token: held[0].Token, Outcome: store.SettleSucceeded}}, 10, lease)
+	if err != nil || len(ok) != 1 || !ok[0] {
+		t.Fatalf("SettleAndClaim = %v, %v", ok, err)
+	}
+	if len(claimed) != 1 || claimed[0].ID == held[0].ID || claimed[0].ID == held[1].ID || claimed[0].Attempt != 1 ||
+		!claimed[0].LeaseExpiresAt.Equal(at.Add(lease)) || claimed[0].EventName != eventShipped || len(claimed[0].EventJSON) == 0 {
+		t.Fatalf("claimed %+v, want the third delivery, attempt 1, with its event", claimed)
+	}
+	if e := show(t, s, store.DeliveryID(held[0].ID), false); e.RowState != "succeeded" {
+		t.Fatalf("settled: %s", e.RowState)
+	}
+	// A retry due at once is claimed again by the same call, attempt 2.
+	ok, claimed, err = s.SettleAndClaim(ctx, at, []store.Settlement{{ID: held[1].ID, Token: held[1].Token, Outcome: store.SettleRetryWait, NextAttemptAt: at, ErrorCode: "http.503"}}, 10, lease)
+	if err != nil || !ok[0] || len(claimed) != 1 || claimed[0].ID != held[1].ID || claimed[0].Attempt != 2 || claimed[0].Token == held[1].Token {
+		t.Fatalf("settle a retry due now and claim: %v %+v %v", ok, claimed, err)
+	}
+	// Claiming only, and a lease that is not one.
+	if _, c, err := s.SettleAndClaim(ctx, at, nil, 10, lease); err != nil || len(c) != 0 {
+		t.Fatalf("nothing due: %+v %v", c, err)
+	}
+	if _, _, err := s.SettleAndClaim(ctx, at, nil, 10, 0); err == nil {
+		t.Fatal("a claim without a lease was accepted")
 	}
 }
 
