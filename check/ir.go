@@ -72,7 +72,11 @@ func (c *checker) program() *ir.Program {
 		ops := map[string]*operation{}
 		if c.out.receivingConnections[name] && cn.pkg.receiving != nil {
 			conn.Receiving = cn.pkg.receiving.ir
-			for _, call := range []*ir.Call{conn.Receiving.Receive, conn.Receiving.Acknowledge} {
+			calls := []*ir.Call{conn.Receiving.Receive, conn.Receiving.Acknowledge}
+			if b := conn.Receiving.AcknowledgeBatch; b != nil {
+				calls = append(calls, &b.Call)
+			}
+			for _, call := range calls {
 				if call != nil {
 					ops[call.Operation] = cn.pkg.usedOps[call.Operation]
 				}

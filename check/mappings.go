@@ -46,7 +46,7 @@ func (c *checker) checkProvides(p *pkg) {
 func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
 	f := pd.file
 	res := &receivingResult{ir: &ir.Receiving{}, ok: true}
-	ms := c.members(f, pd.decl.Body, "package.provider_invalid", "in `provide receiving`", "receive", "acknowledge", "driver")
+	ms := c.members(f, pd.decl.Body, "package.provider_invalid", "in `provide receiving`", "receive", "acknowledge", "acknowledge_batch", "driver")
 	bad := func() { res.ok = false }
 	if m := ms["driver"]; m != nil {
 		name := refName(m.Value)
@@ -59,7 +59,7 @@ func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
 		if contains(receivingDrivers, name) && !c.checkDriver(p, f, m, name, res.ir) {
 			bad()
 		}
-		for _, k := range []string{"receive", "acknowledge"} {
+		for _, k := range []string{"receive", "acknowledge", "acknowledge_batch"} {
 			if mm := ms[k]; mm != nil {
 				c.add("package.provider_invalid", f.Range(mm.Key.Span()), "a mapping with `driver` takes no `%s`", k).
 					WithHelp("the driver receives and acknowledges itself; remove `" + k + "`")
@@ -70,8 +70,13 @@ func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
 	}
 	for _, k := range []string{"receive", "acknowledge"} {
 		if ms[k] == nil {
+			help := "map `receive:` and `acknowledge:` onto the package's operations, or name a built-in `driver:`"
+			if k == "acknowledge" && ms["acknowledge_batch"] != nil {
+				// The batch form needs the single one as its fallback.
+				help = "`acknowledge_batch:` needs `acknowledge:` beside it: the runtime acknowledges with the single call what a batch could not (an entry the answer lists as failed, or the messages of a batch call that failed as a whole)"
+			}
 			c.add("package.provider_invalid", f.Range(pd.decl.Name.Span()), "`provide receiving` has no `%s`", k).
-				WithHelp("map `receive:` and `acknowledge:` onto the package's operations, or name a built-in `driver:`")
+				WithHelp(help)
 			bad()
 		}
 	}
@@ -81,7 +86,7 @@ func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
 			bad()
 		} else {
 			rm := c.members(f, blk, "package.provider_invalid", "in `receive`", "call", "input", "messages", "body", "handle")
-			op, call := c.mappedCall(p, f, m, rm, false, nil)
+			op, call := c.mappedCall(p, f, m, rm, false, nil, "")
 			if call == nil {
 				bad()
 			}
@@ -97,14 +102,215 @@ func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
 			bad()
 		} else {
 			am := c.members(f, blk, "package.provider_invalid", "in `acknowledge`", "call", "input")
-			_, call := c.mappedCall(p, f, m, am, true, nil)
+			_, call := c.mappedCall(p, f, m, am, true, nil, "")
 			if call == nil {
 				bad()
 			}
 			res.ir.Acknowledge = call
 		}
 	}
+	if m := ms["acknowledge_batch"]; m != nil {
+		if batch := c.checkAcknowledgeBatch(p, f, m); batch == nil {
+			bad()
+		} else {
+			res.ir.AcknowledgeBatch = batch
+		}
+	}
 	return res
+}
+
+// batchMessageMembers are what `message.` offers in an `entry:` block.
+var batchMessageMembers = []string{"entry_id"}
+
+// checkAcknowledgeBatch checks `acknowledge_batch:`: its call and inputs as
+// in `acknowledge:`, the list input its `entries:` names, built with one
+// `entry:` per message (which gives `message.entry_id` and
+// `message.handle`), and the answer's list of failed entries.
+func (c *checker) checkAcknowledgeBatch(p *pkg, f *ast.File, owner *ast.Member) *ir.BatchCall {
+	blk := c.blockValue(f, owner, "package.provider_invalid")
+	if blk == nil {
+		return nil
+	}
+	keys := []string{"call", "input", "entries", "entry", "failed", "failed_id"}
+	bm := c.members(f, blk, "package.provider_invalid", "in `acknowledge_batch`", keys...)
+	ok := true
+	for _, k := range keys[2:] {
+		if bm[k] == nil {
+			c.add("package.provider_invalid", f.Range(owner.Key.Span()), "`acknowledge_batch` has no `%s`", k).
+				WithHelp("entries: input.<list field>, entry: { <field>: message.entry_id <field>: message.handle }, failed: response.<list field>, failed_id: item.<text field>")
+			ok = false
+		}
+	}
+	// The list input is built from `entry:`, so it counts as mapped.
+	entries, built := "", ""
+	if m := bm["entries"]; m != nil {
+		// Whatever list input `entries` meant is built, not left unmapped:
+		// only the problem with `entries` itself is reported.
+		built = "*"
+		if parts := refParts(m.Value); len(parts) == 2 && parts[0] == "input" {
+			entries, built = parts[1], parts[1]
+		} else {
+			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`entries` takes `input.<field>`, the call's list of entries")
+			ok = false
+		}
+	}
+	op, call := c.mappedCall(p, f, owner, bm, false, nil, built)
+	if op == nil || op.failed || op.input == nil {
+		return nil
+	}
+	out := &ir.BatchCall{Entries: entries, Entry: map[string]ir.Value{}}
+	if call == nil {
+		ok = false
+	} else {
+		out.Call = *call
+	}
+	if entries != "" {
+		if !c.batchEntry(p, f, bm, op, entries, out) {
+			ok = false
+		}
+	}
+	if m := bm["failed"]; m != nil {
+		if !c.batchFailed(f, m, bm["failed_id"], op, out) {
+			ok = false
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return out
+}
+
+// batchEntry checks the list input `entries:` names and each entry's
+// `entry:` block.
+func (c *checker) batchEntry(p *pkg, f *ast.File, bm map[string]*ast.Member, op *operation, entries string, out *ir.BatchCall) bool {
+	em := bm["entries"]
+	lf := op.input.field(entries)
+	if lf == nil {
+		c.add("package.provider_invalid", f.Range(em.Value.Span()), "`%s` has no field `%s`", op.input.name, entries).
+			Suggest(suggest(entries, fieldNamesOf(op.input))).WithRelated(op.input.rng(), "the input is declared here")
+		return false
+	}
+	if lf.Type.Kind != ir.List || lf.Type.Elem == nil || lf.Type.Elem.Kind != ir.RecordK {
+		c.add("package.provider_invalid", f.Range(em.Value.Span()), "`input.%s` is %s, not a list of objects", entries, describe(lf.Type)).
+			WithHelp("`entries` names the input list that holds one object per message")
+		return false
+	}
+	item := c.recordDecl(lf.Type.Elem.Name)
+	if item == nil {
+		return false
+	}
+	m := bm["entry"]
+	if m == nil {
+		return false
+	}
+	blk := c.blockValue(f, m, "package.provider_invalid")
+	if blk == nil {
+		return false
+	}
+	ok := true
+	given := map[string]bool{}
+	gives := map[string]bool{}
+	for _, mm := range blk.Members {
+		if mm.Key == nil {
+			c.add("package.provider_invalid", f.Range(mm.Span()), "`entry` members are `field: value`")
+			ok = false
+			continue
+		}
+		key := mm.Key.Name
+		if given[key] {
+			c.add("semantic.duplicate_name", f.Range(mm.Key.Span()), "entry field `%s` is mapped twice", key)
+			ok = false
+			continue
+		}
+		given[key] = true
+		fld := item.field(key)
+		if fld == nil {
+			c.add("package.provider_invalid", f.Range(mm.Key.Span()), "`%s` has no field `%s`", item.name, key).
+				Suggest(suggest(key, fieldNamesOf(item))).WithRelated(item.rng(), "each entry is a `"+item.name+"`")
+			ok = false
+			continue
+		}
+		v, vok := c.mappedValue(p, f, mm.Value, *fld, true, batchMessageMembers)
+		if !vok {
+			ok = false
+			continue
+		}
+		if v.Message != "" {
+			gives[v.Message] = true
+		}
+		out.Entry[key] = v
+	}
+	var missing []string
+	for _, fld := range item.fields {
+		if !fld.Type.Optional && !given[fld.Name] {
+			missing = append(missing, fld.Name)
+		}
+	}
+	if len(missing) > 0 {
+		c.add("package.provider_invalid", f.Range(m.Key.Span()), "each `%s` entry leaves required field %s unmapped", item.name, keyList(missing)).
+			WithRelated(item.rng(), "each entry is a `"+item.name+"`").
+			WithHelp("map every required field of an entry to `message.entry_id`, `message.handle`, a setting or a literal")
+		ok = false
+	}
+	for _, g := range []struct{ member, why string }{
+		{"entry_id", "the answer names the entries that failed by it"},
+		{"handle", "it says which message each entry acknowledges"},
+	} {
+		if ok && !gives[g.member] {
+			c.add("package.provider_invalid", f.Range(m.Key.Span()), "`entry` gives no field `message.%s`", g.member).
+				WithHelp("map a text field of the entry to `message." + g.member + "`: " + g.why)
+			ok = false
+		}
+	}
+	return ok
+}
+
+// batchFailed checks `failed:` (the answer's list of the entries that did
+// not take) and `failed_id:` (each one's entry id).
+func (c *checker) batchFailed(f *ast.File, m, idm *ast.Member, op *operation, out *ir.BatchCall) bool {
+	parts := refParts(m.Value)
+	if len(parts) != 2 || parts[0] != "response" {
+		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`failed` takes `response.<field>`, the answer's list of the entries that failed")
+		return false
+	}
+	if op.output == nil {
+		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` declares no `output`, so its answer has no `%s`", op.ir.Ref, parts[1]).
+			WithRelated(op.file.Range(op.ident.Span()), "the operation is declared here").
+			WithHelp("declare the operation's output, with the list of the entries that failed")
+		return false
+	}
+	lf := op.output.field(parts[1])
+	if lf == nil {
+		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` has no field `%s`", op.output.name, parts[1]).
+			Suggest(suggest(parts[1], fieldNamesOf(op.output))).WithRelated(op.output.rng(), "the output is declared here")
+		return false
+	}
+	if lf.Type.Kind != ir.List || lf.Type.Elem == nil || lf.Type.Elem.Kind != ir.RecordK {
+		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`response.%s` is %s, not a list of objects", parts[1], describe(lf.Type))
+		return false
+	}
+	out.Failed = parts[1]
+	item := c.recordDecl(lf.Type.Elem.Name)
+	if item == nil || idm == nil {
+		return false
+	}
+	ip := refParts(idm.Value)
+	if len(ip) != 2 || ip[0] != "item" {
+		c.add("package.provider_invalid", f.Range(idm.Value.Span()), "`failed_id` takes `item.<field>`, the text field of a failed entry that holds its entry id")
+		return false
+	}
+	fld := item.field(ip[1])
+	if fld == nil {
+		c.add("package.provider_invalid", f.Range(idm.Value.Span()), "`%s` has no field `%s`", item.name, ip[1]).
+			Suggest(suggest(ip[1], fieldNamesOf(item))).WithRelated(item.rng(), "each failed entry is a `"+item.name+"`")
+		return false
+	}
+	if fld.Type.Kind != ir.Text || fld.Type.Optional {
+		c.add("package.provider_invalid", f.Range(idm.Value.Span()), "`item.%s` is %s; the entry id is text", ip[1], describe(fld.Type))
+		return false
+	}
+	out.FailedID = ip[1]
+	return true
 }
 
 // blockValue is a member's block value, reporting another kind of value.
@@ -118,8 +324,11 @@ func (c *checker) blockValue(f *ast.File, m *ast.Member, code string) *ast.Block
 
 // mappedCall checks `call:` and `input:` of a mapping. handle says whether
 // `message.handle` may be given; message lists the other `message.` members
-// an email mapping offers.
-func (c *checker) mappedCall(p *pkg, f *ast.File, owner *ast.Member, ms map[string]*ast.Member, handle bool, message []string) (*operation, *ir.Call) {
+// an email mapping offers; built names the input field a batch builds
+// itself, which counts as mapped ("" for none; when it names no field, as
+// when `entries` is wrong, every list field counts, so that only the
+// problem with `entries` is reported).
+func (c *checker) mappedCall(p *pkg, f *ast.File, owner *ast.Member, ms map[string]*ast.Member, handle bool, message []string, built string) (*operation, *ir.Call) {
 	cm := ms["call"]
 	if cm == nil {
 		c.add("package.provider_invalid", f.Range(owner.Key.Span()), "`%s` has no `call`", owner.Key.Name).
@@ -191,7 +400,8 @@ func (c *checker) mappedCall(p *pkg, f *ast.File, owner *ast.Member, ms map[stri
 	}
 	var missing []string
 	for _, fld := range op.input.fields {
-		if !fld.Type.Optional && !given[fld.Name] {
+		isBuilt := fld.Name == built || built != "" && op.input.field(built) == nil && fld.Type.Kind == ir.List
+		if !fld.Type.Optional && !given[fld.Name] && !isBuilt {
 			missing = append(missing, fld.Name)
 		}
 	}
@@ -248,14 +458,22 @@ func (c *checker) mappedValue(p *pkg, f *ast.File, e *ast.Expr, field ir.Field, 
 			return ir.Value{}, false
 		}
 		return ir.Value{Message: "handle"}, true
+	case len(parts) == 2 && parts[0] == "message" && parts[1] == "entry_id" && contains(message, "entry_id"):
+		if !assignable(ir.Type{Kind: ir.Text}, field.Type) {
+			c.add("package.provider_invalid", f.Range(e.Span()), "`message.entry_id` is text, which field `%s` (%s) does not take", field.Name, describe(field.Type))
+			return ir.Value{}, false
+		}
+		return ir.Value{Message: "entry_id"}, true
 	case len(parts) == 2 && parts[0] == "message" && contains(message, parts[1]):
 		return ir.Value{Message: parts[1]}, true
 	}
 	allowed := "`settings.<name>`, a text, a whole number or a flag"
-	if handle {
+	if contains(message, "entry_id") {
+		allowed += ", `message.entry_id` or `message.handle`"
+	} else if handle {
 		allowed += ", or `message.handle`"
 	}
-	if message != nil {
+	if message != nil && !contains(message, "entry_id") {
 		allowed += ", or one of `message.to`, `message.subject`, `message.text`, `message.html`"
 	}
 	c.add("package.provider_invalid", f.Range(e.Span()), "input `%s` takes %s", field.Name, allowed)
@@ -347,7 +565,7 @@ func (c *checker) checkEmail(p *pkg, pd *provideDecl) *emailResult {
 		return res
 	}
 	sm := c.members(f, blk, "package.provider_invalid", "in `send`", "call", "input")
-	_, call := c.mappedCall(p, f, m, sm, false, emailMessageMembers)
+	_, call := c.mappedCall(p, f, m, sm, false, emailMessageMembers, "")
 	res.ir, res.ok = call, call != nil
 	return res
 }

@@ -54,6 +54,7 @@ func TestHangingQueueDelaysOnlyItself(t *testing.T) {
 // repeats), and the acknowledgements were attempted.
 func TestHangingDeleteIsBounded(t *testing.T) {
 	env := runtimetest.New(t, "sqlite")
+	env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultHang, Operation: "DeleteMessageBatch", Fraction: 1})
 	env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultHang, Operation: "DeleteMessage", Fraction: 1})
 	for _, id := range []string{"m-1", "m-2", "m-3"} {
 		env.Send("warehouse_queue", runtimetest.OrderShipped(id))
@@ -68,7 +69,7 @@ func TestHangingDeleteIsBounded(t *testing.T) {
 	if rep.Received != 3 || rep.Kept != 3 || rep.Acked != 0 || rep.Unacknowledged() != 3 {
 		t.Fatalf("tick report %+v", rep)
 	}
-	if n := env.Fake.Calls("DeleteMessage"); n == 0 {
+	if n := env.Fake.Calls("DeleteMessageBatch") + env.Fake.Calls("DeleteMessage"); n == 0 {
 		t.Fatal("no acknowledgement was attempted")
 	}
 	if qs, _ := env.Fake.Stats("warehouse"); qs.InFlight != 3 {

@@ -74,6 +74,7 @@ func (w *cloudflareWire) finish(ctx context.Context, msgs []*message) int {
 		in["retries"] = retries
 	}
 	answer, err := w.conn.client.Call(ctx, w.ackOp, in)
+	w.r.metrics.queue(w.queue).ackBatch.Inc()
 	if err != nil {
 		// The leases run out and the messages come back; the settled ones'
 		// ids are recorded, so they are then repeats.

@@ -68,6 +68,10 @@ type deliverer struct {
 	// randMu guards r.rand: the jitter of each claim is drawn by the
 	// claiming goroutine, in claim order, under it.
 	randMu sync.Mutex
+
+	// queuedHook, when set (by tests), is called each time a handler has
+	// handed its settlement to the run loop.
+	queuedHook func()
 }
 
 func newDeliverer(r *Runtime, conns map[string]*connection, opts Options) (*deliverer, error) {
@@ -142,74 +146,159 @@ type claim struct {
 	jitter time.Duration
 }
 
-type settled struct {
-	outcome store.SettleOutcome // 0: taken over, nothing settled
-	err     error
-}
-
 // run keeps the workers busy with due deliveries: it claims as many as
 // there are free workers (at least half of them, so a claim is never spent
 // on a single delivery while others run), starts each handler at once, and
 // claims again as workers come free, until a claim comes back short, the
 // tick's budget is spent or ctx is done. It returns when every handler it
 // started has settled.
+//
+// The loop writes every settlement itself: the handlers that finished
+// while it was writing are settled together in the next transaction, each
+// under its own fencing token, and the deliveries for the workers they
+// free are claimed in the same transaction (store.SettleAndClaim): one
+// commit serves many deliveries. Up to MaxWritesInFlight such
+// transactions run at once, so the workers are not idle while one commits.
 func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 	if len(d.handlers) == 0 {
 		return nil
 	}
 	deadline := time.Now().Add(d.r.budget)
-	results := make(chan settled, d.workers)
-	running := 0
+	results := make(chan attempted, d.workers)
+	writes := make(chan written, MaxWritesInFlight)
+	running := 0  // handlers running
+	reserved := 0 // workers held for the claims of writes in flight
+	inFlight := 0
 	more := true
+	var pending []attempted // handlers finished, settlements not yet written
 	var errs []error
 	hctx := context.WithoutCancel(ctx) // a signal lets the handlers in hand finish
-	for {
-		free := d.workers - running
-		canClaim := more && ctx.Err() == nil && time.Now().Before(deadline) &&
-			(running == 0 || free >= max(1, d.workers/2))
-		if canClaim {
-			want := min(free, ClaimLimit)
-			claimed, err := d.r.store.ClaimDeliveries(ctx, d.r.now(), want, d.lease)
-			if err != nil {
-				if ctx.Err() == nil {
-					errs = append(errs, fmt.Errorf("claiming deliveries: %w", err))
+	written := func(w written) {
+		inFlight--
+		reserved -= w.want
+		for i, a := range w.done {
+			d.finish(hctx, a, w.ok[i], w.errs[i], rep, &errs)
+		}
+		if w.want == 0 {
+			return
+		}
+		if w.claimErr != nil {
+			if ctx.Err() == nil {
+				errs = append(errs, fmt.Errorf("claiming deliveries: %w", w.claimErr))
+			}
+			more = false
+			return
+		}
+		more = more && len(w.claimed) == w.want
+		rep.Claimed += len(w.claimed)
+		for _, cl := range d.prepare(w.claimed) {
+			running++
+			go func() {
+				results <- d.attempt(hctx, cl)
+				if h := d.queuedHook; h != nil {
+					h()
 				}
-				more = false
-				continue
+			}()
+		}
+	}
+	for {
+		for drained := false; !drained; {
+			select {
+			case a := <-results:
+				running--
+				pending = append(pending, a)
+			case w := <-writes:
+				written(w)
+			default:
+				drained = true
 			}
-			more = len(claimed) == want
-			rep.Claimed += len(claimed)
-			for _, cl := range d.prepare(claimed) {
-				running++
-				go func() {
-					o, err := d.deliver(hctx, cl)
-					results <- settled{o, err}
-				}()
+		}
+		free := d.workers - running - reserved
+		canClaim := more && ctx.Err() == nil && time.Now().Before(deadline) &&
+			(running+reserved == 0 || free >= max(1, d.workers/2))
+		if inFlight < MaxWritesInFlight && (len(pending) > 0 || canClaim) {
+			want := 0
+			if canClaim {
+				want = min(free, ClaimLimit)
 			}
+			done := pending
+			pending = nil
+			inFlight++
+			reserved += want
+			go func() { writes <- d.write(hctx, done, want) }()
 			continue
 		}
-		if running == 0 {
+		if running == 0 && inFlight == 0 {
 			break
 		}
-		res := <-results
-		running--
-		if res.err != nil {
-			errs = append(errs, res.err)
-			continue
-		}
-		switch res.outcome {
-		case store.SettleSucceeded:
-			rep.Succeeded++
-		case store.SettleRetryWait:
-			rep.Retried++
-		case store.SettleFailed:
-			rep.Failed++
-		case 0:
-			rep.Lost++
+		select {
+		case a := <-results:
+			running--
+			pending = append(pending, a)
+		case w := <-writes:
+			written(w)
 		}
 	}
 	rep.Full = more && ctx.Err() == nil
 	return errors.Join(errs...)
+}
+
+// MaxWritesInFlight bounds the settle-and-claim transactions the delivery
+// loop runs at once.
+const MaxWritesInFlight = 2
+
+// attempted is a delivery whose handler has run: its settlement, to be
+// written, and the handler's error for the log.
+type attempted struct {
+	cl      claim
+	s       store.Settlement
+	callErr error
+}
+
+// written is what one write did: for each settlement whether it took (ok)
+// or could not be written (errs), and the claim of want deliveries.
+type written struct {
+	done     []attempted
+	ok       []bool
+	errs     []error
+	want     int
+	claimed  []store.Claimed
+	claimErr error
+}
+
+// write settles done and claims up to want deliveries in one transaction
+// (again after a transient failure, three tries). If that fails as a
+// whole, each settlement is written on its own, so that one the store
+// refuses does not take the others with it, and the claim fails.
+func (d *deliverer) write(ctx context.Context, done []attempted, want int) written {
+	w := written{done: done, ok: make([]bool, len(done)), errs: make([]error, len(done)), want: want}
+	sts := make([]store.Settlement, len(done))
+	for i, a := range done {
+		sts[i] = a.s
+	}
+	var ok []bool
+	var err error
+	for try := 0; try < 3; try++ {
+		if try > 0 {
+			time.Sleep(time.Duration(try) * 100 * time.Millisecond)
+		}
+		ok, w.claimed, err = d.r.store.SettleAndClaim(ctx, d.r.now(), sts, want, d.lease)
+		if err == nil || !store.IsTransient(err) {
+			break
+		}
+	}
+	if err == nil {
+		copy(w.ok, ok)
+		return w
+	}
+	w.claimed, w.claimErr = nil, err
+	if len(done) > 1 || want > 0 && len(done) > 0 {
+		d.r.log.Warn("settling deliveries together failed; settling them one by one", "deliveries", len(done), "error", err)
+	}
+	for i, a := range done {
+		w.ok[i], w.errs[i] = d.settle(ctx, a.s)
+	}
+	return w
 }
 
 // prepare draws each claim's jitter, in claim order, so that a seeded
@@ -231,9 +320,8 @@ func (d *deliverer) prepare(claimed []store.Claimed) []claim {
 	return out
 }
 
-// deliver runs one delivery's handler and settles it. A 0 outcome means the
-// lease was taken over and nothing was settled.
-func (d *deliverer) deliver(ctx context.Context, cl claim) (store.SettleOutcome, error) {
+// attempt runs one delivery's handler and says how to settle it.
+func (d *deliverer) attempt(ctx context.Context, cl claim) attempted {
 	c := cl.c
 	s := store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleSucceeded}
 	h := d.handlers[c.Subscriber][c.EventName]
@@ -261,14 +349,30 @@ func (d *deliverer) deliver(ctx context.Context, cl claim) (store.SettleOutcome,
 			}
 		}
 	}
-	ok, err := d.settle(ctx, s)
+	return attempted{cl: cl, s: s, callErr: callErr}
+}
+
+// finish counts and logs one written settlement: ok false means the lease
+// was taken over and nothing was settled; err that it could not be written.
+func (d *deliverer) finish(ctx context.Context, a attempted, ok bool, err error, rep *DeliverReport, errs *[]error) {
+	c, s := a.cl.c, a.s
 	if err != nil {
-		return 0, fmt.Errorf("settling delivery %d: %w", c.ID, err)
+		*errs = append(*errs, fmt.Errorf("settling delivery %d: %w", c.ID, err))
+		return
 	}
 	if !ok {
 		d.r.log.Warn("delivery taken over by another claim; this settlement changes nothing", "delivery", c.ID, "subscriber", c.Subscriber,
 			"attempt", c.Attempt)
-		return 0, nil
+		rep.Lost++
+		return
+	}
+	switch s.Outcome {
+	case store.SettleSucceeded:
+		rep.Succeeded++
+	case store.SettleRetryWait:
+		rep.Retried++
+	case store.SettleFailed:
+		rep.Failed++
 	}
 	d.r.metrics.deliveries.WithLabelValues(c.Subscriber, s.Outcome.String()).Inc()
 	if d.r.log.Enabled(ctx, slog.LevelInfo) {
@@ -277,15 +381,14 @@ func (d *deliverer) deliver(ctx context.Context, cl claim) (store.SettleOutcome,
 		if s.ErrorCode != "" {
 			args = append(args, "error_code", s.ErrorCode)
 		}
-		if callErr != nil {
-			args = append(args, "error", callErr.Error())
+		if a.callErr != nil {
+			args = append(args, "error", a.callErr.Error())
 		}
 		if s.Outcome == store.SettleRetryWait {
 			args = append(args, "next_attempt_at", s.NextAttemptAt)
 		}
 		d.r.log.Info("delivery settled", args...)
 	}
-	return s.Outcome, nil
 }
 
 // settle writes a settlement, again after a transient store failure while

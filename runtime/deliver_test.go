@@ -75,6 +75,17 @@ func (r *recordingStore) SettleDelivery(ctx context.Context, now time.Time, s st
 	return ok, err
 }
 
+func (r *recordingStore) SettleAndClaim(ctx context.Context, now time.Time, ss []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
+	ok, c, err := r.Store.SettleAndClaim(ctx, now, ss, limit, lease)
+	r.mu.Lock()
+	for i, s := range ss {
+		r.settles = append(r.settles, recordedSettle{s, err == nil && ok[i]})
+	}
+	r.claims = append(r.claims, c...)
+	r.mu.Unlock()
+	return ok, c, err
+}
+
 // deliverWorld is one delivery test's world: the example app, a store, an
 // injected clock, a seeded rand and its mirror.
 type deliverWorld struct {

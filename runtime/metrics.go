@@ -15,6 +15,8 @@ type Metrics struct {
 	unavailable *prometheus.CounterVec
 	recvErrors  *prometheus.CounterVec
 	deliveries  *prometheus.CounterVec
+	ackCalls    *prometheus.CounterVec
+	ackFailed   *prometheus.CounterVec
 	tickSeconds prometheus.Histogram
 }
 
@@ -33,10 +35,14 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 			Help: "Messages left on their queue because the store could not take them."}, []string{"queue"}),
 		recvErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_receive_errors_total", Help: "Failed receive calls."}, []string{"queue"}),
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_deliveries_total", Help: "Delivery attempts settled, by outcome."}, []string{"subscriber", "outcome"}),
+		ackCalls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_acknowledge_requests_total",
+			Help: "Acknowledge requests sent to queues: form batch acknowledges many messages in one request, single one."}, []string{"queue", "form"}),
+		ackFailed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_acknowledge_failed_entries_total",
+			Help: "Entries a batch acknowledgement's answer listed as failed (each is then acknowledged on its own)."}, []string{"queue"}),
 		tickSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "jadpo_tick_duration_seconds", Help: "How long a tick takes.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}}),
 	}
-	reg.MustRegister(m.received, m.kept, m.repeats, m.parkedBy, m.unavailable, m.recvErrors, m.deliveries, m.tickSeconds)
+	reg.MustRegister(m.received, m.kept, m.repeats, m.parkedBy, m.unavailable, m.recvErrors, m.deliveries, m.ackCalls, m.ackFailed, m.tickSeconds)
 	return m
 }
 
@@ -45,13 +51,17 @@ type queueMetrics struct {
 	m                                                        *Metrics
 	name                                                     string
 	received, kept, repeats, storeUnavailable, receiveErrors prometheus.Counter
+	// acknowledge requests by form, and the batch entries that failed
+	ackBatch, ackSingle, ackFailedEntries prometheus.Counter
 }
 
 func (m *Metrics) queue(name string) *queueMetrics {
 	return &queueMetrics{m: m, name: name,
 		received: m.received.WithLabelValues(name), kept: m.kept.WithLabelValues(name),
 		repeats: m.repeats.WithLabelValues(name), storeUnavailable: m.unavailable.WithLabelValues(name),
-		receiveErrors: m.recvErrors.WithLabelValues(name)}
+		receiveErrors: m.recvErrors.WithLabelValues(name),
+		ackBatch:      m.ackCalls.WithLabelValues(name, "batch"), ackSingle: m.ackCalls.WithLabelValues(name, "single"),
+		ackFailedEntries: m.ackFailed.WithLabelValues(name)}
 }
 
 func (q *queueMetrics) parked(reason string) prometheus.Counter {

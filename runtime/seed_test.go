@@ -273,11 +273,11 @@ subscriber audit_order {
 				var deletesAtKeep, deletesAfterKeep = -1, -1
 				var keptInOneCall []int
 				w.st.BeforeKeep = func(keeps []store.Keep) {
-					deletesAtKeep = w.env.Fake.Calls("DeleteMessage")
+					deletesAtKeep = w.env.Fake.Calls("DeleteMessage") + w.env.Fake.Calls("DeleteMessageBatch")
 					keptInOneCall = append(keptInOneCall, len(keeps))
 				}
 				w.st.AfterKeep = func([]store.Keep, []store.KeepResult, error) {
-					deletesAfterKeep = w.env.Fake.Calls("DeleteMessage")
+					deletesAfterKeep = w.env.Fake.Calls("DeleteMessage") + w.env.Fake.Calls("DeleteMessageBatch")
 				}
 				w.send("warehouse_queue", shipped("m-1"), shipped("m-2"))
 				wantReport(t, w.tickWith(rt), "received 2 kept 2 repeats 0 parked 0 left 0 acked 2")
@@ -287,8 +287,9 @@ subscriber audit_order {
 				if !slices.Equal(keptInOneCall, []int{2}) {
 					t.Fatalf("KeepBatch calls %v, want one call keeping the batch", keptInOneCall)
 				}
-				if got := w.env.Fake.Calls("DeleteMessage"); got != 2 || w.onQueue("warehouse_queue") != 0 {
-					t.Fatalf("DeleteMessage calls %d, on the queue %d; want 2 and 0", got, w.onQueue("warehouse_queue"))
+				// The batch's two messages are deleted in one DeleteMessageBatch.
+				if got, single := w.env.Fake.Calls("DeleteMessageBatch"), w.env.Fake.Calls("DeleteMessage"); got != 1 || single != 0 || w.onQueue("warehouse_queue") != 0 {
+					t.Fatalf("DeleteMessageBatch calls %d, DeleteMessage %d, on the queue %d; want 1, 0 and 0", got, single, w.onQueue("warehouse_queue"))
 				}
 				wantRows(t, "received ids", w.receivedIDs(), row("queue warehouse_queue", "m-1"), row("queue warehouse_queue", "m-2"))
 				wantRows(t, "outbox", w.outbox(),
@@ -316,7 +317,7 @@ subscriber audit_order {
 				if s.ReceivedIDs != 0 || s.Outbox != 0 || s.DeliveriesTotal() != 0 {
 					t.Fatalf("a failed keep left %+v", s)
 				}
-				if w.env.Fake.Calls("DeleteMessage") != 0 || w.onQueue("warehouse_queue") != 1 {
+				if w.env.Fake.Calls("DeleteMessage")+w.env.Fake.Calls("DeleteMessageBatch") != 0 || w.onQueue("warehouse_queue") != 1 {
 					t.Fatal("a message not kept was deleted")
 				}
 			},
@@ -380,6 +381,8 @@ subscriber audit_order {
 			sentence: "A repeat, its id recorded already, is deleted and keeps nothing.",
 			fake:     &runtimetest.FakeOptions{ManualClock: true},
 			run: func(t *testing.T, w *world) {
+				// The batch call fails, and so does the single one it falls back to.
+				w.env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultUnavailable, Operation: "DeleteMessageBatch", Next: 1})
 				w.env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultUnavailable, Operation: "DeleteMessage", Next: 1})
 				w.send("warehouse_queue", shipped("m-1"))
 				wantReport(t, w.tick(), "received 1 kept 1 repeats 0 parked 0 left 0 acked 0")
@@ -648,7 +651,7 @@ func TestSeedParkedNeverDropped(t *testing.T) {
 				if s := w.stats(); s.ReceivedIDs+s.Outbox+s.ParkedTotal() != 0 {
 					t.Fatalf("the store took something: %+v", s)
 				}
-				if w.env.Fake.Calls("DeleteMessage") != 0 || w.onQueue("warehouse_queue") != 2 {
+				if w.env.Fake.Calls("DeleteMessage")+w.env.Fake.Calls("DeleteMessageBatch") != 0 || w.onQueue("warehouse_queue") != 2 {
 					t.Fatal("a message the store could not take was deleted")
 				}
 				// The queue sends them again once their visibility timeout is over.

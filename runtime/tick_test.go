@@ -146,6 +146,9 @@ func TestMetricsCountWhatTheTickDid(t *testing.T) {
 		"jadpo_messages_parked_total{queue=warehouse_queue,reason=unreadable}":    1,
 		"jadpo_deliveries_total{outcome=succeeded,subscriber=pack_order}":         1,
 		"jadpo_tick_duration_seconds{}":                                           1,
+		// The four are settled and deleted in one DeleteMessageBatch.
+		"jadpo_acknowledge_requests_total{form=batch,queue=warehouse_queue}":  1,
+		"jadpo_acknowledge_requests_total{form=single,queue=warehouse_queue}": 0,
 	} {
 		if got[key] != want {
 			t.Errorf("%s = %v, want %v", key, got[key], want)

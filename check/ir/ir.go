@@ -160,6 +160,21 @@ type Receiving struct {
 	Body        string `json:"body,omitempty"`     // the item field holding the body
 	Handle      string `json:"handle,omitempty"`   // the item field holding the handle
 	Acknowledge *Call  `json:"acknowledge,omitempty"`
+	// AcknowledgeBatch, when the package maps one, acknowledges a batch's
+	// settled messages in one call; Acknowledge stays the fallback.
+	AcknowledgeBatch *BatchCall `json:"acknowledge_batch,omitempty"`
+}
+
+// BatchCall is a call that acknowledges many messages at once: Call's
+// inputs, plus the list input Entries built with one Entry per message, and
+// the answer's list Failed of the entries that did not take, each named by
+// its FailedID field.
+type BatchCall struct {
+	Call
+	Entries  string           `json:"entries"`   // the input field holding the list
+	Entry    map[string]Value `json:"entry"`     // each entry's fields: message.entry_id, message.handle, settings, literals
+	Failed   string           `json:"failed"`    // the output field listing the failed entries
+	FailedID string           `json:"failed_id"` // the field of a failed entry holding its entry id
 }
 
 // Call is an operation with its mapped inputs.

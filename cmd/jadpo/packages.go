@@ -147,14 +147,24 @@ func (e *env) packageCommand() *cobra.Command {
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "PACKAGE\tFILES\tSTATUS\tDIGEST")
+			var newer []string
 			for _, en := range lock.Entries {
 				st := status[en.Name]
 				if st == "" {
 					st = "ok"
+					if lockfile.NewerInCatalogue(en.Name, en.Digest) {
+						st = "ok,newer_in_catalogue"
+						newer = append(newer, en.Name)
+					}
 				}
 				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", en.Name, len(en.Files), st, en.Digest)
 			}
 			tw.Flush()
+			// An earlier catalogue copy keeps working as installed; updating
+			// is the user's choice.
+			for _, n := range newer {
+				fmt.Fprintf(e.stdout, "%s: the catalogue has a newer copy; `jadpo package add %s` updates it (the installed copy keeps working)\n", n, n)
+			}
 			for _, p := range problems {
 				fmt.Fprintf(e.stderr, "%s: %s\n", p.Package, p.Message)
 			}

@@ -125,3 +125,34 @@ func TestBuildIgnoresShippedLockCache(t *testing.T) {
 		t.Fatal("a plan was written")
 	}
 }
+
+// Issue 16: a project that installed the SQS package before
+// DeleteMessageBatch keeps working with that copy, and `package list` says
+// the catalogue has a newer one and how to update; the add then updates it.
+func TestPackageListSaysNewerCopy(t *testing.T) {
+	const sqs = "AmazonSqs.v2012_11_05"
+	project := runtimetest.CopyExample(t, t.TempDir())
+	old := filepath.Join(runtimetest.RepoRoot(t), "testdata", "cases", "package_earlier_catalogue_copy")
+	files, err := lockfile.ReadDir(filepath.Join(old, "packages", sqs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, filepath.Join(project, "packages", sqs), files)
+	lock, err := os.ReadFile(filepath.Join(old, "jadpo.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, project, map[string][]byte{"jadpo.lock": lock})
+	out, errOut, code := runCLI("package", "list", "--dir", project)
+	want := sqs + ": the catalogue has a newer copy; `jadpo package add " + sqs + "` updates it"
+	if code != 0 || !strings.Contains(out, "ok,newer_in_catalogue") || !strings.Contains(out, want) {
+		t.Fatalf("list with the earlier copy: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, errOut, code := runCLI("package", "add", sqs, "--dir", project); code != 0 {
+		t.Fatalf("add: %d %s", code, errOut)
+	}
+	out, errOut, code = runCLI("package", "list", "--dir", project)
+	if code != 0 || strings.Contains(out, "newer") || !strings.Contains(out, lockfile.Digest(catalog.Files(sqs))) {
+		t.Fatalf("list after the update: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -97,11 +97,11 @@ func TestRunAndTickFinishTheMessageInHandOnASignal(t *testing.T) {
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 			t.Run(cmd+"_"+sig.String(), func(t *testing.T) {
 				env := runtimetest.New(t, "sqlite")
-				env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultSlow, Operation: "DeleteMessage", Next: 1, Delay: time.Second})
+				env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultSlow, Operation: "DeleteMessageBatch", Next: 1, Delay: time.Second})
 				env.Send("warehouse_queue", runtimetest.OrderShipped("m-1"))
 				c := startChild(t, bin, env.ChildEnviron(), false, cmd, filepath.Join(env.Root, "examples", "warehouse"),
 					"--database", env.StoreURL, "--log-format", "json")
-				waitFor(t, "the delete in hand", func() bool { return env.Fake.Calls("DeleteMessage") >= 1 })
+				waitFor(t, "the delete in hand", func() bool { return env.Fake.Calls("DeleteMessageBatch") >= 1 })
 				c.signal(t, sig)
 				if code := c.exitCode(t); code != 0 {
 					t.Fatalf("exit %d, want 0\n%s", code, c.out.String())
@@ -142,11 +142,11 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 		}{{syscall.SIGTERM, 143}, {syscall.SIGINT, 130}} {
 			t.Run(cmd+"_"+c.sig.String(), func(t *testing.T) {
 				env := runtimetest.New(t, "sqlite")
-				env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultHang, Operation: "DeleteMessage", Fraction: 1})
+				env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultHang, Operation: "DeleteMessageBatch", Fraction: 1})
 				env.Send("warehouse_queue", runtimetest.OrderShipped("m-1"))
 				p := startChild(t, bin, env.ChildEnviron(), false, cmd, filepath.Join(env.Root, "examples", "warehouse"),
 					"--database", env.StoreURL, "--log-format", "json")
-				waitFor(t, "the delete in hand", func() bool { return env.Fake.Calls("DeleteMessage") >= 1 })
+				waitFor(t, "the delete in hand", func() bool { return env.Fake.Calls("DeleteMessageBatch") >= 1 })
 				p.signal(t, c.sig)
 				waitFor(t, "the first signal seen", func() bool { return strings.Contains(p.out.String(), "a second signal stops at once") })
 				p.signal(t, c.sig)

@@ -27,6 +27,8 @@ func TestStartupErrorIsOneLine(t *testing.T) {
 // (the messages were kept, and come back as repeats): before, it exited 0.
 func TestTickExitsOneWhenAcknowledgementsFail(t *testing.T) {
 	w := newSecretsWorld(t, "sqlite")
+	// The batch call and the single one it falls back to both fail.
+	w.env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultServerError, Operation: "DeleteMessageBatch", Fraction: 1})
 	w.env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultServerError, Operation: "DeleteMessage", Fraction: 1})
 	w.env.Send("warehouse_queue", runtimetest.OrderShipped("m-1"))
 	db := "sqlite:" + t.TempDir() + "/events.sqlite"

@@ -829,6 +829,17 @@ func AddCommand(name string) string {
 	return "`jadpo package add ./path/to/" + name + "` (the package's own folder)"
 }
 
+// NewerInCatalogue reports whether the catalogue holds a newer copy of the
+// package than the one installed with digest: the installed copy is one the
+// catalogue published earlier, and its current copy differs. The earlier
+// copy stays valid; `jadpo package add NAME` updates it.
+func NewerInCatalogue(name, digest string) bool {
+	if !catalog.Has(name) || !contains(catalog.Published(name), digest) {
+		return false
+	}
+	return Digest(catalog.Files(name)) != digest
+}
+
 // catalogueCopy reports whether a package of this name and digest may be
 // installed: any package whose name is not the catalogue's, and a
 // catalogue name only with the digest of a copy the catalogue published.

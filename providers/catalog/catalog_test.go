@@ -54,11 +54,16 @@ func TestMembersAreSQSMembers(t *testing.T) {
 	files := catalog.Files(sqsPackage)
 	src := string(files["resources/messages.jadpo"])
 	sdk := map[string]reflect.Type{
-		"ReceiveMessageInput":   reflect.TypeOf(sqs.ReceiveMessageInput{}),
-		"ReceiveMessageOutput":  reflect.TypeOf(sqs.ReceiveMessageOutput{}),
-		"Message":               reflect.TypeOf(types.Message{}),
-		"MessageAttributeValue": reflect.TypeOf(types.MessageAttributeValue{}),
-		"DeleteMessageInput":    reflect.TypeOf(sqs.DeleteMessageInput{}),
+		"ReceiveMessageInput":            reflect.TypeOf(sqs.ReceiveMessageInput{}),
+		"ReceiveMessageOutput":           reflect.TypeOf(sqs.ReceiveMessageOutput{}),
+		"Message":                        reflect.TypeOf(types.Message{}),
+		"MessageAttributeValue":          reflect.TypeOf(types.MessageAttributeValue{}),
+		"DeleteMessageInput":             reflect.TypeOf(sqs.DeleteMessageInput{}),
+		"DeleteMessageBatchInput":        reflect.TypeOf(sqs.DeleteMessageBatchInput{}),
+		"DeleteMessageBatchRequestEntry": reflect.TypeOf(types.DeleteMessageBatchRequestEntry{}),
+		"DeleteMessageBatchOutput":       reflect.TypeOf(sqs.DeleteMessageBatchOutput{}),
+		"DeleteMessageBatchResultEntry":  reflect.TypeOf(types.DeleteMessageBatchResultEntry{}),
+		"BatchResultErrorEntry":          reflect.TypeOf(types.BatchResultErrorEntry{}),
 	}
 	valueRE := regexp.MustCompile(`(?s)value (\w+) \{(.*?)\n\}`)
 	fieldRE := regexp.MustCompile(`(?m)^\s+(\w+): ([^{\n]+?)\s*(?:\{([^}]*)\})?\s*$`)
@@ -100,7 +105,9 @@ func TestMembersAreSQSMembers(t *testing.T) {
 func TestMappingShape(t *testing.T) {
 	src := string(catalog.Files(sqsPackage)["provides/receiving.jadpo"])
 	for _, want := range []string{"call: messages.receive_message", "call: messages.delete_message",
-		"messages: response.messages", "body: item.body", "handle: item.receipt_handle", "receipt_handle: message.handle"} {
+		"messages: response.messages", "body: item.body", "handle: item.receipt_handle", "receipt_handle: message.handle",
+		"call: messages.delete_message_batch", "entries: input.entries", "id: message.entry_id",
+		"failed: response.failed", "failed_id: item.id"} {
 		if !strings.Contains(src, want) {
 			t.Errorf("mapping lacks %q", want)
 		}
@@ -120,7 +127,8 @@ func TestMappingShape(t *testing.T) {
 // digest: changing its files makes every such app's check fail until it runs
 // `jadpo package add` again. Update this pin only knowingly.
 func TestDigestPinned(t *testing.T) {
-	const want = "sha256:eb288ded1705719a2a0efc151265eeb7a5e29ceec79dd508861f5c83e763230a"
+	// eb288ded… was the copy before DeleteMessageBatch (issue 16).
+	const want = "sha256:8e34960cec253a97e8e6b495e34ef173b801b7557183dea117389cbed2c9e83d"
 	if got := lockfile.Digest(catalog.Files(sqsPackage)); got != want {
 		t.Errorf("%s digest is %s, pinned %s", sqsPackage, got, want)
 	}

@@ -31,6 +31,11 @@ const (
 	// FaultHang never answers: the call is held until the client gives up
 	// (its context or timeout), and nothing is done.
 	FaultHang
+	// FaultEntryFailed fails entries of a DeleteMessageBatch call, not the
+	// call: the answer is 200 and lists each such entry under Failed
+	// (InternalError, not the sender's fault), its message left in place.
+	// Next counts entries, Fraction is each entry's chance.
+	FaultEntryFailed
 )
 
 // FaultRule injects Kind into calls: the next Next matching calls, or (with
@@ -63,9 +68,23 @@ func (s *faultState) init(seed int64) { s.rng = rand.New(rand.NewSource(seed)) }
 func (s *faultState) next(op string, queue func() string) FaultRule {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.pick(op, false, queue)
+}
+
+// entryFails reports whether a FaultEntryFailed rule fails the next entry
+// of a batch call to op.
+func (s *faultState) entryFails(op string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pick(op, true, func() string { return "" }).Kind == FaultEntryFailed
+}
+
+// pick is next's choice among the whole-call rules (entries false) or the
+// per-entry ones; s.mu is held.
+func (s *faultState) pick(op string, entries bool, queue func() string) FaultRule {
 	name, named := "", false
 	for i, r := range s.rules {
-		if r.Operation != "" && r.Operation != op {
+		if r.Operation != "" && r.Operation != op || (r.Kind == FaultEntryFailed) != entries {
 			continue
 		}
 		if r.Queue != "" {

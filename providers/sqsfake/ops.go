@@ -1032,6 +1032,10 @@ func (f *Fake) deleteMessageBatch(in *deleteMessageBatchInput) (any, *apiError) 
 	}
 	out := deleteMessageBatchOutput{Successful: []idEntry{}, Failed: []batchResultErrorEntry{}}
 	for _, entry := range in.Entries {
+		if f.faults.entryFails("DeleteMessageBatch") {
+			out.Failed = append(out.Failed, batchResultErrorEntry{Id: entry.Id, SenderFault: false, Code: "InternalError", Message: "The fake failed this entry (FaultEntryFailed)."})
+			continue
+		}
 		if e := f.deleteByHandle(q, entry.ReceiptHandle); e != nil {
 			out.Failed = append(out.Failed, batchResultErrorEntry{Id: entry.Id, SenderFault: true, Code: e.queryCode, Message: e.message})
 			continue

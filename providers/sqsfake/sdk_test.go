@@ -240,3 +240,57 @@ func TestAWSSDKRedrive(t *testing.T) {
 		t.Errorf("conflicting create: %v", err)
 	}
 }
+
+// FaultEntryFailed fails entries of DeleteMessageBatch, not the call: the
+// SDK gets a 200 answer listing them under Failed, and their messages stay.
+func TestAWSSDKDeleteBatchEntriesFail(t *testing.T) {
+	fake := sqsfake.New(sqsfake.Options{})
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	ctx := context.Background()
+	c := sdkClient(srv.URL, sqsfake.DefaultKeyID, sqsfake.DefaultSecret)
+	created, err := c.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("orders")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := created.QueueUrl
+	for i := 0; i < 3; i++ {
+		if _, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q, MessageBody: aws.String("b" + strconv.Itoa(i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: q, MaxNumberOfMessages: 10})
+	if err != nil || len(rec.Messages) != 3 {
+		t.Fatalf("receive: %v %v", rec, err)
+	}
+	fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultEntryFailed, Operation: "DeleteMessageBatch", Next: 2})
+	// A whole-call rule for another operation does not touch the entries,
+	// nor the entry rule other calls.
+	if _, err := c.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: q}); err != nil {
+		t.Fatal(err)
+	}
+	var del []types.DeleteMessageBatchRequestEntry
+	for i, m := range rec.Messages {
+		del = append(del, types.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: m.ReceiptHandle})
+	}
+	dres, err := c.DeleteMessageBatch(ctx, &sqs.DeleteMessageBatchInput{QueueUrl: q, Entries: del})
+	if err != nil || len(dres.Successful) != 1 || len(dres.Failed) != 2 {
+		t.Fatalf("delete batch: %+v %v", dres, err)
+	}
+	for i, f := range dres.Failed {
+		if aws.ToString(f.Id) != strconv.Itoa(i) || aws.ToString(f.Code) != "InternalError" || f.SenderFault {
+			t.Errorf("failed entry %d: %+v", i, f)
+		}
+	}
+	if st, _ := fake.Stats("orders"); st.InFlight != 2 {
+		t.Fatalf("after the batch: %+v, want the 2 failed in flight", st)
+	}
+	// The rule is used up: the same entries now delete.
+	dres, err = c.DeleteMessageBatch(ctx, &sqs.DeleteMessageBatchInput{QueueUrl: q, Entries: del[:2]})
+	if err != nil || len(dres.Successful) != 2 || len(dres.Failed) != 0 {
+		t.Fatalf("delete again: %+v %v", dres, err)
+	}
+	if st, _ := fake.Stats("orders"); st != (sqsfake.QueueStats{}) {
+		t.Fatalf("after deleting again: %+v", st)
+	}
+}

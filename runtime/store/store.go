@@ -57,6 +57,15 @@ type Store interface {
 	// SettleDelivery settles a claimed delivery if it is still running under s.Token; it
 	// reports false, changing nothing, when another claim took the delivery over.
 	SettleDelivery(ctx context.Context, now time.Time, s Settlement) (bool, error)
+	// SettleDeliveries settles many claimed deliveries in one transaction (one commit),
+	// each under its own token: ok[i] is false, and that row unchanged, when another claim
+	// took settlements[i]'s delivery over; a stale token changes no other row. An invalid
+	// settlement, or any failure, fails the whole call and commits nothing.
+	SettleDeliveries(ctx context.Context, now time.Time, settlements []Settlement) (ok []bool, err error)
+	// SettleAndClaim settles as SettleDeliveries does, then claims up to limit due
+	// deliveries for lease as ClaimDeliveries does, in the same transaction: one commit
+	// serves a worker pool's finished deliveries and its next ones. limit 0 claims nothing.
+	SettleAndClaim(ctx context.Context, now time.Time, settlements []Settlement, limit int, lease time.Duration) (ok []bool, claimed []Claimed, err error)
 
 	// List lists failed deliveries and parked messages (and, by filter, pending and
 	// dismissed ones), oldest first.

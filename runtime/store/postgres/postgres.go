@@ -422,11 +422,20 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 	if err != nil {
 		return nil, wrap("claim deliveries", err)
 	}
+	out, err := scanClaimed(rows)
+	if err != nil {
+		return nil, wrap("claim deliveries", err)
+	}
+	return out, nil
+}
+
+// scanClaimed reads the claim statement's rows, sorted by id.
+func scanClaimed(rows pgx.Rows) ([]store.Claimed, error) {
 	var out []store.Claimed
 	var c store.Claimed
 	var maxAttempts *int32
 	var event string
-	_, err = pgx.ForEachRow(rows, []any{&c.ID, &c.Token, &c.Attempt, &maxAttempts, &c.LeaseExpiresAt, &c.Subscriber,
+	_, err := pgx.ForEachRow(rows, []any{&c.ID, &c.Token, &c.Attempt, &maxAttempts, &c.LeaseExpiresAt, &c.Subscriber,
 		&c.OutboxID, &c.Source, &c.ReceivedID, &c.EventName, &event}, func() error {
 		c.MaxAttempts = int(deref(maxAttempts))
 		c.LeaseExpiresAt = c.LeaseExpiresAt.UTC()
@@ -435,7 +444,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 		return nil
 	})
 	if err != nil {
-		return nil, wrap("claim deliveries", err)
+		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
@@ -457,6 +466,70 @@ func (s *Store) SettleDelivery(ctx context.Context, now time.Time, st store.Sett
 		return false, wrap("settle delivery", err)
 	}
 	return tag.RowsAffected() == 1, nil
+}
+
+// SettleDeliveries settles many deliveries in one transaction, each under its own token.
+func (s *Store) SettleDeliveries(ctx context.Context, now time.Time, sts []store.Settlement) ([]bool, error) {
+	ok, _, err := s.SettleAndClaim(ctx, now, sts, 0, 0)
+	return ok, err
+}
+
+// SettleAndClaim settles and claims in one batch, which PostgreSQL runs as one implicit
+// transaction: one round trip, one commit, and a failing statement rolls back every one.
+func (s *Store) SettleAndClaim(ctx context.Context, now time.Time, sts []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
+	ok := make([]bool, len(sts))
+	if limit > 0 {
+		if err := sqlcommon.CheckLease(lease); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, st := range sts {
+		if err := sqlcommon.CheckSettlement(st); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(sts) == 0 && limit <= 0 {
+		return ok, nil, nil
+	}
+	now = sqlcommon.Micro(now)
+	b := &pgx.Batch{}
+	for _, st := range sts {
+		var next *time.Time
+		if st.Outcome == store.SettleRetryWait {
+			t := sqlcommon.Micro(st.NextAttemptAt)
+			next = &t
+		}
+		b.Queue(stmtSettle.SQL, st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), now)
+	}
+	if limit > 0 {
+		b.Queue(stmtClaim.SQL, now, now.Add(lease), limit)
+	}
+	br := s.pool.SendBatch(ctx, b)
+	fail := func(err error) ([]bool, []store.Claimed, error) {
+		br.Close()
+		return nil, nil, wrap("settle deliveries", err)
+	}
+	for i := range sts {
+		tag, err := br.Exec()
+		if err != nil {
+			return fail(err)
+		}
+		ok[i] = tag.RowsAffected() == 1
+	}
+	var claimed []store.Claimed
+	if limit > 0 {
+		rows, err := br.Query()
+		if err != nil {
+			return fail(err)
+		}
+		if claimed, err = scanClaimed(rows); err != nil {
+			return fail(err)
+		}
+	}
+	if err := br.Close(); err != nil {
+		return nil, nil, wrap("settle deliveries", err)
+	}
+	return ok, claimed, nil
 }
 
 // List lists deliveries and parked messages in the filter's state, oldest first.

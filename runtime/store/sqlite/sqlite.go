@@ -558,19 +558,23 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 	if limit <= 0 {
 		return nil, nil
 	}
+	_, out, err := s.SettleAndClaim(ctx, now, nil, limit, lease)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// claim claims up to limit deliveries in tx.
+func (s *Store) claim(ctx context.Context, tx *sql.Tx, now time.Time, limit int, lease time.Duration) ([]store.Claimed, error) {
 	at := micros(now)
 	ps, err := s.stmts(ctx, stmtClaim, stmtClaimedEvents)
 	if err != nil {
-		return nil, wrap("claim deliveries", err)
+		return nil, err
 	}
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, wrap("claim deliveries", err)
-	}
-	defer tx.Rollback()
 	rows, err := tx.StmtContext(ctx, ps[0]).QueryContext(ctx, at, micros(now.Add(lease)), limit)
 	if err != nil {
-		return nil, wrap("claim deliveries", err)
+		return nil, err
 	}
 	var out []store.Claimed
 	var outboxIDs []int64
@@ -580,38 +584,35 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 		var leaseEnd int64
 		if err := rows.Scan(&c.ID, &c.Token, &c.Attempt, &maxAttempts, &leaseEnd, &c.Subscriber, &c.OutboxID); err != nil {
 			rows.Close()
-			return nil, wrap("claim deliveries", err)
+			return nil, err
 		}
 		c.MaxAttempts, c.LeaseExpiresAt = int(maxAttempts.Int64), fromMicros(leaseEnd)
 		out = append(out, c)
 		outboxIDs = append(outboxIDs, c.OutboxID)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, wrap("claim deliveries", err)
+		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, wrap("claim deliveries", tx.Commit())
+		return nil, nil
 	}
 	type event struct{ source, receivedID, name, json string }
 	byID := map[int64]event{}
 	rows, err = tx.StmtContext(ctx, ps[1]).QueryContext(ctx, jsonList(outboxIDs))
 	if err != nil {
-		return nil, wrap("claim deliveries", err)
+		return nil, err
 	}
 	for rows.Next() {
 		var id int64
 		var e event
 		if err := rows.Scan(&id, &e.source, &e.receivedID, &e.name, &e.json); err != nil {
 			rows.Close()
-			return nil, wrap("claim deliveries", err)
+			return nil, err
 		}
 		byID[id] = e
 	}
 	if err := rows.Close(); err != nil {
-		return nil, wrap("claim deliveries", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, wrap("claim deliveries", err)
+		return nil, err
 	}
 	for i := range out {
 		e := byID[out[i].OutboxID]
@@ -643,6 +644,73 @@ func (s *Store) SettleDelivery(ctx context.Context, now time.Time, st store.Sett
 		return false, wrap("settle delivery", err)
 	}
 	return n == 1, nil
+}
+
+// SettleDeliveries settles many deliveries in one transaction (one fsync), each under its
+// own token.
+func (s *Store) SettleDeliveries(ctx context.Context, now time.Time, sts []store.Settlement) ([]bool, error) {
+	ok, _, err := s.SettleAndClaim(ctx, now, sts, 0, 0)
+	return ok, err
+}
+
+// SettleAndClaim settles, then claims, in one transaction.
+func (s *Store) SettleAndClaim(ctx context.Context, now time.Time, sts []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
+	ok := make([]bool, len(sts))
+	if limit > 0 {
+		if err := sqlcommon.CheckLease(lease); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, st := range sts {
+		if err := sqlcommon.CheckSettlement(st); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(sts) == 0 && limit <= 0 {
+		return ok, nil, nil
+	}
+	what := "settle deliveries"
+	if len(sts) == 0 {
+		what = "claim deliveries"
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, nil, wrap(what, err)
+	}
+	defer tx.Rollback()
+	if len(sts) > 0 {
+		p, err := s.stmt(ctx, stmtSettle)
+		if err != nil {
+			return nil, nil, wrap(what, err)
+		}
+		settle := tx.StmtContext(ctx, p)
+		at := micros(now)
+		for i, st := range sts {
+			var next sql.NullInt64
+			if st.Outcome == store.SettleRetryWait {
+				next = sql.NullInt64{Int64: micros(st.NextAttemptAt), Valid: true}
+			}
+			res, err := settle.ExecContext(ctx, st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), at)
+			if err != nil {
+				return nil, nil, wrap(what, err)
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return nil, nil, wrap(what, err)
+			}
+			ok[i] = n == 1
+		}
+	}
+	var claimed []store.Claimed
+	if limit > 0 {
+		if claimed, err = s.claim(ctx, tx, now, limit, lease); err != nil {
+			return nil, nil, wrap(what, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, nil, wrap(what, err)
+	}
+	return ok, claimed, nil
 }
 
 // List lists deliveries and parked messages in the filter's state, oldest first.

@@ -77,6 +77,8 @@ func Run(t *testing.T, h Harness) {
 		{"ClaimAndSettle", testClaimAndSettle},
 		{"ClaimLimitAndDue", testClaimLimitAndDue},
 		{"LeaseExpiryTakeover", testLeaseExpiryTakeover},
+		{"SettleDeliveriesEachUnderItsToken", testSettleDeliveriesEachUnderItsToken},
+		{"SettleAndClaimInOneTransaction", testSettleAndClaim},
 		{"ConcurrentClaims", testConcurrentClaims},
 		{"RetryDismissStateMachine", testRetryDismissStateMachine},
 		{"ListAndShow", testListAndShow},
@@ -884,6 +886,113 @@ func testClaimLimitAndDue(t *testing.T, h Harness) {
 		t.Fatalf("ClaimDeliveries(limit 0) = %v, %v", c, err)
 	}
 	if _, err := s.ClaimDeliveries(context.Background(), now, 1, 0); err == nil {
+		t.Fatal("a claim without a lease was accepted")
+	}
+}
+
+// SettleDeliveries settles many deliveries in one transaction, each under
+// its own token: a stale token changes its own row and no other, and an
+// invalid settlement commits nothing.
+func testSettleDeliveriesEachUnderItsToken(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	ctx := context.Background()
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "m1", "pack_order"), keepOf(srcWarehouse, "m2", "pack_order"),
+		keepOf(srcWarehouse, "m3", "pack_order")), store.Kept, store.Kept, store.Kept)
+	lease := 30 * time.Second
+	first := claim(t, s, t0, 1, lease)
+	later := t0.Add(lease + time.Second)
+	second := claim(t, s, later, 10, lease)
+	if len(first) != 1 || len(second) != 3 {
+		t.Fatalf("claimed %d then %d, want 1 then 3", len(first), len(second))
+	}
+	var taken store.Claimed
+	var others []store.Claimed
+	for _, c := range second {
+		if c.ID == first[0].ID {
+			taken = c
+		} else {
+			others = append(others, c)
+		}
+	}
+	if taken.ID == 0 || taken.Token == first[0].Token || len(others) != 2 {
+		t.Fatalf("second claim %+v does not take d%d over", second, first[0].ID)
+	}
+	next := later.Add(time.Minute)
+	ok, err := s.SettleDeliveries(ctx, later, []store.Settlement{
+		{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleFailed, ErrorCode: "late"},
+		{ID: others[0].ID, Token: others[0].Token, Outcome: store.SettleSucceeded},
+		{ID: others[1].ID, Token: others[1].Token, Outcome: store.SettleRetryWait, NextAttemptAt: next, ErrorCode: "http.429"},
+	})
+	if err != nil || len(ok) != 3 || ok[0] || !ok[1] || !ok[2] {
+		t.Fatalf("SettleDeliveries = %v, %v; want [false true true]", ok, err)
+	}
+	if e := show(t, s, store.DeliveryID(taken.ID), false); e.RowState != "running" || e.Attempts != 2 || e.Code != "" {
+		t.Fatalf("after the stale settlement: %+v, want running, attempt 2, no error code", e)
+	}
+	if e := show(t, s, store.DeliveryID(others[0].ID), false); e.RowState != "succeeded" || !e.SettledAt.Equal(later) {
+		t.Fatalf("settled in the batch: %+v, want succeeded at %v", e, later)
+	}
+	if e := show(t, s, store.DeliveryID(others[1].ID), false); e.RowState != "retry_wait" || e.Code != "http.429" || !e.NextAttemptAt.Equal(next) {
+		t.Fatalf("retried in the batch: %+v, want retry_wait, http.429, next %v", e, next)
+	}
+	// An invalid settlement fails the call: nothing is committed, not even the valid one.
+	if _, err := s.SettleDeliveries(ctx, later, []store.Settlement{
+		{ID: taken.ID, Token: taken.Token, Outcome: store.SettleSucceeded},
+		{ID: others[1].ID, Token: others[1].Token, Outcome: store.SettleRetryWait},
+	}); err == nil {
+		t.Fatal("a batch holding retry_wait without a next attempt time was accepted")
+	}
+	if e := show(t, s, store.DeliveryID(taken.ID), false); e.RowState != "running" {
+		t.Fatalf("after the refused batch: %s, want running", e.RowState)
+	}
+	if ok, err := s.SettleDeliveries(ctx, later, nil); err != nil || len(ok) != 0 {
+		t.Fatalf("an empty batch: %v, %v", ok, err)
+	}
+	ok, err = s.SettleDeliveries(ctx, later, []store.Settlement{{ID: taken.ID, Token: taken.Token, Outcome: store.SettleSucceeded}})
+	if err != nil || len(ok) != 1 || !ok[0] {
+		t.Fatalf("the current token: %v, %v", ok, err)
+	}
+	if st := stats(t, s); st.Deliveries[store.DeliverySucceeded] != 2 || st.Deliveries[store.DeliveryRetryWait] != 1 {
+		t.Fatalf("deliveries = %v, want 2 succeeded, 1 retry_wait", st.Deliveries)
+	}
+}
+
+// SettleAndClaim settles and then claims in one transaction: the claim
+// sees the settlements (a retry due now is claimed again) and skips what
+// is still held.
+func testSettleAndClaim(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	ctx := context.Background()
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "m1", "pack_order"), keepOf(srcWarehouse, "m2", "pack_order"),
+		keepOf(srcWarehouse, "m3", "pack_order")), store.Kept, store.Kept, store.Kept)
+	lease := 30 * time.Second
+	held := claim(t, s, t0, 2, lease)
+	if len(held) != 2 {
+		t.Fatalf("claimed %d, want 2", len(held))
+	}
+	at := t0.Add(time.Second)
+	// held[0] succeeds, held[1] stays running; the third is due.
+	ok, claimed, err := s.SettleAndClaim(ctx, at, []store.Settlement{{ID: held[0].ID, Token: held[0].Token, Outcome: store.SettleSucceeded}}, 10, lease)
+	if err != nil || len(ok) != 1 || !ok[0] {
+		t.Fatalf("SettleAndClaim = %v, %v", ok, err)
+	}
+	if len(claimed) != 1 || claimed[0].ID == held[0].ID || claimed[0].ID == held[1].ID || claimed[0].Attempt != 1 ||
+		!claimed[0].LeaseExpiresAt.Equal(at.Add(lease)) || claimed[0].EventName != eventShipped || len(claimed[0].EventJSON) == 0 {
+		t.Fatalf("claimed %+v, want the third delivery, attempt 1, with its event", claimed)
+	}
+	if e := show(t, s, store.DeliveryID(held[0].ID), false); e.RowState != "succeeded" {
+		t.Fatalf("settled: %s", e.RowState)
+	}
+	// A retry due at once is claimed again by the same call, attempt 2.
+	ok, claimed, err = s.SettleAndClaim(ctx, at, []store.Settlement{{ID: held[1].ID, Token: held[1].Token, Outcome: store.SettleRetryWait, NextAttemptAt: at, ErrorCode: "http.503"}}, 10, lease)
+	if err != nil || !ok[0] || len(claimed) != 1 || claimed[0].ID != held[1].ID || claimed[0].Attempt != 2 || claimed[0].Token == held[1].Token {
+		t.Fatalf("settle a retry due now and claim: %v %+v %v", ok, claimed, err)
+	}
+	// Claiming only, and a lease that is not one.
+	if _, c, err := s.SettleAndClaim(ctx, at, nil, 10, lease); err != nil || len(c) != 0 {
+		t.Fatalf("nothing due: %+v %v", c, err)
+	}
+	if _, _, err := s.SettleAndClaim(ctx, at, nil, 10, 0); err == nil {
 		t.Fatal("a claim without a lease was accepted")
 	}
 }

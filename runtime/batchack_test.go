@@ -1,0 +1,199 @@
+package runtime_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/runtime"
+	"github.com/jadpo/jadpo/runtime/runtimetest"
+)
+
+// Issue 16: a package's acknowledge_batch acknowledges a batch's settled
+// messages in one call (SQS: DeleteMessageBatch), falling back to the
+// single acknowledge call for what the batch could not.
+
+// ops counts the requests the fake received to the warehouse queue, by
+// operation, and the entries of each DeleteMessageBatch.
+func ops(w *world) (counts map[string]int, entries []int) {
+	counts = map[string]int{}
+	for _, r := range w.env.Requests() {
+		if r.Input["QueueUrl"] != w.env.QueueURLs["warehouse_queue"] {
+			continue
+		}
+		counts[r.Operation]++
+		if r.Operation == "DeleteMessageBatch" {
+			es, _ := r.Input["Entries"].([]any)
+			entries = append(entries, len(es))
+		}
+	}
+	return counts, entries
+}
+
+// metric reads one counter of the runtime's metrics ("name{k=v,...}").
+func metric(t *testing.T, rt *runtime.Runtime, key string) float64 {
+	t.Helper()
+	families, err := rt.Metrics().Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			if f.GetName()+"{"+strings.Join(labels, ",")+"}" == key && m.GetCounter() != nil {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
+}
+
+func sendShipped(w *world, n int) {
+	for i := range n {
+		w.send("warehouse_queue", shipped(fmt.Sprint("m-", i)))
+	}
+}
+
+// Acceptance 1: with 100 messages waiting, one tick sends 10
+// ReceiveMessage, 10 DeleteMessageBatch of 10 entries and no DeleteMessage.
+func TestBatchAckOneCallPerBatch(t *testing.T) {
+	for _, kind := range runtimetest.Stores {
+		t.Run(kind, func(t *testing.T) {
+			w := newWorld(t, kind, &runtimetest.FakeOptions{Record: true})
+			sendShipped(w, 100)
+			wantReport(t, w.tick(), "received 100 kept 100 repeats 0 parked 0 left 0 acked 100")
+			counts, entries := ops(w)
+			if counts["ReceiveMessage"] != 10 || counts["DeleteMessageBatch"] != 10 || counts["DeleteMessage"] != 0 {
+				t.Fatalf("requests %v, want 10 ReceiveMessage, 10 DeleteMessageBatch, no DeleteMessage", counts)
+			}
+			for _, n := range entries {
+				if n != 10 {
+					t.Fatalf("DeleteMessageBatch entries %v, want 10 each", entries)
+				}
+			}
+			if n := w.onQueue("warehouse_queue"); n != 0 {
+				t.Fatalf("%d messages on the queue", n)
+			}
+			if got := metric(t, w.rt, "jadpo_acknowledge_requests_total{form=batch,queue=warehouse_queue}"); got != 10 {
+				t.Fatalf("batch acknowledge requests %v, want 10", got)
+			}
+			if got := metric(t, w.rt, "jadpo_acknowledge_requests_total{form=single,queue=warehouse_queue}"); got != 0 {
+				t.Fatalf("single acknowledge requests %v, want 0", got)
+			}
+		})
+	}
+}
+
+// Acceptance 1, with entries failing by a fault switch (and the single
+// DeleteMessage failing too, so nothing is acknowledged): the messages stay
+// on the queue; once the switch clears and the visibility timeout passes on
+// the fake's clock, the next tick empties the queue, each a repeat, and
+// every message is kept exactly once.
+func TestBatchAckFailedEntriesComeBackAsRepeats(t *testing.T) {
+	for _, kind := range runtimetest.Stores {
+		t.Run(kind, func(t *testing.T) {
+			w := newWorld(t, kind, &runtimetest.FakeOptions{Record: true, ManualClock: true})
+			w.env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultEntryFailed, Operation: "DeleteMessageBatch", Fraction: 1})
+			w.env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultServerError, Operation: "DeleteMessage", Fraction: 1})
+			sendShipped(w, 25)
+			wantReport(t, w.tick(), "received 25 kept 25 repeats 0 parked 0 left 0 acked 0")
+			counts, _ := ops(w)
+			// Each failed entry is tried once on its own, then left.
+			if counts["DeleteMessageBatch"] != 3 || counts["DeleteMessage"] != 25 {
+				t.Fatalf("requests %v, want 3 DeleteMessageBatch and 25 DeleteMessage", counts)
+			}
+			if got := metric(t, w.rt, "jadpo_acknowledge_failed_entries_total{queue=warehouse_queue}"); got != 25 {
+				t.Fatalf("failed entries %v, want 25", got)
+			}
+			if n := w.onQueue("warehouse_queue"); n != 25 {
+				t.Fatalf("%d on the queue, want 25 left", n)
+			}
+			w.env.Fake.ClearFaults()
+			// Before the visibility timeout the messages stay hidden.
+			wantReport(t, w.tick(), "received 0 kept 0 repeats 0 parked 0 left 0 acked 0")
+			w.fakeClock.Advance(31 * time.Second)
+			wantReport(t, w.tick(), "received 25 kept 0 repeats 25 parked 0 left 0 acked 25")
+			if n := w.onQueue("warehouse_queue"); n != 0 {
+				t.Fatalf("%d on the queue after the repeats", n)
+			}
+			if s := w.stats(); s.Outbox != 25 {
+				t.Fatalf("outbox %d, want each message kept once", s.Outbox)
+			}
+			if got := len(w.receivedIDs()); got != 25 {
+				t.Fatalf("%d received ids, want 25", got)
+			}
+		})
+	}
+}
+
+// An entry SQS reports failed is tried once on its own; when that takes,
+// the message is gone at once.
+func TestBatchAckFailedEntryTriedOnItsOwn(t *testing.T) {
+	w := newWorld(t, "sqlite", &runtimetest.FakeOptions{Record: true})
+	w.env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultEntryFailed, Operation: "DeleteMessageBatch", Next: 3})
+	sendShipped(w, 10)
+	wantReport(t, w.tick(), "received 10 kept 10 repeats 0 parked 0 left 0 acked 10")
+	counts, _ := ops(w)
+	if counts["DeleteMessageBatch"] != 1 || counts["DeleteMessage"] != 3 {
+		t.Fatalf("requests %v, want 1 DeleteMessageBatch and 3 DeleteMessage", counts)
+	}
+	if n := w.onQueue("warehouse_queue"); n != 0 {
+		t.Fatalf("%d on the queue", n)
+	}
+	if got := metric(t, w.rt, "jadpo_acknowledge_requests_total{form=single,queue=warehouse_queue}"); got != 3 {
+		t.Fatalf("single acknowledge requests %v, want 3", got)
+	}
+}
+
+// A batch call that fails as a whole falls back to the single form.
+func TestBatchAckCallFailingFallsBackToSingle(t *testing.T) {
+	w := newWorld(t, "sqlite", &runtimetest.FakeOptions{Record: true})
+	w.env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultUnavailable, Operation: "DeleteMessageBatch", Next: 1})
+	sendShipped(w, 10)
+	wantReport(t, w.tick(), "received 10 kept 10 repeats 0 parked 0 left 0 acked 10")
+	counts, _ := ops(w)
+	if counts["DeleteMessageBatch"] != 1 || counts["DeleteMessage"] != 10 {
+		t.Fatalf("requests %v, want 1 DeleteMessageBatch and 10 DeleteMessage", counts)
+	}
+	if n := w.onQueue("warehouse_queue"); n != 0 {
+		t.Fatalf("%d on the queue", n)
+	}
+}
+
+// A project that installed the SQS package before DeleteMessageBatch keeps
+// the single form: one DeleteMessage per message, no batch call.
+func TestEarlierSQSCopyAcknowledgesOneByOne(t *testing.T) {
+	root := runtimetest.RepoRoot(t)
+	old := filepath.Join(root, "testdata", "cases", "package_earlier_catalogue_copy")
+	var edits []runtimetest.Edit
+	for _, f := range []string{"jadpo.lock", "packages/AmazonSqs.v2012_11_05/provides/receiving.jadpo", "packages/AmazonSqs.v2012_11_05/resources/messages.jadpo"} {
+		was, err := os.ReadFile(filepath.Join(old, filepath.FromSlash(f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		now, err := os.ReadFile(filepath.Join(root, "examples", "warehouse", filepath.FromSlash(f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		edits = append(edits, runtimetest.Edit{File: f, Old: string(now), New: string(was)})
+	}
+	p := runtimetest.PlanWith(t, edits...)
+	if c := p.Connections; len(c) == 0 {
+		t.Fatal("no connections in the plan")
+	}
+	w := newWorld(t, "sqlite", &runtimetest.FakeOptions{Record: true})
+	rt := w.runtime(p, runtime.Options{})
+	sendShipped(w, 10)
+	wantReport(t, w.tickWith(rt), "received 10 kept 10 repeats 0 parked 0 left 0 acked 10")
+	counts, _ := ops(w)
+	if counts["DeleteMessageBatch"] != 0 || counts["DeleteMessage"] != 10 {
+		t.Fatalf("requests %v, want 10 DeleteMessage and no batch", counts)
+	}
+}

@@ -1,0 +1,140 @@
+package runtime_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jadpo/jadpo/runtime"
+	"github.com/jadpo/jadpo/runtime/runtimetest"
+	"github.com/jadpo/jadpo/runtime/store"
+)
+
+// write is one transaction the delivery engine asked of the store: the
+// settlements it carried and how many deliveries it claimed.
+type write struct{ settled, claimed int }
+
+func (w write) String() string { return fmt.Sprintf("settle %d claim %d", w.settled, w.claimed) }
+
+// gatedStore holds the writes that settle anything until the test opens
+// the gate, and records every write.
+type gatedStore struct {
+	store.Store
+	gate   chan struct{}
+	mu     sync.Mutex
+	writes []write
+	// refuse makes every write that settles more than one delivery fail,
+	// as a store refusing the statement would.
+	refuse bool
+}
+
+func (g *gatedStore) record(w write) {
+	g.mu.Lock()
+	g.writes = append(g.writes, w)
+	g.mu.Unlock()
+}
+
+func (g *gatedStore) SettleAndClaim(ctx context.Context, now time.Time, ss []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
+	if len(ss) > 0 {
+		<-g.gate
+	}
+	if g.refuse && len(ss) > 1 {
+		g.record(write{len(ss), -1})
+		return nil, nil, errors.New("refused")
+	}
+	ok, claimed, err := g.Store.SettleAndClaim(ctx, now, ss, limit, lease)
+	g.record(write{len(ss), len(claimed)})
+	return ok, claimed, err
+}
+
+func (g *gatedStore) SettleDelivery(ctx context.Context, now time.Time, s store.Settlement) (bool, error) {
+	g.record(write{1, 0})
+	return g.Store.SettleDelivery(ctx, now, s)
+}
+
+// Issue 16, point 4: deliveries that finish while a settlement is being
+// written are settled together in a later transaction, each under its own
+// token, and the deliveries for the workers they free are claimed in that
+// same transaction. 16 deliveries, 8 workers; the writes that settle are
+// held until all 8 handlers of the first claim have finished. Before, each
+// delivery was settled in its own transaction and claims in others.
+func TestSettlementsFinishingTogetherShareOneTransaction(t *testing.T) {
+	for _, kind := range runtimetest.Stores {
+		t.Run(kind, func(t *testing.T) {
+			writes := settleTogether(t, kind, false)
+			settled, together := 0, false
+			for _, w := range writes {
+				settled += w.settled
+				together = together || w.settled > 1 && w.claimed > 0
+			}
+			if settled != 2*runtime.Workers || !together || len(writes) >= 2*runtime.Workers {
+				t.Fatalf("writes %v: want %d settlements in fewer transactions, one of them settling several and claiming",
+					writes, 2*runtime.Workers)
+			}
+		})
+	}
+}
+
+// A group whose write fails as a whole is settled one by one: none is lost.
+func TestSettlementsGroupFailingSettlesOneByOne(t *testing.T) {
+	writes := settleTogether(t, "sqlite", true)
+	refused, single := 0, 0
+	for _, w := range writes {
+		switch {
+		case w.settled > 1:
+			refused += w.settled
+		case w.settled == 1:
+			single++
+		}
+	}
+	if refused == 0 || single != 2*runtime.Workers {
+		t.Fatalf("writes %v: want refused groups, then every delivery settled on its own", writes)
+	}
+}
+
+// settleTogether delivers 2 × runtime.Workers deliveries with the first
+// settling write held until every worker's handler has finished; it checks
+// that each delivery succeeded once and returns the writes.
+func settleTogether(t *testing.T, kind string, refuse bool) []write {
+	w := newDeliverWorld(t, kind, runtime.Options{})
+	g := &gatedStore{Store: w.st, gate: make(chan struct{}), refuse: refuse}
+	rt := w.runtime(g, runtime.Options{})
+	var mu sync.Mutex
+	queued := 0
+	runtime.SetSettleQueuedHook(rt, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if queued++; queued == runtime.Workers {
+			close(g.gate)
+		}
+	})
+	ns := make([]string, 2*runtime.Workers)
+	for i := range ns {
+		ns[i] = fmt.Sprint("m-", i)
+	}
+	ids := keepOrders(t, w.st, w.clock.Now(), ns...)
+	succeeded := 0
+	for succeeded < len(ns) {
+		rep, err := rt.Deliver(context.Background())
+		// A refused group took the claim with it: the step says so, and
+		// the next one claims again.
+		if err != nil && !(refuse && err.Error() == "claiming deliveries: refused") {
+			t.Fatal(err)
+		}
+		if rep.Claimed == 0 || rep.Lost != 0 || rep.Failed != 0 || rep.Retried != 0 {
+			t.Fatalf("report %+v after %d succeeded", rep, succeeded)
+		}
+		succeeded += rep.Succeeded
+	}
+	for _, id := range ids {
+		if e := w.show(id); e.RowState != "succeeded" || e.Attempts != 1 {
+			t.Fatalf("%s: %+v, want succeeded after one attempt", id, e)
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]write(nil), g.writes...)
+}
