@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/jadpo/jadpo/runtime/store"
 )
 
 // Metrics are the runtime's Prometheus metrics: received, kept, repeats,
@@ -16,6 +18,7 @@ type Metrics struct {
 	recvErrors  *prometheus.CounterVec
 	deliveries  *prometheus.CounterVec
 	tickSeconds prometheus.Histogram
+	housekeptBy *prometheus.CounterVec
 }
 
 // NewMetrics registers the metrics in reg (a new registry when nil).
@@ -35,8 +38,10 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_deliveries_total", Help: "Delivery attempts settled, by outcome."}, []string{"subscriber", "outcome"}),
 		tickSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "jadpo_tick_duration_seconds", Help: "How long a tick takes.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}}),
+		housekeptBy: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_store_housekept_rows_total",
+			Help: "Rows housekeeping deleted, by table."}, []string{"table"}),
 	}
-	reg.MustRegister(m.received, m.kept, m.repeats, m.parkedBy, m.unavailable, m.recvErrors, m.deliveries, m.tickSeconds)
+	reg.MustRegister(m.received, m.kept, m.repeats, m.parkedBy, m.unavailable, m.recvErrors, m.deliveries, m.tickSeconds, m.housekeptBy)
 	return m
 }
 
@@ -56,4 +61,16 @@ func (m *Metrics) queue(name string) *queueMetrics {
 
 func (q *queueMetrics) parked(reason string) prometheus.Counter {
 	return q.m.parkedBy.WithLabelValues(q.name, reason)
+}
+
+// housekept counts what one housekeeping call deleted.
+func (m *Metrics) housekept(h store.Housekept) {
+	for table, n := range map[string]int64{
+		"jadpo_received_events": h.ReceivedIDs, "jadpo_parked_messages": h.ParkedMessages,
+		"jadpo_deliveries": h.Deliveries, "jadpo_outbox": h.Outbox,
+	} {
+		if n > 0 {
+			m.housekeptBy.WithLabelValues(table).Add(float64(n))
+		}
+	}
 }

@@ -334,8 +334,17 @@ func ParkedLabel(source, eventName, wireType string) string {
 type Housekept struct {
 	ReceivedIDs    int64
 	ParkedMessages int64
-	Deliveries     int64
+	// Deliveries counts deleted deliveries, succeeded and dismissed.
+	Deliveries int64
+	Outbox     int64
+	// Statements is how many deleting statements ran; Busy says a table may have more
+	// to delete (a full last batch, or the deadline reached).
+	Statements int
+	Busy       bool
 }
+
+// Total is the number of rows deleted.
+func (h Housekept) Total() int64 { return h.ReceivedIDs + h.ParkedMessages + h.Deliveries + h.Outbox }
 
 // Stats counts the rows of the store.
 type Stats struct {

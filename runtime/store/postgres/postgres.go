@@ -590,20 +590,35 @@ func (s *Store) transition(ctx context.Context, op string, now time.Time, ids []
 	return nil
 }
 
-// Housekeep deletes received ids older than 30 days, and parked messages and deliveries
-// dismissed more than 30 days ago.
-func (s *Store) Housekeep(ctx context.Context, now time.Time) (store.Housekept, error) {
-	before := sqlcommon.Micro(now).Add(-store.HousekeepAfter)
+// Housekeep deletes what the retention no longer keeps, in bounded batches
+// (store.Store.Housekeep). Each batch is one statement, its own transaction.
+func (s *Store) Housekeep(ctx context.Context, now time.Time, o store.Housekeeping) (store.Housekept, error) {
+	o = o.WithDefaults()
+	now = sqlcommon.Micro(now)
 	var h store.Housekept
-	for _, q := range []struct {
-		st sqlcommon.Statement
-		n  *int64
-	}{{stmtForgetReceived, &h.ReceivedIDs}, {stmtForgetParked, &h.ParkedMessages}, {stmtForgetDeliveries, &h.Deliveries}} {
-		tag, err := s.pool.Exec(ctx, q.st.SQL, before)
-		if err != nil {
-			return h, wrap("housekeep", err)
-		}
-		*q.n = tag.RowsAffected()
+	step := func(st sqlcommon.Statement, before time.Time, n *int64, counted bool) store.HousekeepStep {
+		return store.HousekeepStep{Table: st.Tables[0], N: n, Run: func(ctx context.Context, batch int) (int64, error) {
+			if counted {
+				var c int64
+				err := s.pool.QueryRow(ctx, st.SQL, before, batch).Scan(&c)
+				return c, err
+			}
+			tag, err := s.pool.Exec(ctx, st.SQL, before, batch)
+			return tag.RowsAffected(), err
+		}}
+	}
+	old := now.Add(-store.HousekeepAfter)
+	// Deliveries before the outbox, so that an outbox row goes in the same call as its
+	// last delivery.
+	err := store.RunHousekeeping(ctx, o, &h, []store.HousekeepStep{
+		step(stmtForgetReceived, old, &h.ReceivedIDs, false),
+		step(stmtForgetParked, old, &h.ParkedMessages, false),
+		step(stmtForgetSucceeded, now.Add(-o.Succeeded), &h.Deliveries, true),
+		step(stmtForgetDismissed, old, &h.Deliveries, true),
+		step(stmtForgetOutbox, now.Add(-o.Outbox), &h.Outbox, false),
+	})
+	if err != nil {
+		return h, wrap("housekeep", err)
 	}
 	return h, nil
 }

@@ -330,8 +330,8 @@ func TestMigrateFromVersion2KeepsRows(t *testing.T) {
 	if err := conn.QueryRow(ctx, "SELECT array_agg(version ORDER BY version) FROM jadpo_schema_migrations").Scan(&versions); err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(versions) != "[1 2 3]" {
-		t.Fatalf("versions = %v, want [1 2 3]", versions)
+	if fmt.Sprint(versions) != "[1 2 3 4]" {
+		t.Fatalf("versions = %v, want [1 2 3 4]", versions)
 	}
 	var nulls int
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM jadpo_outbox WHERE headers IS NULL").Scan(&nulls); err != nil || nulls != 1 {

@@ -210,8 +210,8 @@ SELECT (SELECT max(id) FROM jadpo_outbox), value, 'pending', 0, ?1, 0, ?1, ?1 FR
 	if err := raw.QueryRowContext(ctx, "SELECT group_concat(version, ',') FROM (SELECT version FROM jadpo_schema_migrations ORDER BY version)").Scan(&versions); err != nil {
 		t.Fatal(err)
 	}
-	if versions != "1,2,3" {
-		t.Fatalf("versions = %s, want 1,2,3", versions)
+	if versions != "1,2,3,4" {
+		t.Fatalf("versions = %s, want 1,2,3,4", versions)
 	}
 	var nulls int
 	if err := raw.QueryRowContext(ctx, "SELECT count(*) FROM jadpo_outbox WHERE headers IS NULL").Scan(&nulls); err != nil || nulls != 1 {
