@@ -143,7 +143,8 @@ WHERE id IN (SELECT value FROM json_each(?1)) AND state = 'failed'`, tParked)
     SELECT rowid FROM jadpo_received_events WHERE received_at < ?1 ORDER BY received_at LIMIT ?2)`, tReceived)
 
 	stmtForgetParked = writer("housekeep parked messages", `DELETE FROM jadpo_parked_messages WHERE id IN (
-    SELECT id FROM jadpo_parked_messages WHERE state = 'dismissed' AND dismissed_at < ?1
+    SELECT id FROM jadpo_parked_messages INDEXED BY jadpo_parked_messages_dismissed
+    WHERE state = 'dismissed' AND dismissed_at < ?1
     ORDER BY dismissed_at LIMIT ?2)`, tParked)
 
 	stmtPickSucceeded = writer("pick succeeded deliveries", `SELECT id FROM jadpo_deliveries
