@@ -144,7 +144,7 @@ func (o Housekeeping) WithDefaults() Housekeeping {
 type HousekeepStep struct {
 	Table string
 	N     *int64
-	Run func(ctx context.Context, batch int) (int64, error)
+	Run   func(ctx context.Context, batch int) (int64, error)
 }
 
 // RunHousekeeping runs the steps in turn, each until a short batch, MaxBatches batches

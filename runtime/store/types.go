@@ -354,6 +354,27 @@ type Stats struct {
 	Deliveries map[DeliveryState]int64
 	// Parked counts parked messages by reason and state; absent when 0.
 	Parked map[ParkedKey]int64
+	// BySubscriber counts deliveries by subscriber and state; absent when 0.
+	BySubscriber map[SubscriberKey]int64
+	// OldestPending is when the oldest delivery not yet settled (pending, running or
+	// retry_wait) was written; zero when there is none.
+	OldestPending time.Time
+	// Tables are the store's tables with their rows, and their size on disk with
+	// indexes (PostgreSQL's pg_total_relation_size; -1 on SQLite, one file).
+	Tables []TableStats
+}
+
+// SubscriberKey is a (subscriber, state) pair of Stats.BySubscriber.
+type SubscriberKey struct {
+	Subscriber string
+	State      DeliveryState
+}
+
+// TableStats is one table's rows and bytes.
+type TableStats struct {
+	Name  string
+	Rows  int64
+	Bytes int64
 }
 
 // ParkedKey is a (reason, state) pair of Stats.Parked.

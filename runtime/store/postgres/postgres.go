@@ -625,7 +625,8 @@ func (s *Store) Housekeep(ctx context.Context, now time.Time, o store.Housekeepi
 
 // Stats counts the rows of each table.
 func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
-	st := store.Stats{Deliveries: map[store.DeliveryState]int64{}, Parked: map[store.ParkedKey]int64{}}
+	st := store.Stats{Deliveries: map[store.DeliveryState]int64{}, Parked: map[store.ParkedKey]int64{},
+		BySubscriber: map[store.SubscriberKey]int64{}}
 	if err := s.pool.QueryRow(ctx, stmtCountReceived.SQL).Scan(&st.ReceivedIDs); err != nil {
 		return st, wrap("stats", err)
 	}
@@ -636,10 +637,11 @@ func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
 	if err != nil {
 		return st, wrap("stats", err)
 	}
-	var state, reason string
+	var state, reason, sub string
 	var n int64
-	if _, err := pgx.ForEachRow(rows, []any{&state, &n}, func() error {
-		st.Deliveries[store.DeliveryState(state)] = n
+	if _, err := pgx.ForEachRow(rows, []any{&sub, &state, &n}, func() error {
+		st.Deliveries[store.DeliveryState(state)] += n
+		st.BySubscriber[store.SubscriberKey{Subscriber: sub, State: store.DeliveryState(state)}] = n
 		return nil
 	}); err != nil {
 		return st, wrap("stats", err)
@@ -654,5 +656,18 @@ func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
 	}); err != nil {
 		return st, wrap("stats", err)
 	}
+	var oldest *time.Time
+	if err := s.pool.QueryRow(ctx, stmtOldestPending.SQL).Scan(&oldest); err != nil {
+		return st, wrap("stats", err)
+	}
+	if oldest != nil {
+		st.OldestPending = oldest.UTC()
+	}
+	var sizes [4]int64
+	if err := s.pool.QueryRow(ctx, stmtTableSizes.SQL).Scan(&sizes[0], &sizes[1], &sizes[2], &sizes[3]); err != nil {
+		return st, wrap("stats", err)
+	}
+	st.Tables = []store.TableStats{{Name: tReceived, Rows: st.ReceivedIDs, Bytes: sizes[0]}, {Name: tOutbox, Rows: st.Outbox, Bytes: sizes[1]},
+		{Name: tDeliveries, Rows: st.DeliveriesTotal(), Bytes: sizes[2]}, {Name: tParked, Rows: st.ParkedTotal(), Bytes: sizes[3]}}
 	return st, nil
 }

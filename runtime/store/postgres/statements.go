@@ -263,7 +263,21 @@ var stmtCountOutbox = sqlcommon.Statement{
 var stmtCountDeliveries = sqlcommon.Statement{
 	Name:   "count deliveries",
 	Tables: []string{tDeliveries},
-	SQL:    `SELECT state, count(*) FROM jadpo_deliveries GROUP BY state`,
+	SQL:    `SELECT subscriber, state, count(*) FROM jadpo_deliveries GROUP BY subscriber, state`,
+}
+
+// The oldest unsettled delivery, from the claim's partial index.
+var stmtOldestPending = sqlcommon.Statement{
+	Name:   "oldest pending delivery",
+	Tables: []string{tDeliveries},
+	SQL:    `SELECT min(created_at) FROM jadpo_deliveries WHERE state IN ('pending', 'retry_wait', 'running')`,
+}
+
+var stmtTableSizes = sqlcommon.Statement{
+	Name:   "table sizes",
+	Tables: []string{tReceived, tOutbox, tDeliveries, tParked},
+	SQL: `SELECT pg_total_relation_size('jadpo_received_events'), pg_total_relation_size('jadpo_outbox'),
+    pg_total_relation_size('jadpo_deliveries'), pg_total_relation_size('jadpo_parked_messages')`,
 }
 
 var stmtCountParked = sqlcommon.Statement{
@@ -286,7 +300,7 @@ var statements = []sqlcommon.Statement{
 	stmtLockDeliveries, stmtLockParked, stmtRetryDeliveries, stmtRetryParked,
 	stmtDismissDeliveries, stmtDismissParked,
 	stmtForgetReceived, stmtForgetParked, stmtForgetSucceeded, stmtForgetDismissed, stmtForgetOutbox,
-	stmtCountReceived, stmtCountOutbox, stmtCountDeliveries, stmtCountParked,
+	stmtCountReceived, stmtCountOutbox, stmtCountDeliveries, stmtCountParked, stmtOldestPending, stmtTableSizes,
 	stmtMigrationVersions,
 }
 

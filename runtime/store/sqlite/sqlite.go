@@ -846,7 +846,8 @@ func (s *Store) forgetDeliveries(ctx context.Context, pick statement, before int
 
 // Stats counts the rows of each table.
 func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
-	st := store.Stats{Deliveries: map[store.DeliveryState]int64{}, Parked: map[store.ParkedKey]int64{}}
+	st := store.Stats{Deliveries: map[store.DeliveryState]int64{}, Parked: map[store.ParkedKey]int64{},
+		BySubscriber: map[store.SubscriberKey]int64{}}
 	for _, q := range []struct {
 		st statement
 		n  *int64
@@ -860,12 +861,13 @@ func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
 		}
 	}
 	if err := s.eachRow(ctx, stmtCountDeliveries, func(rows *sql.Rows) error {
-		var state string
+		var sub, state string
 		var n int64
-		if err := rows.Scan(&state, &n); err != nil {
+		if err := rows.Scan(&sub, &state, &n); err != nil {
 			return err
 		}
-		st.Deliveries[store.DeliveryState(state)] = n
+		st.Deliveries[store.DeliveryState(state)] += n
+		st.BySubscriber[store.SubscriberKey{Subscriber: sub, State: store.DeliveryState(state)}] = n
 		return nil
 	}); err != nil {
 		return st, wrap("stats", err)
@@ -881,6 +883,19 @@ func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
 	}); err != nil {
 		return st, wrap("stats", err)
 	}
+	p, err := s.stmt(ctx, stmtOldestPending)
+	if err != nil {
+		return st, wrap("stats", err)
+	}
+	var oldest sql.NullInt64
+	if err := p.QueryRowContext(ctx).Scan(&oldest); err != nil {
+		return st, wrap("stats", err)
+	}
+	if oldest.Valid {
+		st.OldestPending = time.UnixMicro(oldest.Int64).UTC()
+	}
+	st.Tables = []store.TableStats{{Name: tReceived, Rows: st.ReceivedIDs, Bytes: -1}, {Name: tOutbox, Rows: st.Outbox, Bytes: -1},
+		{Name: tDeliveries, Rows: st.DeliveriesTotal(), Bytes: -1}, {Name: tParked, Rows: st.ParkedTotal(), Bytes: -1}}
 	return st, nil
 }
 

@@ -171,8 +171,10 @@ WHERE o.id = g.outbox_id`, tOutbox, tDeliveries)
 
 	stmtCountReceived   = reader("count received ids", `SELECT count(*) FROM jadpo_received_events`, tReceived)
 	stmtCountOutbox     = reader("count outbox", `SELECT count(*) FROM jadpo_outbox`, tOutbox)
-	stmtCountDeliveries = reader("count deliveries", `SELECT state, count(*) FROM jadpo_deliveries GROUP BY state`, tDeliveries)
-	stmtCountParked     = reader("count parked messages",
+	stmtCountDeliveries = reader("count deliveries", `SELECT subscriber, state, count(*) FROM jadpo_deliveries GROUP BY subscriber, state`, tDeliveries)
+	stmtOldestPending   = reader("oldest pending delivery",
+		`SELECT min(created_at) FROM jadpo_deliveries WHERE state IN ('pending', 'retry_wait', 'running')`, tDeliveries)
+	stmtCountParked = reader("count parked messages",
 		`SELECT reason, state, count(*) FROM jadpo_parked_messages GROUP BY reason, state`, tParked)
 
 	stmtMigrationVersions = writer("migration versions",
@@ -188,7 +190,7 @@ var statements = []statement{
 	stmtDismissDeliveries, stmtDismissParked,
 	stmtForgetReceived, stmtForgetParked, stmtPickSucceeded, stmtPickDismissed, stmtSettleOutbox,
 	stmtForgetDeliveries, stmtForgetOutbox,
-	stmtCountReceived, stmtCountOutbox, stmtCountDeliveries, stmtCountParked,
+	stmtCountReceived, stmtCountOutbox, stmtCountDeliveries, stmtCountParked, stmtOldestPending,
 	stmtMigrationVersions,
 }
 

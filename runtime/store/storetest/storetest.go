@@ -1185,6 +1185,13 @@ func testHousekeepRetentionRules(t *testing.T, h Harness) {
 		st.Deliveries[store.DeliveryFailed] != 1 || st.Deliveries[store.DeliveryDismissed] != 1 {
 		t.Fatalf("deliveries left = %v", st.Deliveries)
 	}
+	if st.BySubscriber[store.SubscriberKey{Subscriber: "notify", State: store.DeliveryRetryWait}] != 1 ||
+		st.BySubscriber[store.SubscriberKey{Subscriber: "pack_order", State: store.DeliveryPending}] != 1 || len(st.BySubscriber) != 4 {
+		t.Fatalf("deliveries by subscriber = %v", st.BySubscriber)
+	}
+	if !st.OldestPending.Equal(t0) || len(st.Tables) != 4 || st.Tables[1].Name != "jadpo_outbox" || st.Tables[1].Rows != 4 {
+		t.Fatalf("oldest pending %v, tables %+v", st.OldestPending, st.Tables)
+	}
 	// 40 days and a moment on: received ids after 30 days, the dismissed delivery and
 	// parked message 30 days after dismissal, and the dismissed delivery's outbox row.
 	if got := deletedOf(housekeep(t, s, t0.Add(40*24*time.Hour+time.Microsecond), o)); got != (deleted{Received: 6, Parked: 1, Deliveries: 1, Outbox: 1}) {
