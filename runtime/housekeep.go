@@ -22,5 +22,24 @@ func (r *Runtime) housekeep(ctx context.Context, deadline time.Time) error {
 		r.log.Info("housekeeping", "received_ids", h.ReceivedIDs, "parked_messages", h.ParkedMessages,
 			"deliveries", h.Deliveries, "outbox", h.Outbox, "more", h.Busy)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return r.refreshStats(ctx)
+}
+
+// refreshStats sets the store's gauges when they are StatsEvery old: scrapes
+// read the gauges, never the store.
+func (r *Runtime) refreshStats(ctx context.Context) error {
+	now := r.now()
+	if !r.statsAt.IsZero() && now.Sub(r.statsAt) < r.statsEvery {
+		return nil
+	}
+	s, err := r.store.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	r.statsAt = now
+	r.metrics.storeStats(s, now)
+	return nil
 }

@@ -57,7 +57,14 @@ type Options struct {
 	// than Lease). 0 means the defaults (runtime.Lease, runtime.HandlerTimeout),
 	// or the other one's 4/3 or 3/4 when only one is given.
 	Lease, HandlerTimeout time.Duration
+	// StatsEvery is how often (on Now's clock) a tick refreshes the store's
+	// gauges with Store.Stats, which counts rows; 0 means DefaultStatsEvery.
+	StatsEvery time.Duration
 }
+
+// DefaultStatsEvery: the store's gauges are at most a minute old, and a large
+// store is counted at most once a minute.
+const DefaultStatsEvery = time.Minute
 
 // Runtime runs one plan against one store.
 type Runtime struct {
@@ -69,6 +76,9 @@ type Runtime struct {
 	rand    *rand.Rand
 	budget  time.Duration
 	metrics *Metrics
+
+	statsEvery time.Duration
+	statsAt    time.Time // when the gauges were last refreshed; zero: never
 
 	queues      []*queueRunner
 	bySource    map[string]*queueRunner
@@ -83,7 +93,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	r := &Runtime{
 		plan: opts.Plan, store: opts.Store, log: opts.Logger, now: opts.Now, after: opts.After, rand: opts.Rand,
-		budget: opts.Budget, metrics: opts.Metrics,
+		budget: opts.Budget, metrics: opts.Metrics, statsEvery: opts.StatsEvery,
 		bySource: map[string]*queueRunner{}, subscribers: map[string][]string{},
 	}
 	if r.log == nil {
@@ -100,6 +110,9 @@ func New(opts Options) (*Runtime, error) {
 	}
 	if r.budget <= 0 {
 		r.budget = DefaultBudget
+	}
+	if r.statsEvery <= 0 {
+		r.statsEvery = DefaultStatsEvery
 	}
 	if r.metrics == nil {
 		r.metrics = NewMetrics(nil)
