@@ -1229,7 +1229,7 @@ SELECT source, event_name, event_json, received_id, created_at, headers, settled
 	const batch = 1000
 	var mu sync.Mutex
 	var statements int
-	o := store.Housekeeping{Batch: batch, MaxBatches: 20, OnBatch: func(table string, n int64) {
+	o := store.Housekeeping{Batch: batch, MaxBatches: 2, OnBatch: func(table string, n int64) {
 		mu.Lock()
 		defer mu.Unlock()
 		statements++
