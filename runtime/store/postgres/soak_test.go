@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"testing"
@@ -54,6 +55,11 @@ func TestSoak(t *testing.T) {
 	tickStep := 24 * time.Hour / time.Duration(step/perTick)
 	fmt.Printf("%-9s %-26s %-26s %-26s %s\n", "messages", "received_events rows/MiB", "outbox rows/MiB", "deliveries rows/MiB", "mean tick ms")
 	keeps := make([]store.Keep, perTick)
+	type point struct {
+		rows, bytes [3]float64
+		tick        float64
+	}
+	var points []point
 	var took time.Duration // the step's ticks, for their mean
 	ticks := 0
 	for sent := 0; sent < total; {
@@ -92,11 +98,40 @@ func TestSoak(t *testing.T) {
 				t.Fatal(err)
 			}
 			row := fmt.Sprintf("%-9d", sent)
-			for _, tb := range st.Tables[:3] {
+			var p point
+			for i, tb := range st.Tables[:3] {
 				row += fmt.Sprintf(" %-26s", fmt.Sprintf("%d / %.1f", tb.Rows, float64(tb.Bytes)/(1<<20)))
+				p.rows[i], p.bytes[i] = float64(tb.Rows), float64(tb.Bytes)
 			}
-			fmt.Printf("%s %.2f\n", row, float64(took.Microseconds())/1000/float64(ticks))
+			p.tick = float64(took.Microseconds()) / 1000 / float64(ticks)
+			points = append(points, p)
+			fmt.Printf("%s %.2f\n", row, p.tick)
 			took, ticks = 0, 0
 		}
 	}
+	// The goal: from the third tenth on, each table's rows and size within 10% of their
+	// level (their mean over those tenths); the last tenth's tick within 20% of the
+	// first's. Received ids are kept 30 days, so they level only after 30 "days".
+	for i, name := range []string{"received ids", "outbox", "deliveries"} {
+		var rows, bytes []float64
+		for _, p := range points[2:] {
+			rows, bytes = append(rows, p.rows[i]), append(bytes, p.bytes[i])
+		}
+		fmt.Printf("%s: rows within %.1f%% of their level, size within %.1f%%\n", name, spread(rows), spread(bytes))
+	}
+	fmt.Printf("tick at the last tenth / at the first: %.2f\n", points[len(points)-1].tick/points[0].tick)
+}
+
+// spread is the largest distance of xs from their mean, in percent of it.
+func spread(xs []float64) float64 {
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	mean := sum / float64(len(xs))
+	worst := 0.0
+	for _, x := range xs {
+		worst = max(worst, math.Abs(x-mean)/mean*100)
+	}
+	return worst
 }
