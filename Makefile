@@ -5,12 +5,19 @@ BIN       ?= bin/jadpo
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build test test-dates race vet lint demo fuzz bench soak golden clean
+.PHONY: all build install test test-dates race vet lint demo fuzz bench soak golden clean
 
 all: build
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/jadpo
+
+## install: bin/jadpo into $(PREFIX)/bin (~/.local/bin: on PATH in most shells).
+PREFIX    ?= $(HOME)/.local
+install: build
+	install -d $(PREFIX)/bin
+	install -m 0755 $(BIN) $(PREFIX)/bin/jadpo
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "$(PREFIX)/bin is not on PATH: add it, e.g. export PATH=\"$(PREFIX)/bin:\$$PATH\"";; esac
 
 ## test: vet, then every test (PostgreSQL tests use JADPO_TEST_DATABASE_URL).
 test: vet

@@ -2,11 +2,14 @@ package check_test
 
 import (
 	"fmt"
+	"io"
+	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/projectgen"
+	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/parser"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/source"
@@ -91,4 +94,45 @@ func diagLine(r source.Range, code, summary string) string {
 	}
 	p := r.File.Position(r.Span.Start)
 	return fmt.Sprintf("%s:%d:%d: [%s] %s", r.File.Path, p.Line, p.Column, code, summary)
+}
+
+// BenchmarkCheckLongLine is issue 11's quadratic case: `store primary {}`
+// then N stray characters on one line, N diagnostics, checked and rendered
+// as text (and JSON) as `jadpo check` does. Time and memory per op must grow
+// with N, not N² (docs/performance.md, "Long lines and large files").
+func BenchmarkCheckLongLine(b *testing.B) {
+	for _, n := range []int{16000, 64000, 256000} {
+		src := []byte("store primary {}\n" + strings.Repeat("- ", n) + "\n")
+		fsys := fstest.MapFS{"app.jadpo": {Data: src}}
+		b.Run(fmt.Sprintf("diagnostics=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				res := check.Check(project.LoadFS(fsys))
+				if res.Diags.Errors() != n {
+					b.Fatalf("%d errors, want %d", res.Diags.Errors(), n)
+				}
+				diag.WriteText(io.Discard, res.Diags, diag.TextOptions{})
+				_ = diag.WriteJSON(io.Discard, diag.NewReport("check", ".", res.Files, res.Declarations, res.Diags))
+			}
+		})
+	}
+}
+
+// BenchmarkCheckSize checks generated projects of growing size, up to the
+// 50 MB of the memory bound (files under 8 MiB each): time and bytes
+// allocated per op grow with the input.
+func BenchmarkCheckSize(b *testing.B) {
+	for _, mb := range []int{5, 10, 20, 50} {
+		fsys := projectgen.GenerateBytes(mb << 20)
+		b.Run(fmt.Sprintf("MB=%d", mb), func(b *testing.B) {
+			b.SetBytes(int64(projectgen.Bytes(fsys)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if res := check.Check(project.LoadFS(fsys)); len(res.Diags) > 0 {
+					b.Fatal(res.Diags[0].Summary)
+				}
+			}
+		})
+	}
 }

@@ -38,6 +38,7 @@ func Check(p *project.Project) Result {
 	diags := append(append(diag.List(nil), p.Diags...), c.diags...)
 	diags = onlySyntaxIfAny(diags)
 	diags.Sort()
+	diags = diags.Capped(diag.MaxPerFile)
 	res := Result{Diags: diags, Files: len(p.Parsed), Declarations: p.Declarations()}
 	if !diags.HasErrors() && p.App != nil {
 		res.Program = c.program()
@@ -103,7 +104,7 @@ type decl struct {
 	typ     ir.Type
 	failed  bool // resolution failed: uses are not reported again
 	fields  []ir.Field
-	fieldOf map[string]*ir.Field
+	fieldOf map[string]*ir.Field // only for records of more than fieldScanMax fields
 	idText  string
 }
 

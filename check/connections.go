@@ -1,6 +1,8 @@
 package check
 
 import (
+	"encoding/json"
+
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/ast"
 )
@@ -202,6 +204,13 @@ func (c *checker) checkSettings(cn *connection, m *ast.Member) bool {
 			ok = false
 			continue
 		}
+		if name == "lease" && p.provider.Protocol == "sql" && zeroDuration(v) {
+			// The sql_inbox driver's lease form: a lease of no time holds no row.
+			c.add("connection.value_invalid", f.Range(gm.Value.Span()), "setting `lease` is 0: a claim's lease must hold its rows for some time").
+				WithHelp("give a lease longer than 0, such as `30s`, or leave `lease` out for the default")
+			ok = false
+			continue
+		}
 		cn.ir.Settings[name] = v
 	}
 	return ok
@@ -232,4 +241,14 @@ func (c *checker) connectionValue(f *ast.File, e *ast.Expr, t ir.Type, place str
 		return ir.Value{}, false
 	}
 	return ir.Value{Literal: raw}, true
+}
+
+// zeroDuration reports whether v is a duration literal of no time.
+func zeroDuration(v ir.Value) bool {
+	var s string
+	if v.Literal == nil || json.Unmarshal(v.Literal, &s) != nil {
+		return false
+	}
+	d, err := ir.ParseDuration(s)
+	return err == nil && d == 0
 }

@@ -175,7 +175,7 @@ func (c *checker) driverMember(rec *decl, need driverNeed) string {
 	for i, part := range parts {
 		list := strings.HasSuffix(part, "[]")
 		part = strings.TrimSuffix(part, "[]")
-		fld := rec.fieldOf[part]
+		fld := rec.field(part)
 		if fld == nil {
 			return "`" + rec.name + "` has no field `" + part + "`"
 		}

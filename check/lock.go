@@ -2,6 +2,8 @@ package check
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"strings"
 
 	"github.com/jadpo/jadpo/lang/ast"
@@ -9,72 +11,127 @@ import (
 	"github.com/jadpo/jadpo/lang/source"
 )
 
-// verifyLock checks every installed package against jadpo.lock: each file
-// the check read must be the file that was installed. Files it did not read
-// cannot change the build, so a large package costs what is used of it
-// (whole-folder checks are lockfile.Verify's, behind `jadpo package list`).
+// verifyLock checks the installed packages against jadpo.lock with
+// lockfile.VerifyLock, the one verification `jadpo package list` runs too:
+// every file of every package, the package lines and the catalogue's
+// names. Then each package file the check parsed is held to its own line
+// once more, so that what the build uses is what was verified even if a
+// file changed between the two reads.
 func (c *checker) verifyLock() {
-	if len(c.proj.Packages) == 0 {
-		return
-	}
 	lock, err := c.proj.Lock()
 	if err != nil {
 		at := source.Range{}
-		if lf := c.proj.LockFile; lf != nil {
-			at = source.Range{File: lf, Span: firstLine(lf.Content)}
+		var pe *lockfile.ParseError
+		if lf := c.proj.LockFile; lf != nil && errors.As(err, &pe) {
+			at = source.Range{File: lf, Span: source.Span{Start: pe.Offset, End: pe.Offset + pe.Len}}
 		}
-		c.add("package.lock_mismatch", at, "jadpo.lock cannot be read: %s", strings.TrimPrefix(err.Error(), "jadpo.lock:")).
+		msg := err.Error()
+		if pe != nil {
+			msg = pe.Msg
+		}
+		c.add("package.lock_mismatch", at, "jadpo.lock cannot be read: %s", msg).
 			WithHelp("`jadpo package add` writes jadpo.lock; add each package again to rewrite it")
 		return
 	}
-	byPkg := map[string][]*ast.File{}
+	if len(c.proj.Packages) == 0 && len(lock.Entries) == 0 {
+		return
+	}
+	problems, err := lockfile.VerifyLock(c.proj.FS, lock)
+	if err != nil {
+		c.add("package.lock_mismatch", source.Range{}, "the packages cannot be verified against jadpo.lock: %v", err)
+		return
+	}
+	parsed := map[string]*ast.File{} // by path in the project
 	for _, f := range c.proj.Parsed {
-		if rest, ok := strings.CutPrefix(f.Source.Path, "packages/"); ok {
-			dir, _, _ := strings.Cut(rest, "/")
-			byPkg[dir] = append(byPkg[dir], f)
+		if strings.HasPrefix(f.Source.Path, "packages/") {
+			parsed[f.Source.Path] = f
 		}
 	}
-	for _, dir := range sortedKeys(c.proj.Packages) {
-		header := c.proj.Packages[dir].Header
-		at := source.Range{}
-		if header != nil {
-			at = source.Range{File: header.Source, Span: firstLine(header.Source.Content)}
+	headerAt := func(dir string) source.Range {
+		if pp := c.proj.Packages[dir]; pp != nil && pp.Header != nil {
+			return source.Range{File: pp.Header.Source, Span: firstLine(pp.Header.Source.Content)}
 		}
-		e, ok := lock.Get(dir)
-		if !ok {
-			c.add("package.lock_mismatch", at, "package `%s` is installed but not recorded in jadpo.lock", dir).
+		return source.Range{}
+	}
+	lockAt := func(name string) source.Range {
+		off, ok := lock.Offset(name)
+		if lf := c.proj.LockFile; ok && lf != nil {
+			return source.Range{File: lf, Span: source.Span{Start: off, End: off + firstLine(lf.Content[off:]).End}}
+		}
+		return source.Range{}
+	}
+	skip := map[string]bool{}     // packages whose files are not compared below
+	reported := map[string]bool{} // files already reported
+	for _, pr := range problems {
+		dir := pr.Package
+		switch pr.Kind {
+		case lockfile.BadName, lockfile.TwoVersions:
+			// indexPackages reports these as package.invalid.
+		case lockfile.NotLocked:
+			skip[dir] = true
+			c.add("package.lock_mismatch", headerAt(dir), "package `%s` is installed but not recorded in jadpo.lock", dir).
 				With("package", dir).WithHelp(addCommand(dir) + " records it (and restores its files)")
-			continue
-		}
-		if !e.HasFiles() {
-			c.add("package.lock_mismatch", at, "jadpo.lock records package `%s` without its files' digests", dir).
+		case lockfile.NoFileDigests:
+			skip[dir] = true
+			c.add("package.lock_mismatch", headerAt(dir), "jadpo.lock records package `%s` without its files' digests", dir).
 				With("package", dir).WithHelp(addCommand(dir) + " records them")
-			continue
-		}
-		for _, f := range byPkg[dir] {
-			rel := strings.TrimPrefix(f.Source.Path, "packages/"+dir+"/")
-			want, listed, err := c.proj.LockedFile(dir, rel)
-			rng := source.Range{File: f.Source, Span: firstLine(f.Source.Content)}
-			switch {
-			case err != nil:
-				c.add("package.lock_mismatch", rng, "jadpo.lock cannot be read: %s", err)
-			case !listed:
-				c.add("package.lock_mismatch", rng, "`%s` is not a file of package `%s` as installed", rel, dir).
-					With("package", dir).WithHelp(addCommand(dir) + " installs the package afresh")
-			case want != lockfile.FileDigest(f.Source.Content):
-				c.add("package.lock_mismatch", rng, "`%s` has changed since package `%s` was installed", rel, dir).
-					With("package", dir).WithHelp(addCommand(dir) + " restores the installed files; a package is changed by installing a new version")
+		case lockfile.Unreadable:
+			skip[dir] = true
+			c.add("package.lock_mismatch", headerAt(dir), "%s", pr.Message).With("package", dir)
+		case lockfile.Missing:
+			c.add("package.lock_mismatch", lockAt(dir), "jadpo.lock lists package `%s`, but packages/%s/ is missing", dir, dir).
+				With("package", dir).WithHelp(addCommand(dir) + " installs it; or remove its lines from jadpo.lock")
+		case lockfile.LockInconsistent:
+			c.add("package.lock_mismatch", lockAt(dir), "the files of package `%s` match their own lines in jadpo.lock but not the package's digest: the lock was edited", dir).
+				With("package", dir).WithHelp(addCommand(dir) + " installs the package and its lines afresh")
+		case lockfile.NotCatalogue:
+			c.add("package.not_catalogue", headerAt(dir), "package `%s` bears the name of a catalogue package, but its files are not a copy the catalogue published", dir).
+				With("package", dir).
+				WithHelp("`jadpo package add " + dir + "` installs the catalogue's copy; a package of your own takes a name of its own in its package.jadpo (`jadpo package list` names the files that differ)")
+		case lockfile.Modified:
+			path := lockfile.PackagesDir + "/" + dir + "/" + pr.File
+			reported[path] = true
+			at := headerAt(dir)
+			if f := parsed[path]; f != nil {
+				at = source.Range{File: f.Source, Span: firstLine(f.Source.Content)}
 			}
+			e, _ := lock.Get(dir)
+			c.modified(at, dir, pr.File, e)
+		default:
+			c.add("package.lock_mismatch", headerAt(dir), "%s", pr.Message).With("package", dir)
 		}
 	}
-	c.proj.SaveLockCache()
+	for _, path := range sortedKeys(parsed) {
+		f := parsed[path]
+		rest := strings.TrimPrefix(path, "packages/")
+		dir, rel, _ := strings.Cut(rest, "/")
+		e, ok := lock.Get(dir)
+		if !ok || skip[dir] || reported[path] || !e.HasFiles() {
+			continue
+		}
+		if want, listed := e.File(rel); !listed || want != lockfile.FileDigest(f.Source.Content) {
+			c.modified(source.Range{File: f.Source, Span: firstLine(f.Source.Content)}, dir, rel, e)
+		}
+	}
 }
 
-// addCommand is how to install a package again: from the catalogue, or
-// from its own folder for a local package.
-func addCommand(dir string) string {
-	return "`jadpo package add " + dir + "` (or `jadpo package add ./packages/" + dir + "` for a local package)"
+// modified reports a package file that is not the one installed.
+func (c *checker) modified(at source.Range, dir, rel string, e lockfile.Entry) {
+	if _, listed := e.File(rel); !listed {
+		c.add("package.lock_mismatch", at, "`%s` is not a file of package `%s` as installed", rel, dir).
+			With("package", dir).WithHelp(addCommand(dir) + " installs the package afresh")
+		return
+	}
+	if _, err := fs.Stat(c.proj.FS, lockfile.PackagesDir+"/"+dir+"/"+rel); errors.Is(err, fs.ErrNotExist) {
+		c.add("package.lock_mismatch", at, "`%s` of package `%s` is gone since it was installed", rel, dir).
+			With("package", dir).WithHelp(addCommand(dir) + " restores the installed files")
+		return
+	}
+	c.add("package.lock_mismatch", at, "`%s` has changed since package `%s` was installed", rel, dir).
+		With("package", dir).WithHelp(addCommand(dir) + " restores the installed files; a package is changed by installing a new version")
 }
+
+func addCommand(dir string) string { return lockfile.AddCommand(dir) }
 
 // firstLine is the span of a file's first line, where a whole-file problem points.
 func firstLine(b []byte) source.Span {

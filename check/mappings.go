@@ -174,7 +174,7 @@ func (c *checker) mappedCall(p *pkg, f *ast.File, owner *ast.Member, ms map[stri
 				continue
 			}
 			given[key] = true
-			field := op.input.fieldOf[key]
+			field := op.input.field(key)
 			if field == nil {
 				c.add("package.provider_invalid", f.Range(m.Key.Span()), "`%s` takes no input `%s`", op.input.name, key).
 					Suggest(suggest(key, fieldNames)).WithRelated(op.input.rng(), "the input is declared here")
@@ -288,7 +288,7 @@ func (c *checker) mapReceivedItems(p *pkg, f *ast.File, owner *ast.Member, ms ma
 			WithRelated(op.file.Range(op.ident.Span()), "the operation is declared here")
 		return false
 	}
-	lf := op.output.fieldOf[parts[1]]
+	lf := op.output.field(parts[1])
 	if lf == nil {
 		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` has no field `%s`", op.output.name, parts[1]).
 			Suggest(suggest(parts[1], fieldNamesOf(op.output))).WithRelated(op.output.rng(), "the output is declared here")
@@ -311,7 +311,7 @@ func (c *checker) mapReceivedItems(p *pkg, f *ast.File, owner *ast.Member, ms ma
 			ok = false
 			continue
 		}
-		fld := item.fieldOf[parts[1]]
+		fld := item.field(parts[1])
 		if fld == nil {
 			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` has no field `%s`", item.name, parts[1]).
 				Suggest(suggest(parts[1], fieldNamesOf(item))).WithRelated(item.rng(), "each message is a `"+item.name+"`")

@@ -149,8 +149,13 @@ func (c *checker) misplacedInApp(f *ast.File, d *ast.Decl) {
 	case d.Named != nil:
 		word = "provide"
 	}
-	first := d.Tokens[0]
-	c.add("semantic.misplaced_declaration", f.Range(source.Span{Start: first.Pos.Offset, End: first.Pos.Offset + len(first.Value)}),
+	// The declaration's first word: its keyword.
+	start := d.Span().Start
+	end := start
+	for end < len(f.Source.Content) && isWordByte(f.Source.Content[end]) {
+		end++
+	}
+	c.add("semantic.misplaced_declaration", f.Range(source.Span{Start: start, End: end}),
 		"`%s` belongs in a package's files, not in the app's", word).
 		WithHelp("a package lives under packages/<Name>.<version>/ and is installed with `jadpo package add`")
 }
@@ -367,4 +372,8 @@ func (c *checker) reportCycles() {
 			visit(path)
 		}
 	}
+}
+
+func isWordByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_'
 }

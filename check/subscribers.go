@@ -1,7 +1,6 @@
 package check
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/jadpo/jadpo/check/ir"
@@ -142,26 +141,17 @@ func (c *checker) checkRetry(f *ast.File, m *ast.Member, r *ir.Retry) bool {
 	return ok
 }
 
-// durationMS reads a duration literal in milliseconds.
+// durationMS reads a duration literal in milliseconds, by the grammar the
+// runtime shares (ir.ParseDuration).
 func durationMS(e *ast.Expr) (int64, bool) {
 	if e == nil || e.Duration == nil {
 		return 0, false
 	}
-	s := *e.Duration
-	units := []struct {
-		suffix string
-		ms     float64
-	}{{"ms", 1}, {"s", 1000}, {"m", 60_000}, {"h", 3_600_000}, {"d", 86_400_000}}
-	for _, u := range units {
-		if strings.HasSuffix(s, u.suffix) {
-			v, err := strconv.ParseFloat(strings.TrimSuffix(s, u.suffix), 64)
-			if err != nil || v*u.ms > 1e15 {
-				return 0, false
-			}
-			return int64(v * u.ms), true
-		}
+	d, err := ir.ParseDuration(*e.Duration)
+	if err != nil {
+		return 0, false
 	}
-	return 0, false
+	return d.Milliseconds(), true
 }
 
 // handlerEnv is what a handler's expressions can name.
@@ -339,7 +329,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				ok = false
 				continue
 			}
-			fl := rd.fieldOf[m.Key.Name]
+			fl := rd.field(m.Key.Name)
 			if fl == nil {
 				c.add("subscriber.invalid", f.Range(m.Key.Span()), "`%s` has no field `%s`", rd.name, m.Key.Name).
 					Suggest(suggest(m.Key.Name, fieldNamesOf(rd)))
@@ -405,7 +395,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				c.add("subscriber.invalid", f.Range(p.Span()), "`%s` is %s, which has no fields", strings.Join(parts[:i+1], "."), describe(t))
 				return ir.Expr{}, false
 			}
-			fl := rd.fieldOf[p.Name]
+			fl := rd.field(p.Name)
 			if fl == nil {
 				c.add("subscriber.invalid", f.Range(p.Span()), "`%s` has no field `%s`", rd.name, p.Name).
 					Suggest(suggest(p.Name, fieldNamesOf(rd))).WithRelated(rd.rng(), "declared here")

@@ -99,9 +99,7 @@ func (d *decl) scope() scope {
 
 // resolveFields types a record's fields.
 func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
-	// Sized once: fieldOf points into d.fields, which must not move.
 	d.fields = make([]ir.Field, 0, len(fields))
-	d.fieldOf = make(map[string]*ir.Field, len(fields))
 	s := d.scope()
 	for i, f := range fields {
 		c.checkName(d.file, f.Name, false, "field")
@@ -126,8 +124,31 @@ func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
 			}
 		}
 		d.fields = append(d.fields, field)
-		d.fieldOf[field.Name] = &d.fields[len(d.fields)-1]
 	}
+	if len(d.fields) > fieldScanMax {
+		d.fieldOf = make(map[string]*ir.Field, len(d.fields))
+		for i := range d.fields {
+			d.fieldOf[d.fields[i].Name] = &d.fields[i]
+		}
+	}
+}
+
+// fieldScanMax: a record of up to so many fields is searched field by
+// field; a larger one gets a map. A map a record cost some 40 bytes a field
+// of a check's memory, for lookups a short scan does as fast.
+const fieldScanMax = 16
+
+// field is the record's field of that name, or nil.
+func (d *decl) field(name string) *ir.Field {
+	if d.fieldOf != nil {
+		return d.fieldOf[name]
+	}
+	for i := range d.fields {
+		if d.fields[i].Name == name {
+			return &d.fields[i]
+		}
+	}
+	return nil
 }
 
 // firstField finds an earlier field of the same name (records are small:

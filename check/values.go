@@ -55,6 +55,10 @@ func literalValue(e *ast.Expr, t ir.Type) (raw json.RawMessage, problem string) 
 		if e.Duration == nil {
 			return nil, wrong + "; write a duration such as `30s`"
 		}
+		// The runtime reads it with the same grammar (ir.ParseDuration).
+		if _, err := ir.ParseDuration(*e.Duration); err != nil {
+			return nil, fmt.Sprintf("`%s` is not a duration the runtime can hold: write %s", *e.Duration, ir.DurationGrammar)
+		}
 		b, _ := json.Marshal(*e.Duration)
 		return b, ""
 	case ir.Int, ir.Decimal:

@@ -12,7 +12,45 @@ import (
 	"sort"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/source"
 )
+
+// WriteError is a build output that could not be written.
+type WriteError struct {
+	Path string // relative to the project: build/plan.json
+	Err  error
+}
+
+func (e *WriteError) Error() string { return fmt.Sprintf("cannot write %s: %v", e.Path, e.Err) }
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// writeAtomic writes path through a temporary file of its own in the same
+// folder and a rename: a reader, or another build at the same moment, sees
+// the old file or the new one, whole.
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644) // CreateTemp makes 0600
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
 
 // PlanFile is where the plan is written, relative to the project.
 const PlanFile = "build/plan.json"
@@ -77,18 +115,13 @@ func Write(dir string, p *ir.Program, out Output) ([]string, error) {
 	sort.Strings(names)
 	for _, name := range names {
 		path := filepath.Join(dir, filepath.FromSlash(name))
-		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, files[name]) {
+		// Read no more than the new content, and never wait on a named pipe
+		// (the rename replaces whatever stands there).
+		if old, err := source.ReadLocalFile(path, int64(len(files[name]))); err == nil && bytes.Equal(old, files[name]) {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, err
-		}
-		tmp := path + ".tmp"
-		if err := os.WriteFile(tmp, files[name], 0o644); err != nil {
-			return nil, err
-		}
-		if err := os.Rename(tmp, path); err != nil {
-			return nil, err
+		if err := writeAtomic(path, files[name]); err != nil {
+			return nil, &WriteError{Path: name, Err: err}
 		}
 	}
 	return names, nil

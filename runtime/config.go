@@ -9,9 +9,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/source"
 )
 
 // Config holds the app's config values, read once at start-up. Its String
@@ -39,16 +39,22 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("config field %s (environment variable %s) %s", e.Field, e.Binding, e.Problem)
 }
 
+// MaxDotenvSize is the largest .env.local read: 1 MiB.
+const MaxDotenvSize = 1 << 20
+
 // LoadConfig reads each config field from environ (KEY=value entries), then
 // from the .env.local file at dotenv (absent is fine), then its default.
 func LoadConfig(p *ir.Program, environ []string, dotenv string) (*Config, error) {
 	env := map[string]string{}
-	if b, err := os.ReadFile(dotenv); err == nil {
+	if b, err := source.ReadLocalFile(dotenv, MaxDotenvSize); err == nil {
 		local, err := parseDotenv(b)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", dotenv, err)
 		}
 		env = local
+	} else if re := (*source.ReadError)(nil); errors.As(err, &re) {
+		// A named pipe would hang the start; a huge file is not a .env.
+		return nil, fmt.Errorf("cannot read %s: it %s; .env.local must be a regular file of at most %s", dotenv, re.Reason, source.Size(MaxDotenvSize))
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("cannot read %s: %w", dotenv, err)
 	}
@@ -143,8 +149,8 @@ func parseConfigValue(raw string, t ir.Type) (any, string) {
 			return nil, "is not an absolute URL"
 		}
 	case ir.Duration:
-		if _, err := time.ParseDuration(raw); err != nil {
-			return nil, "is not a duration such as 30s"
+		if _, err := ir.ParseDuration(raw); err != nil {
+			return nil, "is not a duration: write " + ir.DurationGrammar
 		}
 	case ir.Enum:
 		for _, v := range t.Variants {

@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/runtime"
@@ -264,5 +266,31 @@ func TestConfigPrintsNoValue(t *testing.T) {
 				t.Fatalf("%q shows a value", s)
 			}
 		}
+	}
+}
+
+// Issue 11, point 7: a named pipe as .env.local hung `jadpo run` before it
+// started. Only a regular file of at most 1 MiB is read; anything else is
+// an error naming the file and the rule.
+func TestConfigDotenvOnlyABoundedRegularFile(t *testing.T) {
+	p := configPlan(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, ".env.local")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := runtime.LoadConfig(p, required, fifo); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "is a named pipe, not a regular file") || !strings.Contains(err.Error(), fifo) {
+			t.Fatalf("a named pipe: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("LoadConfig blocked on a named pipe")
+	}
+	big := writeDotenv(t, strings.Repeat("# padding\n", runtime.MaxDotenvSize/10+1))
+	if _, err := runtime.LoadConfig(p, required, big); err == nil || !strings.Contains(err.Error(), "over the limit of 1 MiB") {
+		t.Fatalf("a file over 1 MiB: %v", err)
 	}
 }

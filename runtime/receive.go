@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -76,6 +77,12 @@ const MaxBatchesInFlight = 4
 // MaxAsksPerTick times and within the tick's budget, keeping up to
 // MaxBatchesInFlight of them at once. It returns once every batch it
 // received is settled.
+//
+// Each ask (the HTTP call and its retries) is bounded by what is left of
+// the budget, stretched for the queue's long poll (askDeadline), so a
+// queue that does not answer holds up only itself, and only until the
+// deadline. Keeping and acknowledging are not cut by the budget: a batch
+// received is always settled, its acknowledgements bounded by AckTimeout.
 func (qr *queueRunner) receive(ctx context.Context, deadline time.Time, rep *TickReport) error {
 	var (
 		wg    sync.WaitGroup
@@ -93,9 +100,18 @@ func (qr *queueRunner) receive(ctx context.Context, deadline time.Time, rep *Tic
 			return nil
 		}
 		slots <- struct{}{}
-		msgs, n, err := qr.ask(ctx)
+		askCtx, cancel := context.WithDeadline(ctx, qr.askDeadline(time.Now(), deadline))
+		msgs, n, err := qr.ask(askCtx)
+		cut := askCtx.Err() != nil && ctx.Err() == nil
+		cancel()
+		if err == nil && msgs == nil && cut {
+			err = fmt.Errorf("queue %s: receiving: no answer within the tick's budget (%s); asked again next tick", qr.q.Name, qr.r.budget)
+		}
 		if err != nil {
 			<-slots
+			if ctx.Err() != nil {
+				return nil
+			}
 			return err
 		}
 		if len(msgs) == 0 {
@@ -119,6 +135,28 @@ func (qr *queueRunner) receive(ctx context.Context, deadline time.Time, rep *Tic
 		}
 	}
 	return nil
+}
+
+// LongPollGrace is how long past its long poll a receive may take before
+// it is cut: the provider's answer travelling back.
+const LongPollGrace = 2 * time.Second
+
+// askDeadline bounds one ask begun at now: the tick's deadline, or, when the
+// queue's receive long-polls (SQS's wait_time_seconds), the end of that
+// poll plus LongPollGrace if that is later. A long poll is the provider
+// holding the call open on purpose, so it is never cut short: the tick is
+// stretched for it instead (docs/runtime.md, "The tick's budget").
+func (qr *queueRunner) askDeadline(now, deadline time.Time) time.Time {
+	lp, ok := qr.wire.(interface{ longPoll() time.Duration })
+	if !ok {
+		return deadline
+	}
+	if d := lp.longPoll(); d > 0 {
+		if end := now.Add(d + LongPollGrace); end.After(deadline) {
+			return end
+		}
+	}
+	return deadline
 }
 
 // addReceived adds the receiving counts of o to rep.
@@ -170,7 +208,11 @@ func (qr *queueRunner) settle(ctx context.Context, msgs []*message, rep *TickRep
 			rep.Left++
 		}
 	}
-	rep.Acked += qr.wire.finish(ctx, msgs)
+	// The acknowledgements are never skipped for the budget, and bounded on
+	// their own: one that does not answer in time comes back a repeat.
+	ackCtx, cancel := context.WithTimeout(ctx, qr.r.ackTimeout)
+	defer cancel()
+	rep.Acked += qr.wire.finish(ackCtx, msgs)
 }
 
 // keepAndPark keeps the readable messages of a batch in one transaction and
@@ -243,12 +285,12 @@ func (qr *queueRunner) keepOf(out reading.Outcome, headers map[string]string, re
 }
 
 func (qr *queueRunner) park(ctx context.Context, m *message, reason store.Reason, problems []store.Problem, retried int64, rep *TickReport) {
-	p := store.Parked{Source: qr.source, WireType: m.out.WireType, Reason: reason, Problems: problems,
+	p := store.Parked{Source: qr.source, ReceivedID: m.out.ID, WireType: m.out.WireType, Reason: reason, Problems: problems,
 		Body: qr.parkedBody(m), RetriedParkedID: retried}
 	if m.out.Event != nil {
 		p.EventName = m.out.Event.Name
 	}
-	res, err := qr.r.store.Park(ctx, qr.r.now(), p)
+	res, id, err := qr.r.store.Park(ctx, qr.r.now(), p)
 	if err != nil {
 		qr.r.log.Warn("the store cannot park a message now; it stays on the queue", "queue", qr.q.Name, "message_id", m.out.ID, "error", err)
 		qr.metrics.storeUnavailable.Inc()
@@ -260,10 +302,28 @@ func (qr *queueRunner) park(ctx context.Context, m *message, reason store.Reason
 	rep.Parked++
 	qr.metrics.parked(string(reason)).Inc()
 	if res == store.ParkAlready {
-		qr.r.log.Info("parked already: the same body from this queue; nothing added", "queue", qr.q.Name, "message_id", m.out.ID, "reason", string(reason))
+		qr.r.log.Info("parked already: the same body from this queue; nothing added", "queue", qr.q.Name, "parked_id", id.String(), "message_id", m.out.ID, "reason", string(reason))
 		return
 	}
-	qr.r.log.Info("parked", "queue", qr.q.Name, "message_id", m.out.ID, "reason", string(reason), "problems", len(problems))
+	qr.r.log.Info("parked", "queue", qr.q.Name, "parked_id", id.String(), "message_id", m.out.ID, "reason", string(reason), "problems", ProblemsText(problems))
+}
+
+// ProblemsText names each problem by field and rule, never a value:
+// "order_id: required; lines[0].quantity: min". A problem of the whole body
+// has no field: "(body): json".
+func ProblemsText(ps []store.Problem) string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		f := p.Field
+		if f == "" {
+			f = "(body)"
+		}
+		b.WriteString(f + ": " + p.Rule)
+	}
+	return b.String()
 }
 
 // parkedBody is what parking keeps of m: its body, or what the queue's wire
@@ -300,7 +360,7 @@ func (r *Runtime) rereadRetried(ctx context.Context, rep *TickReport) error {
 		m := &message{body: string(pm.Body)}
 		if qr == nil {
 			// The queue is gone from the plan: park it again, as it was.
-			_, err := r.store.Park(ctx, r.now(), store.Parked{Source: pm.Source, WireType: pm.WireType, EventName: pm.EventName,
+			_, _, err := r.store.Park(ctx, r.now(), store.Parked{Source: pm.Source, ReceivedID: pm.ReceivedID, WireType: pm.WireType, EventName: pm.EventName,
 				Reason: pm.Reason, Problems: append(pm.Problems, store.Problem{Field: "", Rule: "queue"}), Body: pm.Body, RetriedParkedID: pm.ID})
 			errs = append(errs, err)
 			continue

@@ -13,8 +13,10 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
@@ -31,6 +33,14 @@ const (
 	MaxRetriedParked = 20               // operator-retried parked messages read first
 	MaxTickInterval  = 10 * time.Second // an app that receives a queue ticks at least this often
 	DefaultBudget    = 5 * time.Second
+	// AckTimeout bounds the acknowledgements of one batch after its commit
+	// (every call and retry of them): one not answered by then comes back,
+	// a repeat.
+	AckTimeout = 10 * time.Second
+	// UnhealthyAfter is how long the events' store must have failed, without
+	// an answer between, before Healthy says so: a killed backend the pool
+	// replaces on the next call is not an outage.
+	UnhealthyAfter = MaxTickInterval
 )
 
 // Options configure a Runtime.
@@ -40,7 +50,13 @@ type Options struct {
 	Config *Config
 	// HTTP sends provider calls; nil means a client with a 30 s timeout that
 	// keeps a connection per delivery worker open to each host.
-	HTTP   *http.Client
+	HTTP *http.Client
+	// Dial, when set, opens every network connection the runtime makes
+	// itself: provider calls (when HTTP is nil; then no proxy is used
+	// either) and a SQL inbox's database (no name is looked up before it:
+	// Dial gets the host as written). jadpo dev passes one that refuses
+	// every address off the machine.
+	Dial   func(ctx context.Context, network, addr string) (net.Conn, error)
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -50,8 +66,10 @@ type Options struct {
 	// Rand draws retry jitter; nil means a randomly seeded source.
 	Rand *rand.Rand
 	// Budget bounds the receiving part of a tick; 0 means DefaultBudget.
-	Budget  time.Duration
-	Metrics *Metrics
+	Budget time.Duration
+	// AckTimeout bounds one batch's acknowledgements; 0 means AckTimeout.
+	AckTimeout time.Duration
+	Metrics    *Metrics
 	// Lease is how long a claimed delivery is held before another claim may
 	// take it over; HandlerTimeout is how long its handler may run (shorter
 	// than Lease). 0 means the defaults (runtime.Lease, runtime.HandlerTimeout),
@@ -68,14 +86,17 @@ const DefaultStatsEvery = time.Minute
 
 // Runtime runs one plan against one store.
 type Runtime struct {
-	plan    *ir.Program
-	store   store.Store
-	log     *slog.Logger
-	now     func() time.Time
-	after   func(time.Duration) <-chan time.Time
-	rand    *rand.Rand
-	budget  time.Duration
-	metrics *Metrics
+	plan       *ir.Program
+	store      store.Store
+	log        *slog.Logger
+	now        func() time.Time
+	after      func(time.Duration) <-chan time.Time
+	rand       *rand.Rand
+	budget     time.Duration
+	ackTimeout time.Duration
+	metrics    *Metrics
+	health     health
+	dial       func(ctx context.Context, network, addr string) (net.Conn, error) // nil: pgx's own
 
 	statsEvery time.Duration
 	statsAt    time.Time // when the gauges were last refreshed; zero: never
@@ -93,7 +114,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	r := &Runtime{
 		plan: opts.Plan, store: opts.Store, log: opts.Logger, now: opts.Now, after: opts.After, rand: opts.Rand,
-		budget: opts.Budget, metrics: opts.Metrics, statsEvery: opts.StatsEvery,
+		budget: opts.Budget, ackTimeout: opts.AckTimeout, metrics: opts.Metrics, dial: opts.Dial, statsEvery: opts.StatsEvery,
 		bySource: map[string]*queueRunner{}, subscribers: map[string][]string{},
 	}
 	if r.log == nil {
@@ -111,6 +132,9 @@ func New(opts Options) (*Runtime, error) {
 	if r.budget <= 0 {
 		r.budget = DefaultBudget
 	}
+	if r.ackTimeout <= 0 {
+		r.ackTimeout = AckTimeout
+	}
 	if r.statsEvery <= 0 {
 		r.statsEvery = DefaultStatsEvery
 	}
@@ -120,6 +144,10 @@ func New(opts Options) (*Runtime, error) {
 	hc := opts.HTTP
 	if hc == nil {
 		hc = defaultHTTPClient()
+		if opts.Dial != nil {
+			t := hc.Transport.(*http.Transport)
+			t.DialContext, t.Proxy = opts.Dial, nil
+		}
 	}
 	conns := map[string]*connection{}
 	for i := range opts.Plan.Connections {
@@ -312,10 +340,38 @@ func (r *Runtime) Close() {
 // Metrics returns the runtime's metrics.
 func (r *Runtime) Metrics() *Metrics { return r.metrics }
 
-// Healthy reports whether the store answers.
+// Healthy reports whether the runtime can keep messages: it asks the store,
+// and answers an error only when the store has failed, with no answer
+// between, for UnhealthyAfter or longer (this probe and the ticks'
+// housekeeping both count). A failure younger than that is one the pool
+// recovers from by itself (a killed backend), as the next tick would.
 func (r *Runtime) Healthy(ctx context.Context) error {
 	_, err := r.store.Stats(ctx)
-	return err
+	return r.health.observe(r.now(), err)
+}
+
+// health follows how long the store has been failing.
+type health struct {
+	mu           sync.Mutex
+	failingSince time.Time // zero while the store answers
+}
+
+// observe records a store call's outcome at now; it returns err once the
+// store has been failing for UnhealthyAfter, else nil.
+func (h *health) observe(now time.Time, err error) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err == nil {
+		h.failingSince = time.Time{}
+		return nil
+	}
+	if h.failingSince.IsZero() {
+		h.failingSince = now
+	}
+	if now.Sub(h.failingSince) >= UnhealthyAfter {
+		return fmt.Errorf("the events' store has failed for %s: %w", now.Sub(h.failingSince).Truncate(time.Second), err)
+	}
+	return nil
 }
 
 // Now is the runtime's clock.

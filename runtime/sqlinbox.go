@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/sqlinbox"
 	"github.com/jadpo/jadpo/runtime/reading"
 )
@@ -43,6 +44,12 @@ func newSQLInboxWire(r *Runtime, queue string, conn *connection) (*sqlInboxWire,
 		return nil, fmt.Errorf("connection %s: the credential's url is not a PostgreSQL URL", conn.name)
 	}
 	cfg.MaxConns = MaxBatchesInFlight + 2 // a row_lock claim holds a connection until its batch is settled
+	if r.dial != nil {
+		// Every connection goes through the runtime's dialer, unresolved, so
+		// that no name is looked up off the machine either.
+		cfg.ConnConfig.DialFunc = r.dial
+		cfg.ConnConfig.LookupFunc = func(_ context.Context, host string) ([]string, error) { return []string{host}, nil }
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -91,9 +98,14 @@ func sqlInboxTable(settings map[string]any) (sqlinbox.Table, error) {
 		return t, fmt.Errorf("the SQL inbox's %q claim form is not one of row_lock, lease and advisory_lock", claim)
 	}
 	if s := str("lease"); s != "" {
-		d, err := time.ParseDuration(s)
+		d, err := ir.ParseDuration(s)
 		if err != nil {
-			return t, fmt.Errorf("setting lease: %q is not a duration", s)
+			return t, fmt.Errorf("setting lease: %w", err)
+		}
+		if d <= 0 {
+			// sqlinbox reads a zero Lease as its default: refuse it here, where
+			// it is what the user wrote.
+			return t, fmt.Errorf("setting lease: %q holds no row: write a lease longer than 0, such as `30s`", s)
 		}
 		t.Lease = d
 	}
@@ -177,4 +189,18 @@ func (w *sqlInboxWire) parkedBody(m *message) []byte {
 		return nil
 	}
 	return out
+}
+
+// SQLInboxTable is the inbox table a sql_inbox connection's settings
+// describe, with cfg's values: jadpo dev creates it when it is missing.
+func SQLInboxTable(c *ir.Connection, cfg *Config) (sqlinbox.Table, error) {
+	settings := map[string]any{}
+	for k, v := range c.Settings {
+		val, err := cfg.value(v)
+		if err != nil {
+			return sqlinbox.Table{}, fmt.Errorf("connection %s: %w", c.Name, err)
+		}
+		settings[k] = val
+	}
+	return sqlInboxTable(settings)
 }

@@ -3,17 +3,28 @@ package runtime
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 )
 
 // TickReport says what one tick did.
 type TickReport struct {
+	// Left counts received messages neither kept nor parked now (the store
+	// could not take them, or a body did not match its MD5OfBody): they are
+	// handed back to their queue, which sends them again. It is not what
+	// waits on the queue.
 	Received, Kept, Repeats, Parked, Left, Acked int
 	RetriedKept, RetriedParked                   int
 	Delivered                                    DeliverReport
 	// Busy means work was left for the next tick (a full batch, the budget
 	// spent, due deliveries beyond the claim size).
 	Busy bool
+}
+
+// Unacknowledged is how many messages this tick settled (kept, repeated or
+// parked) whose acknowledgement failed: they come back, as repeats.
+func (rep TickReport) Unacknowledged() int {
+	return max(rep.Kept+rep.Repeats+rep.Parked-rep.Acked, 0)
 }
 
 // Tick runs one tick: operator-retried parked messages, each queue, due
@@ -33,14 +44,31 @@ func (r *Runtime) tick(ctx context.Context, deliver bool) (TickReport, error) {
 		errs = append(errs, err)
 	}
 	deadline := start.Add(r.budget)
-	for _, q := range r.queues {
+	// Each queue is received on its own, all at once, sharing the store: a
+	// queue whose endpoint hangs delays only itself, and only until its
+	// ask's deadline.
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex                     // guards rep
+		qerrs = make([]error, len(r.queues)) // in the plan's order, whichever ends first
+	)
+	for i, q := range r.queues {
 		if ctx.Err() != nil {
 			break
 		}
-		if err := q.receive(ctx, deadline, &rep); err != nil {
-			errs = append(errs, err)
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var own TickReport
+			qerrs[i] = q.receive(ctx, deadline, &own)
+			mu.Lock()
+			defer mu.Unlock()
+			rep.addReceived(own)
+			rep.Busy = rep.Busy || own.Busy
+		}()
 	}
+	wg.Wait()
+	errs = append(errs, qerrs...)
 	if deliver && ctx.Err() == nil {
 		if err := r.deliver.run(ctx, &rep.Delivered); err != nil {
 			errs = append(errs, err)
@@ -50,7 +78,9 @@ func (r *Runtime) tick(ctx context.Context, deliver bool) (TickReport, error) {
 		}
 	}
 	if ctx.Err() == nil {
-		if err := r.housekeep(ctx, deadline); err != nil {
+		err := r.housekeep(ctx, deadline)
+		r.health.observe(r.now(), err)
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}

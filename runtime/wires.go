@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/wire"
@@ -73,6 +74,18 @@ type mappedWire struct {
 }
 
 func (w *mappedWire) close() {}
+
+// longPoll is how long a receive may wait on purpose for messages: the
+// mapping's `wait_time_seconds` input (SQS's long poll), 0 without one.
+func (w *mappedWire) longPoll() time.Duration {
+	switch v := w.recvIn["wait_time_seconds"].(type) {
+	case int64:
+		return time.Duration(max(v, 0)) * time.Second
+	case float64:
+		return time.Duration(max(v, 0) * float64(time.Second))
+	}
+	return 0
+}
 
 func (w *mappedWire) fetch(ctx context.Context) ([]*message, int, error) {
 	answer, err := w.conn.client.Call(ctx, w.recvOp, w.recvIn)

@@ -37,6 +37,17 @@ func Generate(lines int) fstest.MapFS {
 	return g.fs
 }
 
+// GenerateBytes returns a project of about size bytes of .jadpo source
+// (within a few percent), for memory and time measured against the input.
+func GenerateBytes(size int) fstest.MapFS {
+	lines := size / 30
+	fsys := Generate(lines)
+	if got := Bytes(fsys); got > 0 {
+		fsys = Generate(int(float64(lines) * float64(size) / float64(got)))
+	}
+	return fsys
+}
+
 // WriteDir writes Generate(lines) under dir, creating it as needed.
 func WriteDir(dir string, lines int) error {
 	fsys := Generate(lines)
@@ -653,8 +664,12 @@ func (g *gen) writeModule(i int, m *module, budget int) {
 
 	// Groups: a refinement, maybe an enum, a value and an event, until the
 	// budget is spent; the first events are the ones the app receives.
-	for k := 0; k < len(verbs) && (k < eventsPerModuleInApp || x.lines < budget-4); k++ {
-		verb := verbs[k]
+	for k := 0; k < maxGroups && (k < eventsPerModuleInApp || x.lines < budget-4); k++ {
+		// Past the verbs, names go on with a number: ...Created2.
+		verb := verbs[k%len(verbs)]
+		if k >= len(verbs) {
+			verb += fmt.Sprint(k/len(verbs) + 1)
+		}
 		noun := nouns[(i+k)%len(nouns)]
 		valueName := p + verb + camel(noun)
 		eventName := p + verb
@@ -718,6 +733,10 @@ var reasonWords = []string{
 	"duplicate", "fraud", "customer_request", "timeout", "out_of_stock", "address_invalid",
 	"payment_failed", "expired", "manual", "system", "policy", "other",
 }
+
+// maxGroups bounds a module's groups, and so its size: some 40 bytes a
+// line, 25 lines a group, about 4 MB, under the per-file limit of 8 MiB.
+const maxGroups = 4000
 
 func reasons(r *rand.Rand) []string {
 	n := 3 + r.IntN(4)

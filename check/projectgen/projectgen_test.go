@@ -119,3 +119,33 @@ func TestGenerateChecksClean(t *testing.T) {
 		}
 	}
 }
+
+// A 50 MB project (the memory bound of docs/performance.md is measured on
+// it) keeps every file under the per-file limit of 8 MiB, and parses.
+func TestGenerateBytes(t *testing.T) {
+	sizes := []int{5 << 20}
+	if !testing.Short() {
+		sizes = append(sizes, 50<<20)
+	}
+	for _, size := range sizes {
+		fsys := GenerateBytes(size)
+		got := Bytes(fsys)
+		if d := float64(got-size) / float64(size); d < -0.05 || d > 0.05 {
+			t.Errorf("GenerateBytes(%d) has %d bytes, more than 5%% off", size, got)
+		}
+		largest := 0
+		for _, name := range Files(fsys) {
+			largest = max(largest, len(fsys[name].Data))
+		}
+		if largest >= 8<<20 {
+			t.Errorf("GenerateBytes(%d): a file of %d bytes, over 8 MiB", size, largest)
+		}
+		// Loading 50 MB is BenchmarkCheckSize's work; the small one stands for it here.
+		if size < 50<<20 {
+			if p := project.LoadFS(fsys); len(p.Diags) > 0 {
+				t.Fatalf("GenerateBytes(%d): %v", size, p.Diags[:min(len(p.Diags), 5)])
+			}
+		}
+		t.Logf("GenerateBytes(%d): %d bytes, %d files, largest %d bytes", size, got, len(Files(fsys)), largest)
+	}
+}

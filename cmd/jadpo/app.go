@@ -35,23 +35,58 @@ func (f *appFlags) add(c *cobra.Command, withPlan bool) {
 	}
 	c.Flags().StringVar(&f.database, "database", "", "the events' store: postgres://... or sqlite:PATH (default: the store's database, DATABASE_URL, or build/local.sqlite)")
 	c.Flags().StringVar(&f.logFormat, "log-format", "", "log format: text or json (default: text on a terminal, json otherwise)")
+	_ = c.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
-// startupError is a start-up problem: one clear line, never a secret.
-type startupError struct{ msg string }
+// startupError is a start-up problem: one clear line, never a secret, then
+// the items of a list (several config problems), one a line.
+type startupError struct {
+	msg  string
+	list []string
+}
 
-func (e startupError) Error() string { return e.msg }
+// Error is the message on one line (a cause that spans several, like pgx's
+// dial errors with one line per address tried, is joined with "; "), then
+// each item of the list on a line of its own.
+func (e startupError) Error() string {
+	s := oneLine(e.msg)
+	for _, item := range e.list {
+		s += "\n  - " + oneLine(item)
+	}
+	return s
+}
+
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	var b strings.Builder
+	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			if strings.HasSuffix(b.String(), ":") {
+				b.WriteString(" ")
+			} else {
+				b.WriteString("; ")
+			}
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
 
 // loadPlan builds the project in memory, or reads --plan.
 func (e *env) loadPlan(dir string, f *appFlags) (*ir.Program, error) {
 	if f.plan != "" {
 		b, err := os.ReadFile(f.plan)
 		if err != nil {
-			return nil, startupError{fmt.Sprintf("cannot read the plan %s: %v", f.plan, errors.Unwrap(err))}
+			return nil, startupError{msg: fmt.Sprintf("cannot read the plan %s: %v", f.plan, errors.Unwrap(err))}
 		}
 		p, err := codegen.DecodePlan(b)
 		if err != nil {
-			return nil, startupError{fmt.Sprintf("%s: %v", f.plan, err)}
+			return nil, startupError{msg: fmt.Sprintf("%s: %v", f.plan, err)}
 		}
 		return p, nil
 	}
@@ -63,47 +98,49 @@ func (e *env) loadPlan(dir string, f *appFlags) (*ir.Program, error) {
 	return res.Program, nil
 }
 
-// databaseURL decides where the events are kept: --database, then the
-// store's `database:`, then DATABASE_URL, then build/local.sqlite.
-func databaseURL(dir string, p *ir.Program, cfg *runtime.Config, flag string) (string, error) {
-	u := flag
-	if u == "" && p != nil && p.Store != nil && p.Store.Database != nil {
-		v, err := cfg.Value(*p.Store.Database)
-		if err != nil {
-			return "", err
-		}
-		if s, _ := v.(string); s != "" {
-			u = s
-		}
-	}
-	if u == "" {
-		u = os.Getenv("DATABASE_URL")
-	}
-	if u == "" {
-		u = "sqlite:" + filepath.Join(dir, "build", "local.sqlite")
-	}
-	if rest, ok := strings.CutPrefix(u, "sqlite:"); ok && !filepath.IsAbs(rest) && !strings.HasPrefix(rest, "file:") && flag == "" {
-		u = "sqlite:" + filepath.Join(dir, rest)
-	}
-	if rest, ok := strings.CutPrefix(u, "sqlite:"); ok {
-		if err := os.MkdirAll(filepath.Dir(rest), 0o755); err != nil {
-			return "", err
-		}
-	}
-	return u, nil
-}
-
-// openStore opens and migrates the store.
+// openStore opens the store, creating it if need be, and migrates it: for the commands
+// that run the app (run, tick, dev).
 func openStore(ctx context.Context, url string) (store.Store, error) {
+	if rest, ok := strings.CutPrefix(url, "sqlite:"); ok && filepath.IsAbs(rest) {
+		if err := os.MkdirAll(filepath.Dir(rest), 0o755); err != nil {
+			return nil, startupError{msg: fmt.Sprintf("cannot make the events' store's folder: %v", err)}
+		}
+	}
 	st, err := store.Open(ctx, url)
 	if err != nil {
-		return nil, startupError{fmt.Sprintf("cannot open the events' store %s: %v", store.RedactURL(url), err)}
+		return nil, startupError{msg: fmt.Sprintf("cannot open the events' store %s: %v", shownStore(url), err)}
 	}
 	if err := st.Migrate(ctx); err != nil {
 		st.Close()
-		return nil, startupError{fmt.Sprintf("cannot migrate the events' store %s: %v", store.RedactURL(url), err)}
+		return nil, startupError{msg: fmt.Sprintf("cannot migrate the events' store %s: %v", shownStore(url), err)}
 	}
 	return st, nil
+}
+
+// openExistingStore opens a store that is there already, creating and migrating nothing:
+// for the commands that read it or change its rows (deliveries).
+func openExistingStore(ctx context.Context, url string) (store.Store, error) {
+	st, err := store.OpenExisting(ctx, url)
+	if errors.Is(err, store.ErrNoStore) {
+		why := err.Error()
+		why = why[strings.LastIndex(why, ": ")+2:] // the adapter's reason; the path is shown as typed
+		return nil, cmdError{code: "store_missing", exit: exitFound, msg: fmt.Sprintf(
+			"no events' store at %s: %s; jadpo tick or jadpo run makes it, or --database names another", shownStore(url), why)}
+	}
+	if err != nil {
+		return nil, startupError{msg: fmt.Sprintf("cannot open the events' store %s: %v", shownStore(url), err)}
+	}
+	return st, nil
+}
+
+// configProblems is the start-up error of LoadConfig's err: one problem alone on the
+// line, several as a list, one a line.
+func configProblems(err error) startupError {
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) == 1 {
+		return startupError{msg: "cannot start: " + lines[0]}
+	}
+	return startupError{msg: fmt.Sprintf("cannot start: %d config problems:", len(lines)), list: lines}
 }
 
 // logger builds the structured logger: text on a terminal, JSON otherwise
@@ -144,16 +181,17 @@ func (e *env) openSession(ctx context.Context, dir string, f *appFlags) (*sessio
 	}
 	cfg, err := runtime.LoadConfig(p, os.Environ(), filepath.Join(dir, ".env.local"))
 	if err != nil {
-		return nil, startupError{"cannot start: " + strings.ReplaceAll(err.Error(), "\n", "; ")}
+		return nil, configProblems(err)
 	}
-	url, err := databaseURL(dir, p, cfg, f.database)
+	url, from, err := storeURL(dir, p, cfg, f.database)
 	if err != nil {
-		return nil, startupError{"cannot start: " + err.Error()}
+		return nil, startupError{msg: "cannot start: " + err.Error()}
 	}
 	st, err := openStore(ctx, url)
 	if err != nil {
 		return nil, err
 	}
+	log.Info("store", "store", shownStore(url), "from", from)
 	return &session{dir: dir, plan: p, cfg: cfg, store: st, log: log}, nil
 }
 

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -14,21 +18,22 @@ import (
 )
 
 func (e *env) buildCommand() *cobra.Command {
-	var format, target string
+	var format, target, dirFlag string
 	c := &cobra.Command{
 		Use:   "build [dir]",
 		Short: "Check a project and write build/plan.json and the store's schema",
 		Long: "Build checks the project and, when it has no errors, writes build/plan.json (the typed\n" +
 			"plan the runtime executes; byte-identical for the same sources) and build/sql/postgres.sql\n" +
 			"and build/sql/sqlite.sql (the store's schema).",
-		Args: cobra.MaximumNArgs(1),
+		Example: "  jadpo build examples/warehouse\n  jadpo build --dir examples/warehouse --format json",
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if format != "text" && format != "json" {
-				return usageError{fmt.Errorf("--format must be text or json, not %q", format)}
+			if err := checkFormat(format); err != nil {
+				return err
 			}
-			dir := "."
-			if len(args) == 1 {
-				dir = args[0]
+			dir, err := projectArg(args, dirFlag)
+			if err != nil {
+				return err
 			}
 			var res check.Result
 			if target != "" && target != "native" {
@@ -46,21 +51,44 @@ func (e *env) buildCommand() *cobra.Command {
 				"postgres": postgres.SchemaSQL(),
 				"sqlite":   sqlite.SchemaSQL(),
 			}})
+			if we := (*codegen.WriteError)(nil); errors.As(err, &we) {
+				res.Diags.Addf("toolchain.build_write_failed", source.Range{}, "cannot write `%s`: %s", we.Path, writeReason(we.Err)).
+					With("path", we.Path)
+				e.report("build", dir, format, res)
+				return exitError{exitFound}
+			}
 			if err != nil {
-				res.Diags.Addf("toolchain.project_read_failed", source.Range{}, "cannot write the build output: %v", err)
+				res.Diags.Addf("toolchain.build_write_failed", source.Range{}, "cannot write the build output: %v", err)
 				e.report("build", dir, format, res)
 				return exitError{exitFound}
 			}
 			e.report("build", dir, format, res)
 			if format == "text" {
 				for _, w := range written {
-					fmt.Fprintf(e.stderr, "wrote %s\n", w)
+					// From where the command ran, as every path in human text.
+					fmt.Fprintf(e.stderr, "wrote %s\n", filepath.Join(shownPath(dir), filepath.FromSlash(w)))
 				}
 			}
 			return nil
 		},
 	}
-	c.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	addFormatFlag(c, &format, false, false)
+	addDirFlag(c, &dirFlag, false)
 	c.Flags().StringVar(&target, "target", "", "build target: native (default); workers is not built yet")
 	return c
+}
+
+// writeReason says in a user's words why a build file could not be written.
+func writeReason(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EEXIST):
+		return "a part of its path is a file, not a folder"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return "the disk is full"
+	case errors.Is(err, syscall.EROFS):
+		return "the file system is read-only"
+	}
+	return err.Error()
 }

@@ -11,21 +11,22 @@ import (
 )
 
 func (e *env) checkCommand() *cobra.Command {
-	var format string
+	var format, dirFlag string
 	c := &cobra.Command{
 		Use:   "check [dir]",
 		Short: "Check a project and report every problem",
 		Long: "Check reads app.jadpo, its modules and its installed packages and reports every problem,\n" +
 			"as text on stderr or, with --format json, as a JSON report on stdout.\n" +
 			"Exit status: 0 no errors, 1 errors found, 2 the command was used wrongly.",
-		Args: cobra.MaximumNArgs(1),
+		Example: "  jadpo check examples/warehouse\n  jadpo check --dir examples/warehouse --format json",
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if format != "text" && format != "json" {
-				return usageError{fmt.Errorf("--format must be text or json, not %q", format)}
+			if err := checkFormat(format); err != nil {
+				return err
 			}
-			dir := "."
-			if len(args) == 1 {
-				dir = args[0]
+			dir, err := projectArg(args, dirFlag)
+			if err != nil {
+				return err
 			}
 			res := check.Check(project.Load(dir))
 			e.report("check", dir, format, res)
@@ -35,8 +36,8 @@ func (e *env) checkCommand() *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&format, "format", "text", "output format: text or json")
-	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	addFormatFlag(c, &format, false, false)
+	addDirFlag(c, &dirFlag, false)
 	return c
 }
 
@@ -46,7 +47,7 @@ func (e *env) report(command, dir, format string, res check.Result) {
 		_ = diag.WriteJSON(e.stdout, diag.NewReport(command, dir, res.Files, res.Declarations, res.Diags))
 		return
 	}
-	diag.WriteText(e.stderr, res.Diags, diag.TextOptions{Color: colorFor(e.stderr)})
+	diag.WriteText(e.stderr, res.Diags, diag.TextOptions{Color: colorFor(e.stderr), Dir: shownPath(dir)})
 	status := "passed"
 	if res.Diags.HasErrors() {
 		status = "failed"

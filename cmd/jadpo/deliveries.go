@@ -2,119 +2,201 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/codegen"
 	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/lang/termtext"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
+// storeOpener opens the store of a deliveries command; it returns the store and its URL.
+type storeOpener func(ctx context.Context) (store.Store, string, error)
+
 func (e *env) deliveriesCommand() *cobra.Command {
 	var f appFlags
-	var state string
-	var asJSON, withBody bool
-	var dir string
-	open := func(ctx context.Context) (store.Store, error) {
-		var url string
+	var state, format string
+	var withBody bool
+	var dirFlag string
+	var dir string // the project folder: the argument or --dir
+	open := func(ctx context.Context) (store.Store, string, error) {
+		var url, from string
 		var plan *ir.Program
+		var err error
 		if f.database != "" {
-			url = f.database
 			plan = quietPlan(dir, &f)
+			url, from, err = storeURL(dir, nil, nil, f.database)
 		} else {
 			p, err := e.loadPlan(dir, &f)
+			var ee exitError
+			if errors.As(err, &ee) && format == "json" {
+				// The check's report went to stderr; stdout still gets one JSON document.
+				return nil, "", cmdError{code: "check_failed", exit: ee.code, msg: fmt.Sprintf("the project %s has errors (jadpo check %s shows them), so its store's database is not known; or give --database", dir, shellQuote(dir))}
+			}
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			plan = p
 			cfg, err := runtime.LoadConfig(p, os.Environ(), filepath.Join(dir, ".env.local"))
 			if err != nil && p.Store != nil && p.Store.Database != nil && p.Store.Database.Config != "" {
-				return nil, startupError{"cannot start: " + strings.ReplaceAll(err.Error(), "\n", "; ")}
+				return nil, "", configProblems(err)
 			}
 			if cfg == nil {
 				cfg = runtime.EmptyConfig()
 			}
-			if url, err = databaseURL(dir, p, cfg, ""); err != nil {
-				return nil, startupError{err.Error()}
+			if url, from, err = storeURL(dir, p, cfg, ""); err != nil {
+				return nil, "", startupError{msg: err.Error()}
 			}
 		}
-		st, err := openStore(ctx, url)
 		if err != nil {
-			return nil, err
+			return nil, "", startupError{msg: err.Error()}
 		}
-		return withBudgets(st, plan), nil
+		st, err := openExistingStore(ctx, url)
+		if err != nil {
+			return nil, "", err
+		}
+		if format != "json" {
+			fmt.Fprintf(e.stderr, "store: %s (%s)\n", shownStore(url), from)
+		}
+		return withBudgets(st, plan), url, nil
+	}
+	// setDir takes the project folder from the argument or --dir, and checks --format.
+	setDir := func(args []string) error {
+		if err := checkFormat(format); err != nil {
+			return err
+		}
+		d, err := projectArg(args, dirFlag)
+		dir = d
+		return err
+	}
+	listRun := func(c *cobra.Command, args []string) error {
+		if err := setDir(args); err != nil {
+			return err
+		}
+		return e.listEntries(c.Context(), open, state, format, commandName(c))
 	}
 	root := &cobra.Command{
-		Use:   "deliveries",
+		Use:   "deliveries [dir]",
 		Short: "List, show, retry and dismiss failed deliveries and parked messages",
-		Args:  cobra.NoArgs,
+		Long: "Deliveries reads the project's events' store (the one jadpo run and jadpo tick keep, found\n" +
+			"by the same rule: docs/store.md) and never creates or migrates one: a missing store is an error.",
+		Example: "  jadpo deliveries examples/warehouse\n" +
+			"  jadpo deliveries --state all --format json\n" +
+			"  jadpo deliveries show p1 --dir examples/warehouse\n" +
+			"  jadpo deliveries retry p1 d4 --dir examples/warehouse",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return e.listEntries(c.Context(), open, state, asJSON)
+			if len(args) == 1 {
+				if _, err := os.Stat(args[0]); err != nil {
+					// `jadpo deliveries lst` is more likely a mistyped command than a folder.
+					return usageError{fmt.Errorf("%s is neither a project folder nor a command of jadpo deliveries (list, show, retry, dismiss)", args[0])}
+				}
+			}
+			return listRun(c, args)
 		},
 	}
-	root.PersistentFlags().StringVar(&dir, "dir", ".", "the project directory")
+	addDirFlag(root, &dirFlag, true)
 	root.PersistentFlags().StringVar(&f.database, "database", "", "the events' store: postgres://... or sqlite:PATH (default: as jadpo run finds it)")
 	root.PersistentFlags().StringVar(&f.plan, "plan", "", "read the store's database from this plan")
-	root.PersistentFlags().BoolVar(&asJSON, "json", false, "print JSON for scripts")
-	root.Flags().StringVar(&state, "state", "failed", "failed, pending, dismissed or all")
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List failed deliveries and parked messages (--state to choose)",
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			return e.listEntries(c.Context(), open, state, asJSON)
-		},
+	addFormatFlag(root, &format, true, true)
+	stateFlag := func(c *cobra.Command) {
+		c.Flags().StringVar(&state, "state", "failed", "failed, pending, dismissed or all")
+		_ = c.RegisterFlagCompletionFunc("state", cobra.FixedCompletions([]string{"failed", "pending", "dismissed", "all"}, cobra.ShellCompDirectiveNoFileComp))
 	}
-	list.Flags().StringVar(&state, "state", "failed", "failed, pending, dismissed or all")
+	stateFlag(root)
+	list := &cobra.Command{
+		Use:     "list [dir]",
+		Short:   "List failed deliveries and parked messages (--state to choose)",
+		Example: "  jadpo deliveries list examples/warehouse --state pending",
+		Args:    cobra.MaximumNArgs(1),
+		RunE:    listRun,
+	}
+	stateFlag(list)
+	// ids completes delivery and parked-message ids from the store (state all).
+	ids := func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if dir == "" {
+			dir, _ = projectArg(nil, dirFlag)
+		}
+		saved := e.stderr
+		e.stderr = discard{} // completion prints nothing but the candidates
+		defer func() { e.stderr = saved }()
+		st, _, err := open(c.Context())
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		defer st.Close()
+		entries, err := st.List(c.Context(), store.Filter{State: store.ListAll})
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for _, en := range entries {
+			if !slices.Contains(args, en.ID.String()) {
+				out = append(out, en.ID.String()+"\t"+string(en.State)+" "+en.Label())
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
 	show := &cobra.Command{
-		Use:   "show ID",
-		Short: "Show one delivery or parked message whole (the body only with --body)",
-		Args:  cobra.ExactArgs(1),
+		Use:               "show ID",
+		Short:             "Show one delivery or parked message whole (the body only with --body)",
+		Example:           "  jadpo deliveries show p1 --dir examples/warehouse --body",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: ids,
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := setDir(nil); err != nil {
+				return err
+			}
 			id, err := store.ParseID(args[0])
 			if err != nil {
 				return usageError{err}
 			}
-			st, err := open(c.Context())
+			st, url, err := open(c.Context())
 			if err != nil {
 				return err
 			}
 			defer st.Close()
 			en, err := st.Show(c.Context(), id, withBody)
 			if errors.Is(err, store.ErrUnknownID) {
-				fmt.Fprintf(e.stderr, "jadpo: %s: no such delivery or parked message\n", id)
-				return exitError{exitFound}
+				return cmdError{code: "unknown_id", exit: exitFound, msg: fmt.Sprintf("%s: no such delivery or parked message", id)}
 			}
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(e.stdout, entryJSON(en, withBody))
+			if format == "json" {
+				return writeEnvelope(e.stdout, "delivery_entry", commandName(c), "ok", map[string]any{
+					"store": store.RedactURL(url), "entry": entryJSON(en, withBody)})
 			}
 			e.printEntry(en, withBody)
 			return nil
 		},
 	}
 	show.Flags().BoolVar(&withBody, "body", false, "print the message body too")
-	change := func(use, short, done string, apply func(store.Store, context.Context, time.Time, []store.ID) error) *cobra.Command {
+	change := func(use, short, done, action string, newState store.ListState, apply func(store.Store, context.Context, time.Time, []store.ID) error) *cobra.Command {
 		return &cobra.Command{
-			Use:   use + " ID...",
-			Short: short,
-			Args:  cobra.MinimumNArgs(1),
+			Use:               use + " ID...",
+			Short:             short,
+			Example:           "  jadpo deliveries " + use + " p1 d4 --dir examples/warehouse",
+			Args:              cobra.MinimumNArgs(1),
+			ValidArgsFunction: ids,
 			RunE: func(c *cobra.Command, args []string) error {
+				if err := setDir(nil); err != nil {
+					return err
+				}
 				ids := make([]store.ID, 0, len(args))
 				for _, a := range args {
 					id, err := store.ParseID(a)
@@ -123,7 +205,7 @@ func (e *env) deliveriesCommand() *cobra.Command {
 					}
 					ids = append(ids, id)
 				}
-				st, err := open(c.Context())
+				st, url, err := open(c.Context())
 				if err != nil {
 					return err
 				}
@@ -131,10 +213,17 @@ func (e *env) deliveriesCommand() *cobra.Command {
 				if err := apply(st, c.Context(), time.Now(), ids); err != nil {
 					var se *store.StateError
 					if errors.As(err, &se) {
-						fmt.Fprintf(e.stderr, "jadpo: %v\n", err)
-						return exitError{exitFound}
+						return cmdError{code: "wrong_state", exit: exitFound, msg: err.Error()}
 					}
 					return err
+				}
+				if format == "json" {
+					names := make([]string, len(ids))
+					for i, id := range ids {
+						names[i] = id.String()
+					}
+					return writeEnvelope(e.stdout, "delivery_change", commandName(c), "ok", map[string]any{
+						"store": store.RedactURL(url), "action": action, "ids": names, "state": string(newState)})
 				}
 				for _, id := range ids {
 					fmt.Fprintf(e.stdout, "%s %s\n", id, done)
@@ -143,11 +232,11 @@ func (e *env) deliveriesCommand() *cobra.Command {
 			},
 		}
 	}
-	retry := change("retry", "Make failed deliveries and parked messages pending again (read on the next tick)", "is pending again",
+	retry := change("retry", "Make failed deliveries and parked messages pending again (read on the next tick)", "is pending again", "retry", store.ListPending,
 		func(s store.Store, ctx context.Context, now time.Time, ids []store.ID) error {
 			return s.Retry(ctx, now, ids)
 		})
-	dismiss := change("dismiss", "Set failed deliveries and parked messages aside (deleted 30 days later)", "is dismissed",
+	dismiss := change("dismiss", "Set failed deliveries and parked messages aside (deleted 30 days later)", "is dismissed", "dismiss", store.ListDismissed,
 		func(s store.Store, ctx context.Context, now time.Time, ids []store.ID) error {
 			return s.Dismiss(ctx, now, ids)
 		})
@@ -155,14 +244,14 @@ func (e *env) deliveriesCommand() *cobra.Command {
 	return root
 }
 
-func (e *env) listEntries(ctx context.Context, open func(context.Context) (store.Store, error), state string, asJSON bool) error {
+func (e *env) listEntries(ctx context.Context, open storeOpener, state, format, command string) error {
 	ls := store.ListState(state)
 	switch ls {
 	case store.ListFailed, store.ListPending, store.ListDismissed, store.ListAll:
 	default:
 		return usageError{fmt.Errorf("--state must be failed, pending, dismissed or all, not %q", state)}
 	}
-	st, err := open(ctx)
+	st, url, err := open(ctx)
 	if err != nil {
 		return err
 	}
@@ -171,15 +260,20 @@ func (e *env) listEntries(ctx context.Context, open func(context.Context) (store
 	if err != nil {
 		return err
 	}
-	if asJSON {
+	if format == "json" {
 		out := make([]map[string]any, 0, len(entries))
 		for _, en := range entries {
 			out = append(out, entryJSON(en, false))
 		}
-		return writeJSON(e.stdout, out)
+		return writeEnvelope(e.stdout, "delivery_list", command, "ok", map[string]any{
+			"store": store.RedactURL(url), "state": state, "entries": out})
 	}
 	if len(entries) == 0 {
-		fmt.Fprintf(e.stdout, "no %s deliveries or parked messages\n", strings.TrimPrefix(state, "all"))
+		if ls == store.ListAll {
+			fmt.Fprintln(e.stdout, "no deliveries or parked messages")
+		} else {
+			fmt.Fprintf(e.stdout, "no %s deliveries or parked messages\n", state)
+		}
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
@@ -192,36 +286,39 @@ func (e *env) listEntries(ctx context.Context, open func(context.Context) (store
 				attempts += fmt.Sprintf("/%d", en.MaxAttempts)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", en.ID, en.State, en.Label(), en.Code, attempts, en.UpdatedAt.UTC().Format(time.RFC3339))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", en.ID, en.State, termtext.Line(en.Label()), termtext.Line(en.Code), attempts, en.UpdatedAt.UTC().Format(time.RFC3339))
 	}
 	return tw.Flush()
 }
 
 func (e *env) printEntry(en store.Entry, withBody bool) {
 	w := e.stdout
-	fmt.Fprintf(w, "%s  %s  %s\n", en.ID, en.State, en.Label())
-	fmt.Fprintf(w, "  source:      %s\n", en.Source)
+	// Every value a producer or package chose is escaped (termtext.Line): a
+	// wire type of `\x1b[2J` must not clear the operator's screen.
+	line := termtext.Line
+	fmt.Fprintf(w, "%s  %s  %s\n", en.ID, en.State, line(en.Label()))
+	fmt.Fprintf(w, "  source:      %s\n", line(en.Source))
 	if en.ReceivedID != "" {
-		fmt.Fprintf(w, "  message id:  %s\n", en.ReceivedID)
+		fmt.Fprintf(w, "  message id:  %s\n", line(en.ReceivedID))
 	}
 	if en.EventName != "" {
-		fmt.Fprintf(w, "  event:       %s\n", en.EventName)
+		fmt.Fprintf(w, "  event:       %s\n", line(en.EventName))
 	} else if en.WireType != "" {
-		fmt.Fprintf(w, "  wire type:   %s\n", en.WireType)
+		fmt.Fprintf(w, "  wire type:   %s\n", line(en.WireType))
 	}
-	// Header values are shown as they are: a secret never comes from a header column.
+	// Header values are shown as they are, escaped: a secret never comes from a header column.
 	for _, name := range slices.Sorted(maps.Keys(en.Headers)) {
-		fmt.Fprintf(w, "  header:      %s=%s\n", name, en.Headers[name])
+		fmt.Fprintf(w, "  header:      %s=%s\n", line(name), line(en.Headers[name]))
 	}
 	if en.Code != "" {
-		fmt.Fprintf(w, "  code:        %s\n", en.Code)
+		fmt.Fprintf(w, "  code:        %s\n", line(en.Code))
 	}
 	for _, p := range en.Problems {
 		field := p.Field
 		if field == "" {
 			field = "(the message)"
 		}
-		fmt.Fprintf(w, "  problem:     %s: %s\n", field, p.Rule)
+		fmt.Fprintf(w, "  problem:     %s: %s\n", line(field), line(p.Rule))
 	}
 	if en.ID.Kind == store.KindDelivery && en.MaxAttempts > 0 {
 		fmt.Fprintf(w, "  attempts:    %d of %d\n", en.Attempts, en.MaxAttempts)
@@ -240,26 +337,39 @@ func (e *env) printEntry(en store.Entry, withBody bool) {
 		fmt.Fprintf(w, "  body sha256: %s\n", en.BodySHA256)
 	}
 	if withBody && en.Body != nil {
-		fmt.Fprintf(w, "  body:\n%s\n", en.Body)
+		// The body as stored: its exact bytes to a pipe or a file, for
+		// scripts; escaped on a terminal, where an OSC 52 in it would
+		// write the clipboard (docs/runtime.md, "Terminal output").
+		body := string(en.Body)
+		if stdoutIsTerminal(w) {
+			body = termtext.Text(body)
+		}
+		fmt.Fprintf(w, "  body:\n%s\n", body)
 	}
+}
+
+// stdoutIsTerminal says whether w is a terminal; tests stand in for one.
+var stdoutIsTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
 }
 
 func entryJSON(en store.Entry, withBody bool) map[string]any {
 	m := map[string]any{
 		"id": en.ID.String(), "state": string(en.State), "what": en.Label(), "source": en.Source,
-		"event": en.EventName, "wire_type": en.WireType, "message_id": en.ReceivedID, "code": en.Code,
-		"problems": en.Problems, "created_at": en.CreatedAt.UTC(), "updated_at": en.UpdatedAt.UTC(),
+		"event": en.EventName, "wireType": en.WireType, "messageId": en.ReceivedID, "code": en.Code,
+		"problems": en.Problems, "createdAt": en.CreatedAt.UTC(), "updatedAt": en.UpdatedAt.UTC(),
 	}
 	if en.Problems == nil {
 		m["problems"] = []store.Problem{}
 	}
 	if en.ID.Kind == store.KindDelivery {
-		m["kind"], m["subscriber"], m["attempts"], m["max_attempts"] = "delivery", en.Subscriber, en.Attempts, en.MaxAttempts
+		m["kind"], m["subscriber"], m["attempts"], m["maxAttempts"] = "delivery", en.Subscriber, en.Attempts, en.MaxAttempts
 		if en.MaxAttempts == 0 {
-			m["max_attempts"] = nil // the plan's, and no plan was read
+			m["maxAttempts"] = nil // the plan's, and no plan was read
 		}
 	} else {
-		m["kind"], m["body_sha256"] = "parked_message", en.BodySHA256
+		m["kind"], m["bodySha256"] = "parked_message", en.BodySHA256
 	}
 	if len(en.Headers) > 0 {
 		m["headers"] = en.Headers
@@ -268,13 +378,6 @@ func entryJSON(en store.Entry, withBody bool) map[string]any {
 		m["body"] = string(en.Body)
 	}
 	return m
-}
-
-func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // quietPlan reads the plan for what the store does not hold (a delivery's

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -86,9 +87,52 @@ func newDeliveriesWorld(t *testing.T, kind string) *deliveriesWorld {
 	return w
 }
 
+// cli runs a deliveries command on the world's store. Its stderr is returned without the
+// line naming the store, which every text run prints first (checked here).
 func (w *deliveriesWorld) cli(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	return cli(t, append(args, "--database", w.env.StoreURL)...)
+	code, out, errs := cli(t, append(args, "--database", w.env.StoreURL)...)
+	if line, rest, ok := strings.Cut(errs, "\n"); ok && strings.HasPrefix(line, "store: ") {
+		if !strings.HasSuffix(line, " (--database)") {
+			t.Errorf("the store line %q does not say it came from --database", line)
+		}
+		errs = rest
+	}
+	return code, out, errs
+}
+
+// entryOf reads a show --format json: its envelope, then its entry.
+func entryOf(t *testing.T, out string) map[string]any {
+	t.Helper()
+	var doc struct {
+		SchemaVersion int `json:"schemaVersion"`
+		Kind, Status  string
+		Entry         map[string]any `json:"entry"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if doc.SchemaVersion != 1 || doc.Kind != "delivery_entry" || doc.Status != "ok" || doc.Entry == nil {
+		t.Fatalf("not a delivery_entry envelope:\n%s", out)
+	}
+	return doc.Entry
+}
+
+// listJSON reads a --format json listing: its envelope, then its entries.
+func listJSON(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var doc struct {
+		SchemaVersion int `json:"schemaVersion"`
+		Kind, Status  string
+		Entries       []map[string]any `json:"entries"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if doc.SchemaVersion != 1 || doc.Kind != "delivery_list" || doc.Status != "ok" || doc.Entries == nil {
+		t.Fatalf("not a delivery_list envelope:\n%s", out)
+	}
+	return doc.Entries
 }
 
 // states reads each id's listing state ("" when not listed at all).
@@ -217,10 +261,7 @@ func TestDeliveriesJSON(t *testing.T) {
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d %q", code, errs)
 	}
-	var got []map[string]any
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatalf("%v:\n%s", err, out)
-	}
+	got := listJSON(t, out)
 	byID := map[string]map[string]any{}
 	for _, e := range got {
 		byID[e["id"].(string)] = e
@@ -230,8 +271,8 @@ func TestDeliveriesJSON(t *testing.T) {
 	}
 	d := byID[w.failed.String()]
 	if d == nil || d["kind"] != "delivery" || d["state"] != "failed" || d["what"] != "subscriber pack_order · OrderShipped" ||
-		d["code"] != "status_400" || d["subscriber"] != "pack_order" || d["attempts"] != 1.0 || d["max_attempts"] != nil ||
-		d["message_id"] != w.failedMsg || d["source"] != "queue warehouse_queue" {
+		d["code"] != "status_400" || d["subscriber"] != "pack_order" || d["attempts"] != 1.0 || d["maxAttempts"] != nil ||
+		d["messageId"] != w.failedMsg || d["source"] != "queue warehouse_queue" {
 		t.Errorf("delivery %v", d)
 	}
 	p := byID[w.unreadble.String()]
@@ -245,12 +286,12 @@ func TestDeliveriesJSON(t *testing.T) {
 		t.Errorf("listed %d entries", len(got))
 	}
 	_, out, _ = w.cli(t, "deliveries", "--json", "--dir", exampleDir(t))
-	if !strings.Contains(out, `"max_attempts": 8`) {
+	if !strings.Contains(out, `"maxAttempts": 8`) {
 		t.Errorf("with --dir, the plan's budget:\n%s", out)
 	}
 	// --state with --json, and nothing listed is an empty list.
 	code, out, _ = w.cli(t, "deliveries", "list", "--state", "pending", "--json")
-	if code != 0 || strings.TrimSpace(out) != "[]" {
+	if code != 0 || len(listJSON(t, out)) != 0 {
 		t.Fatalf("pending --json: %d %q", code, out)
 	}
 }
@@ -304,9 +345,9 @@ func TestDeliveriesShow(t *testing.T) {
 				t.Errorf("show --body of a delivery:\n%s", out)
 			}
 			_, out, _ = w.cli(t, "deliveries", "show", w.failed.String(), "--body", "--json")
-			var m map[string]any
-			if err := json.Unmarshal([]byte(out), &m); err != nil || !strings.Contains(m["body"].(string), `"order_id"`) {
-				t.Errorf("show --body --json: %v\n%s", err, out)
+			m := entryOf(t, out)
+			if body, _ := m["body"].(string); !strings.Contains(body, `"order_id"`) {
+				t.Errorf("show --body --json:\n%s", out)
 			}
 			// A succeeded delivery is shown, though never listed.
 			if code, out, _ := w.cli(t, "deliveries", "show", w.succeeded.String()); code != 0 || !strings.Contains(out, "subscriber pack_order") {
@@ -376,10 +417,7 @@ func TestDeliveriesShowHeaders(t *testing.T) {
 			}
 
 			_, out, _ = w.cli(t, "deliveries", "show", id.String(), "--json")
-			var m map[string]any
-			if err := json.Unmarshal([]byte(out), &m); err != nil {
-				t.Fatalf("%v:\n%s", err, out)
-			}
+			m := entryOf(t, out)
 			got, _ := m["headers"].(map[string]any)
 			if len(got) != len(headers) {
 				t.Errorf("--json headers = %v, want %v", m["headers"], headers)
@@ -502,4 +540,80 @@ func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
 		}
 	}
 	return true
+}
+
+// Terminal control sequences a producer sent (issue 11, point 10) are shown
+// escaped by `deliveries list` and `show`; `show --body` gives the body's
+// exact bytes to a pipe and escapes it on a terminal.
+func TestDeliveriesEscapeControlSequences(t *testing.T) {
+	const wireType = "\x1b[2J\x1b]0;pwned\x07"
+	// SQS refuses C0 controls in a body, not C1 ones: OSC 52 as C1 (OSC ... ST).
+	const osc52 = "\u009d52;c;ZXZpbA==\u009c not json"
+	env := runtimetest.New(t, "sqlite")
+	st := env.Store()
+	rt := env.Runtime(st, runtime.Options{})
+	env.Send("warehouse_queue", `{"id":"m-1","type":"\u001b[2J\u001b]0;pwned\u0007"}`)
+	env.Send("warehouse_queue", osc52)
+	if rep, err := rt.Tick(context.Background()); err != nil || rep.Parked != 2 {
+		t.Fatalf("tick %+v, %v", rep, err)
+	}
+	all, err := st.List(context.Background(), store.Filter{State: store.ListAll})
+	if err != nil || len(all) != 2 {
+		t.Fatalf("store holds %+v, %v", all, err)
+	}
+	var typed, raw store.ID
+	for _, e := range all {
+		if e.Code == "unlisted_type" {
+			typed = e.ID
+		} else {
+			raw = e.ID
+		}
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		code, out, errs := cli(t, append(args, "--database", env.StoreURL)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		return out
+	}
+	noRaw := func(what, out string) {
+		t.Helper()
+		if strings.ContainsAny(out, "\x1b\x07\u009d\u009c") {
+			t.Errorf("%s prints control characters raw:\n%q", what, out)
+		}
+	}
+	escaped := `\x1b[2J\x1b]0;pwned\x07`
+	out := run("deliveries", "list")
+	noRaw("list", out)
+	if !strings.Contains(out, escaped) {
+		t.Errorf("list does not show the wire type escaped:\n%s", out)
+	}
+	out = run("deliveries", "show", typed.String())
+	noRaw("show", out)
+	if !strings.Contains(out, "  wire type:   "+escaped+"\n") {
+		t.Errorf("show does not show the wire type escaped:\n%s", out)
+	}
+	// To a pipe: the exact bytes, for scripts.
+	if out = run("deliveries", "show", raw.String(), "--body"); !strings.Contains(out, "  body:\n"+osc52+"\n") {
+		t.Errorf("show --body to a pipe is not the body as stored:\n%q", out)
+	}
+	// To a terminal: escaped.
+	was := stdoutIsTerminal
+	stdoutIsTerminal = func(io.Writer) bool { return true }
+	t.Cleanup(func() { stdoutIsTerminal = was })
+	out = run("deliveries", "show", raw.String(), "--body")
+	noRaw("show --body on a terminal", out)
+	if !strings.Contains(out, "  body:\n"+`\u009d52;c;ZXZpbA==\u009c not json`+"\n") {
+		t.Errorf("show --body on a terminal:\n%q", out)
+	}
+	// JSON stays JSON: encoding/json escapes them.
+	out = run("deliveries", "show", typed.String(), "--json")
+	noRaw("show --json", out)
+	var m struct {
+		Entry map[string]any `json:"entry"`
+	}
+	if err := json.Unmarshal([]byte(out), &m); err != nil || m.Entry["wireType"] != wireType {
+		t.Errorf("show --json: %v %v", err, m.Entry["wireType"])
+	}
 }

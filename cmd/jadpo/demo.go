@@ -24,26 +24,36 @@ func (e *env) runDemo(ctx context.Context, dir string) error {
 	}
 	defer os.RemoveAll(work)
 	if err := copyProject(dir, work); err != nil {
-		return startupError{"the demo cannot copy the project: " + err.Error()}
+		return startupError{msg: "the demo cannot copy the project: " + err.Error()}
 	}
 	f := &appFlags{logFormat: "text"}
-	storeFile := filepath.Join(dir, "build", "demo.sqlite")
-	abs, _ := filepath.Abs(storeFile)
-	f.database = "sqlite:" + abs
+	// The project's own store, build/local.sqlite, where jadpo deliveries finds it after
+	// the demo (docs/store.md); the demo starts it afresh.
+	url, err := defaultStoreURL(dir)
+	if err != nil {
+		return err
+	}
+	f.database = url
+	abs := strings.TrimPrefix(url, "sqlite:")
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		_ = os.Remove(abs + suffix)
 	}
-	_ = os.MkdirAll(filepath.Dir(abs), 0o755)
+	// What to type after the demo: as the demo was called, and naming the store only when
+	// jadpo deliveries would not find it by itself.
+	prog, project := progName(), shellQuote(dir)
+	if os.Getenv("DATABASE_URL") != "" {
+		project += " --database " + shellQuote(shownStore(url))
+	}
 	quiet := &env{stdin: e.stdin, stdout: e.stdout, stderr: discard{}}
-	w, err := quiet.startDev(ctx, work, f, "", false)
+	w, err := quiet.startDev(ctx, work, f, false)
 	if err != nil {
 		return err
 	}
 	if _, ok := w.queueURLs["warehouse_queue"]; !ok {
 		w.close()
-		return startupError{"the demo is written for examples/warehouse: it needs queue warehouse_queue"}
+		return startupError{msg: "the demo is written for examples/warehouse: it needs queue warehouse_queue"}
 	}
-	fmt.Fprintf(out, "jadpo demo: %s receiving from a local SQS fake (%s) into the embedded store (%s)\n\n", dir, w.fake.URL, storeFile)
+	fmt.Fprintf(out, "jadpo demo: %s receiving from a local SQS fake (%s) into the embedded store (%s, started afresh)\n\n", dir, w.fake.URL, shownStore(url))
 
 	big := `{"id":"m-1003","type":"order_shipped","order_id":"o-3","shipped_at":"2026-11-30T10:00:00Z","carrier":"ups","lines":[` +
 		strings.TrimSuffix(strings.Repeat(`{"sku":"SKU-LONG-PART-NUMBER-000000","quantity":1},`, 1500), ",") + `]}`
@@ -79,9 +89,12 @@ func (e *env) runDemo(ctx context.Context, dir string) error {
 	fmt.Fprintf(out, "   the store holds %d event(s) with %d received id(s); the queue holds %d message(s)\n", stats.Outbox, stats.ReceivedIDs, qs.Visible+qs.InFlight)
 	fmt.Fprintf(out, "   deliveries: %s\n", deliveryStates(stats))
 
-	open := func(context.Context) (store.Store, error) { return openStore(ctx, f.database) }
-	fmt.Fprintln(out, "\n3. $ jadpo deliveries")
-	if err := indent(e, func() error { return e.listEntries(ctx, open, "failed", false) }); err != nil {
+	open := func(context.Context) (store.Store, string, error) {
+		st, err := openExistingStore(ctx, f.database)
+		return st, f.database, err
+	}
+	fmt.Fprintf(out, "\n3. $ %s deliveries %s\n", prog, project)
+	if err := indent(e, func() error { return e.listEntries(ctx, open, "failed", "text", "deliveries") }); err != nil {
 		w.close()
 		return err
 	}
@@ -96,7 +109,7 @@ func (e *env) runDemo(ctx context.Context, dir string) error {
 			unlisted = en
 		}
 		if en.Code == string(store.ReasonUnreadable) && len(en.Problems) > 0 {
-			fmt.Fprintf(out, "\n   $ jadpo deliveries show %s\n", en.ID)
+			fmt.Fprintf(out, "\n   $ %s deliveries show %s --dir %s\n", prog, en.ID, project)
 			full, err := w.st.Show(ctx, en.ID, false)
 			if err == nil {
 				_ = indent(e, func() error { e.printEntry(full, false); return nil })
@@ -111,12 +124,12 @@ func (e *env) runDemo(ctx context.Context, dir string) error {
 	}
 	fmt.Fprintln(out, "   stock/events.jadpo: + public event OrderDelayed { order_id: OrderId  delayed_until: Instant }")
 	fmt.Fprintln(out, "   app.jadpo:          + OrderDelayed { wire_name: \"order_delayed\" } in warehouse_queue's events")
-	w2, err := quiet.startDev(ctx, work, f, "", false)
+	w2, err := quiet.startDev(ctx, work, f, false)
 	if err != nil {
 		return err
 	}
 	defer w2.close()
-	fmt.Fprintf(out, "\n   $ jadpo deliveries retry %s\n", unlisted.ID)
+	fmt.Fprintf(out, "\n   $ %s deliveries retry %s --dir %s\n", prog, unlisted.ID, project)
 	if err := w2.st.Retry(ctx, w2.rt.Now(), []store.ID{unlisted.ID}); err != nil {
 		return err
 	}
@@ -126,8 +139,8 @@ func (e *env) runDemo(ctx context.Context, dir string) error {
 		return err
 	}
 	printTick(out, rep)
-	fmt.Fprintln(out, "\n5. $ jadpo deliveries --state all")
-	if err := indent(e, func() error { return e.listEntries(ctx, open, "all", false) }); err != nil {
+	fmt.Fprintf(out, "\n5. $ %s deliveries %s --state all\n", prog, project)
+	if err := indent(e, func() error { return e.listEntries(ctx, open, "all", "text", "deliveries") }); err != nil {
 		return err
 	}
 	if _, err := w2.st.Show(ctx, unlisted.ID, false); err != nil {
@@ -136,12 +149,29 @@ func (e *env) runDemo(ctx context.Context, dir string) error {
 	}
 	stats, _ = w2.st.Stats(ctx)
 	fmt.Fprintf(out, "\nThe store now holds %d events; nothing was dropped: every message is kept once or parked for an operator.\n", stats.Outbox)
+	fmt.Fprintf(out, "It stays in %s: see it again with\n\n  %s deliveries %s --state all\n", shownStore(url), prog, project)
 	return nil
 }
 
+// progName is how the user called jadpo (bin/jadpo, jadpo), so that a command the demo
+// prints can be pasted as it is; "jadpo" when run otherwise (tests).
+func progName() string {
+	if len(os.Args) > 0 && filepath.Base(os.Args[0]) == "jadpo" {
+		return os.Args[0]
+	}
+	return "jadpo"
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 func printTick(w interface{ Write([]byte) (int, error) }, rep runtime.TickReport) {
-	fmt.Fprintf(w, "   received %d: kept %d, repeats %d, parked %d, left on the queue %d, acknowledged %d\n",
-		rep.Received, rep.Kept, rep.Repeats, rep.Parked, rep.Left, rep.Acked)
+	fmt.Fprintf(w, "   received %d: %s, acknowledged %d\n", rep.Received, receivedCounts(rep), rep.Acked)
 	if rep.RetriedKept+rep.RetriedParked > 0 {
 		fmt.Fprintf(w, "   operator-retried parked messages: kept %d, parked again %d\n", rep.RetriedKept, rep.RetriedParked)
 	}
@@ -149,6 +179,13 @@ func printTick(w interface{ Write([]byte) (int, error) }, rep runtime.TickReport
 	if d.Claimed > 0 {
 		fmt.Fprintf(w, "   deliveries run: %d succeeded, %d to retry, %d failed\n", d.Succeeded, d.Retried, d.Failed)
 	}
+}
+
+// receivedCounts says what became of a tick's received messages. Left counts
+// those the store could not take, handed back to their queue: not what waits
+// on the queue, which the tick does not know.
+func receivedCounts(rep runtime.TickReport) string {
+	return fmt.Sprintf("kept %d, repeats %d, parked %d, handed back %d", rep.Kept, rep.Repeats, rep.Parked, rep.Left)
 }
 
 func deliveryStates(s store.Stats) string {

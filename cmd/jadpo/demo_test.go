@@ -18,7 +18,7 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, want := range []string{
-		"received 6: kept 1, repeats 1, parked 4, left on the queue 0, acknowledged 6",
+		"received 6: kept 1, repeats 1, parked 4, handed back 0, acknowledged 6",
 		"deliveries run: 1 succeeded",
 		"queue warehouse_queue · order_delayed  unlisted_type",
 		"too_large",

@@ -2,14 +2,23 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/runtime"
+	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
+	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
 
 // jadpo dev: a line typed on standard input is sent to the queue it names,
@@ -43,7 +52,7 @@ func runDevUntil(t *testing.T, example, input string, done func(store.Stats) boo
 	if _, err := io.WriteString(typed, input); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(dir, "build", "dev.sqlite"))
+	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(dir, "build", "local.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,5 +106,330 @@ func TestDevCloudflareQueue(t *testing.T) {
 		func(s store.Stats) bool { return s.Outbox == 1 })
 	if !strings.Contains(errOut, "Cloudflare Queues fake on http://127.0.0.1:") {
 		t.Fatalf("the Cloudflare fake's address is not shown:\n%s", errOut)
+	}
+}
+
+// Issue 12 point 6: a tick's summary names what its count is: messages the
+// store could not take, handed back to the queue; it never says "left on the
+// queue" (what waits there is the queue's to say).
+func TestTickSummaryNamesWhatItCounts(t *testing.T) {
+	env := runtimetest.New(t, "sqlite")
+	st := runtimetest.NewFlakyStore(env.Store())
+	st.FailKeeps(-1)
+	rt := env.Runtime(st, runtime.Options{})
+	for i := range 3 {
+		env.Send("warehouse_queue", runtimetest.OrderShipped(fmt.Sprintf("m-%d", i)))
+	}
+	rep, err := rt.Tick(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	printTick(&b, rep)
+	if got := b.String(); !strings.Contains(got, "received 3: kept 0, repeats 0, parked 0, handed back 3, acknowledged 0") ||
+		strings.Contains(got, "left on the queue") {
+		t.Fatalf("tick summary %q", got)
+	}
+}
+
+// runDevToEnd runs `jadpo dev` on dir with input as standard input and
+// waits for it to exit by itself (end of input), within 60 s.
+func runDevToEnd(t *testing.T, dir, input string, args ...string) (errOut string, code int) {
+	t.Helper()
+	var out, errb syncBuffer
+	exited := make(chan int, 1)
+	go func() {
+		exited <- runContext(context.Background(), append([]string{"dev", dir}, args...), strings.NewReader(input), &out, &errb)
+	}()
+	select {
+	case code = <-exited:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("jadpo dev did not exit at the end of its input\n%s", errb.String())
+	}
+	return errb.String(), code
+}
+
+// copyExample copies examples/<name> into a temporary folder, applying
+// each old -> new replacement to its app.jadpo (each must apply).
+func copyExample(t *testing.T, name string, edits ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := copyProject(filepath.Join(repoRoot(t), "examples", name), dir); err != nil {
+		t.Fatal(err)
+	}
+	app := filepath.Join(dir, "app.jadpo")
+	b, err := os.ReadFile(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for i := 0; i+1 < len(edits); i += 2 {
+		if !strings.Contains(s, edits[i]) {
+			t.Fatalf("app.jadpo has no %q", edits[i])
+		}
+		s = strings.ReplaceAll(s, edits[i], edits[i+1])
+	}
+	if err := os.WriteFile(app, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// recordDials makes devDial record every address dev's app dials (what
+// reaches the network, after dev's own guard) and returns them.
+func recordDials(t *testing.T) func() []string {
+	t.Helper()
+	var mu sync.Mutex
+	var addrs []string
+	saved := devDial
+	devDial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		mu.Lock()
+		addrs = append(addrs, network+" "+addr)
+		mu.Unlock()
+		return saved(ctx, network, addr)
+	}
+	t.Cleanup(func() { devDial = saved })
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), addrs...)
+	}
+}
+
+// Issue 12 point 1: an app whose hosts and queue URL are written literally as AWS's and a service's real addresses runs wholly
+// against the local stand-ins: the message typed is received and delivered,
+// and every address dialled is on this machine.
+func TestDevNeverLeavesTheMachine(t *testing.T) {
+	dir := copyExample(t, "warehouse",
+		"host: config.sqs_host", `host: "https://sqs.eu-west-1.amazonaws.com"`,
+		"queue_url: config.warehouse_queue_url", `queue_url: "https://sqs.eu-west-1.amazonaws.com/123456789012/warehouse"`,
+		"host: config.packing_host", `host: "https://packing.example.com"`)
+	if out, errOut, code := runCLI("check", dir); code != 0 {
+		t.Fatalf("the literal app does not check clean: %s%s", out, errOut)
+	}
+	dials := recordDials(t)
+	errOut, code := runDevToEnd(t, dir,
+		`warehouse_queue {"id":"d-1","type":"order_shipped","order_id":"o-1","shipped_at":"2026-11-30T10:00:00Z","carrier":"dhl","lines":[{"sku":"SKU-1","quantity":1}]}`+"\n")
+	if code != 0 || strings.Contains(errOut, "no queue") {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(dir, "build", "local.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := st.Stats(context.Background())
+	if err != nil || s.Outbox != 1 || s.Deliveries[store.DeliverySucceeded] != 1 {
+		t.Fatalf("the typed message was not kept and delivered: %+v %v\n%s", s, err, errOut)
+	}
+	got := dials()
+	if len(got) == 0 {
+		t.Fatal("no address was dialled: the test saw nothing")
+	}
+	for _, a := range got {
+		network, addr, _ := strings.Cut(a, " ")
+		host, _, err := net.SplitHostPort(addr)
+		if ip := net.ParseIP(host); network == "unix" || err != nil || ip == nil || !ip.IsLoopback() {
+			t.Errorf("dev dialled %s, off the machine", a)
+		}
+	}
+}
+
+// Issue 12 point 1: dev's own guard refuses an address off the machine
+// before dialling or looking it up, whatever opens it.
+func TestDevDialerRefusesAddressesOffTheMachine(t *testing.T) {
+	var dialled []string
+	guard := loopbackOnly(func(_ context.Context, network, addr string) (net.Conn, error) {
+		dialled = append(dialled, addr)
+		return nil, fmt.Errorf("not dialling in a test")
+	})
+	for _, addr := range []string{"sqs.eu-west-1.amazonaws.com:443", "10.0.0.7:5432", "[2001:db8::1]:443", "127.0.0.1.example.com:80", "8.8.8.8:53"} {
+		if _, err := guard(context.Background(), "tcp", addr); err == nil || !strings.Contains(err.Error(), "never leaves this machine") {
+			t.Errorf("%s: %v", addr, err)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:9324", "[::1]:80", "localhost:5432"} {
+		_, _ = guard(context.Background(), "tcp", addr)
+	}
+	if fmt.Sprint(dialled) != "[127.0.0.1:9324 [::1]:80 localhost:5432]" {
+		t.Fatalf("dialled %v", dialled)
+	}
+}
+
+// Issue 12 point 1: a store or a SQL inbox's database on another host is
+// refused at the start, naming it and the fix, never the URL's password,
+// and nothing is dialled.
+func TestDevRefusesDatabasesOffTheMachine(t *testing.T) {
+	dials := recordDials(t)
+	warehouse := copyExample(t, "warehouse")
+	errOut, code := runDevToEnd(t, warehouse, "", "--database", "postgres://jadpo:s3cret-pw@db.example.com:5432/events")
+	if code == 0 || !strings.Contains(errOut, "the events' store is on db.example.com, not this machine") || strings.Contains(errOut, "s3cret-pw") {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	errOut, code = runDevToEnd(t, warehouse, "", "--database", "postgres://jadpo@127.0.0.1/events?host=db.example.com")
+	if code == 0 || !strings.Contains(errOut, "not this machine") {
+		t.Fatalf("a host given in the query was not seen: exit %d\n%s", code, errOut)
+	}
+	// DATABASE_URL and the store's database: dev either keeps to a store on
+	// this machine or refuses the one given; it never opens another host's.
+	for name, dir := range map[string]string{
+		"DATABASE_URL":         warehouse,
+		"the store's database": copyExample(t, "warehouse", "store primary {\n}", "store primary {\n    database: \"postgres://jadpo@db.example.com/events\"\n}"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("DATABASE_URL", "postgres://jadpo:s3cret-pw@db.example.com/events")
+			errOut, code := runDevToEnd(t, dir, "")
+			if strings.Contains(errOut, "s3cret-pw") || code == 0 && !strings.Contains(errOut, "store sqlite:") ||
+				code != 0 && !strings.Contains(errOut, "the events' store is on db.example.com, not this machine") {
+				t.Fatalf("exit %d\n%s", code, errOut)
+			}
+		})
+	}
+	for _, a := range dials() {
+		if !strings.HasPrefix(a, "tcp 127.0.0.1:") {
+			t.Fatalf("dialled %s", a)
+		}
+	}
+	dials = recordDials(t)
+	jobs := copyExample(t, "jobs")
+	t.Setenv("JOBS_DATABASE_URL", "postgres://jadpo:s3cret-pw@jobs.example.com/jobs")
+	errOut, code = runDevToEnd(t, jobs, "")
+	if code == 0 || !strings.Contains(errOut, "connection order_jobs: its database is on jobs.example.com, not this machine") ||
+		!strings.Contains(errOut, "set JOBS_DATABASE_URL to a PostgreSQL database on this machine") || strings.Contains(errOut, "s3cret-pw") {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if got := dials(); len(got) != 0 {
+		t.Fatalf("dialled %v", got)
+	}
+}
+
+// Issue 12 point 7: dev exits (0) when its standard input ends, after
+// receiving and delivering what was typed.
+func TestDevExitsAtEndOfInput(t *testing.T) {
+	dir := copyExample(t, "warehouse")
+	errOut, code := runDevToEnd(t, dir,
+		`warehouse_queue {"id":"d-1","type":"order_shipped","order_id":"o-1","shipped_at":"2026-11-30T10:00:00Z","carrier":"dhl","lines":[{"sku":"SKU-1","quantity":1}]}`)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(dir, "build", "local.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if s, err := st.Stats(context.Background()); err != nil || s.Outbox != 1 || s.Deliveries[store.DeliverySucceeded] != 1 {
+		t.Fatalf("the last line (without a newline) was not kept and delivered before exiting: %+v %v\n%s", s, err, errOut)
+	}
+	if !strings.Contains(errOut, "queues: returns_queue, warehouse_queue;") {
+		t.Fatalf("the queues are not listed:\n%s", errOut)
+	}
+}
+
+// Issue 12 point 7: a parked message's log line names its parked id and
+// each failing field by name and rule, never a value.
+func TestDevShowsParkedIDAndFailingFields(t *testing.T) {
+	dir := copyExample(t, "warehouse")
+	errOut, code := runDevToEnd(t, dir,
+		`warehouse_queue {"id":"d-9","type":"order_shipped","order_id":"","shipped_at":"yesterday","carrier":"pigeon-VALUE","lines":[]}`+"\n", "--log-format", "text")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var parked string
+	for _, l := range strings.Split(errOut, "\n") {
+		if strings.Contains(l, "msg=parked") {
+			parked = l
+		}
+	}
+	for _, want := range []string{"parked_id=p1", "message_id=d-9", "reason=unreadable", "carrier: enum", "order_id: min_length", "shipped_at: format"} {
+		if !strings.Contains(parked, want) {
+			t.Errorf("the parked line does not show %q: %s", want, parked)
+		}
+	}
+	if strings.Contains(errOut, "pigeon-VALUE") || strings.Contains(errOut, "yesterday") {
+		t.Fatalf("a value was shown:\n%s", errOut)
+	}
+}
+
+// Issue 12 point 7: dev examples/jobs lists its SQL inbox queue, creates
+// the inbox table in the given database (in its schema, the URL's
+// search_path) and sends a typed line as a row, which is received.
+func TestDevSQLInboxCreatesTheTableAndSendsRows(t *testing.T) {
+	url := pgtest.FreshURL(t)
+	t.Setenv("JOBS_DATABASE_URL", url)
+	dir := copyExample(t, "jobs")
+	dials := recordDials(t)
+	errOut, code := runDevToEnd(t, dir, `order_jobs {"name":"packing","tenant":"t-1","order_id":5,"note":"fragile"}`+"\n")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{
+		"created the SQL inbox table order_jobs in JOBS_DATABASE_URL's database: job_id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, name text, attempt integer NOT NULL DEFAULT 0, tenant text, trace text, order_id bigint, note text",
+		"queues: order_jobs;",
+		"sent to order_jobs (row job_id=1 of order_jobs)",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("dev does not say %q:\n%s", want, errOut)
+		}
+	}
+	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(dir, "build", "local.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if s, err := st.Stats(context.Background()); err != nil || s.Outbox != 1 {
+		t.Fatalf("the row was not received: %+v %v\n%s", s, err, errOut)
+	}
+	for _, a := range dials() {
+		if !strings.Contains(a, "127.0.0.1:") && !strings.HasPrefix(a, "unix ") && !strings.Contains(a, "localhost:") {
+			t.Errorf("dialled %s", a)
+		}
+	}
+	// A second start finds the table and leaves it as it is.
+	errOut, code = runDevToEnd(t, dir, "")
+	if code != 0 || strings.Contains(errOut, "created the SQL inbox table") {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+}
+
+// Issue 12 point 1: a connection of a kind dev has no stand-in for refuses
+// the start, naming the connection and the fix; a package's fixed host (no
+// host: in the app) is pointed at the stand-in like a written one.
+func TestDevRefusesAConnectionWithoutAStandIn(t *testing.T) {
+	res := check.Check(project.Load(filepath.Join(repoRoot(t), "examples", "warehouse")))
+	if res.Diags.HasErrors() {
+		t.Fatal("examples/warehouse does not check")
+	}
+	fake, err := sqsfake.Start("", sqsfake.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Close()
+	p := res.Program
+	for i := range p.Connections {
+		if c := &p.Connections[i]; c.Name == "returns_queue" {
+			c.Host, c.Provider.Host = nil, "https://sqs.us-east-1.amazonaws.com"
+		}
+	}
+	w := &devWorld{plan: p, fake: fake, sinkURL: "http://127.0.0.1:1", queueURLs: map[string]string{}, cfQueues: map[string][2]string{}}
+	if err := w.wire(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range p.Connections {
+		if c.Name == "returns_queue" && (c.Host == nil || string(c.Host.Literal) != `"`+fake.URL+`"`) {
+			t.Fatalf("the fixed host was not pointed at the fake: %+v", c.Host)
+		}
+	}
+	res = check.Check(project.Load(filepath.Join(repoRoot(t), "examples", "warehouse")))
+	p = res.Program
+	for i := range p.Connections {
+		if c := &p.Connections[i]; c.Name == "returns_queue" {
+			c.Provider.AWSTarget = "AmazonSNS"
+		}
+	}
+	w = &devWorld{plan: p, fake: fake, sinkURL: "http://127.0.0.1:1", queueURLs: map[string]string{}, cfQueues: map[string][2]string{}}
+	err = w.wire()
+	if err == nil || !strings.Contains(err.Error(), "connection returns_queue (package AmazonSqs.v2012_11_05) speaks aws_json (AmazonSNS), which has no local stand-in") ||
+		!strings.Contains(err.Error(), "leave the connection out while developing") {
+		t.Fatalf("wire = %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,7 +15,6 @@ import (
 	"strings"
 	"testing/fstest"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -29,9 +29,10 @@ import (
 // with positions in UTF-16 code units as LSP counts them.
 func (e *env) lspCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "lsp",
-		Short: "Serve the Language Server Protocol on stdin and stdout (diagnostics as you type)",
-		Args:  cobra.NoArgs,
+		Use:     "lsp",
+		Example: "  jadpo lsp    # started by an editor, which speaks LSP on its stdin and stdout",
+		Short:   "Serve the Language Server Protocol on stdin and stdout (diagnostics as you type)",
+		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			s := &lspServer{in: bufio.NewReader(e.stdin), out: e.stdout, open: map[string][]byte{}, published: map[string]bool{}}
 			return s.serve()
@@ -45,7 +46,31 @@ type lspServer struct {
 	open      map[string][]byte // open documents by absolute path
 	published map[string]bool   // URIs with diagnostics shown
 	shutdown  bool
+	// initialized is set by the initialize request; before it, requests
+	// are answered ServerNotInitialized and notifications dropped (LSP 3.17).
+	initialized bool
+	// workspaces are the folders initialize named (workspaceFolders, else
+	// rootUri, else rootPath); a project is looked for only inside them.
+	workspaces []string
 }
+
+// JSON-RPC and LSP error codes the server answers with.
+const (
+	lspParseError           = -32700
+	lspInvalidRequest       = -32600
+	lspMethodNotFound       = -32601
+	lspServerNotInitialized = -32002
+)
+
+// lspMaxMessage bounds one message's body: 64 MiB (a document is at most
+// the 8 MiB of a source file; JSON escaping can grow it).
+const lspMaxMessage = 64 << 20
+
+// headerError is a message whose headers cannot be used; the server answers
+// it and reads on.
+type headerError struct{ why string }
+
+func (h headerError) Error() string { return h.why }
 
 type lspMessage struct {
 	JSONRPC string          `json:"jsonrpc"`
@@ -67,24 +92,38 @@ func (s *lspServer) serve() error {
 		if err == io.EOF {
 			return nil
 		}
+		var he headerError
+		if errors.As(err, &he) {
+			// The message is lost, not the session: say so and read on.
+			s.send(lspMessage{ID: json.RawMessage("null"), Error: &lspError{lspInvalidRequest, he.why}})
+			continue
+		}
 		if err != nil {
 			return err
 		}
 		var m lspMessage
 		if err := json.Unmarshal(body, &m); err != nil {
-			s.send(lspMessage{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &lspError{-32700, "parse error"}})
+			s.send(lspMessage{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &lspError{lspParseError, "parse error"}})
 			continue
 		}
 		if m.Method == "exit" {
 			return nil
 		}
+		if !s.initialized && m.Method != "initialize" {
+			if m.ID != nil {
+				s.send(lspMessage{ID: m.ID, Error: &lspError{lspServerNotInitialized, "the server is not initialized: send initialize first"}})
+			}
+			continue // a notification before initialize is dropped
+		}
 		s.handle(m)
 	}
 }
 
-// read reads one message: headers, a blank line, Content-Length bytes.
+// read reads one message: headers, a blank line, Content-Length bytes. A
+// message without a usable Content-Length is a headerError: its headers are
+// consumed (a body over the limit is skipped too) and the next one is read.
 func (s *lspServer) read() ([]byte, error) {
-	length := -1
+	length, bad := -1, ""
 	for {
 		line, err := s.in.ReadString('\n')
 		if err != nil {
@@ -94,18 +133,38 @@ func (s *lspServer) read() ([]byte, error) {
 		if line == "" {
 			break
 		}
-		if v, ok := strings.CutPrefix(strings.ToLower(line), "content-length:"); ok {
-			if length, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || length < 0 || length > 64<<20 {
-				return nil, fmt.Errorf("lsp: bad Content-Length")
+		// Anywhere in the line: after a lost message, the next header may
+		// follow the unread body on the same line.
+		if i := strings.Index(strings.ToLower(line), "content-length:"); i >= 0 {
+			v := strings.TrimSpace(line[i+len("content-length:"):])
+			n, err := strconv.Atoi(v)
+			switch {
+			case err != nil || n < 0:
+				bad = fmt.Sprintf("bad Content-Length %q: it must be a whole number of bytes", v)
+			case n > lspMaxMessage:
+				if _, err := io.CopyN(io.Discard, s.in, int64(n)); err != nil {
+					return nil, err
+				}
+				return nil, headerError{fmt.Sprintf("a message of %d bytes is over the limit of %d; it was skipped", n, lspMaxMessage)}
+			default:
+				length, bad = n, ""
 			}
 		}
 	}
+	if bad != "" {
+		return nil, headerError{bad}
+	}
 	if length < 0 {
-		return nil, fmt.Errorf("lsp: a message without Content-Length")
+		return nil, headerError{"a message without Content-Length"}
 	}
 	body := make([]byte, length)
-	_, err := io.ReadFull(s.in, body)
-	return body, err
+	if _, err := io.ReadFull(s.in, body); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return body, nil
 }
 
 func (s *lspServer) send(m lspMessage) {
@@ -132,6 +191,12 @@ func (s *lspServer) handle(m lspMessage) {
 	_ = json.Unmarshal(m.Params, &doc)
 	switch m.Method {
 	case "initialize":
+		if s.initialized {
+			s.send(lspMessage{ID: m.ID, Error: &lspError{lspInvalidRequest, "initialize was sent already"}})
+			return
+		}
+		s.initialized = true
+		s.workspaces = workspaceFolders(m.Params)
 		reply(map[string]any{
 			"capabilities": map[string]any{"textDocumentSync": map[string]any{"openClose": true, "change": 1, "save": true}},
 			"serverInfo":   map[string]any{"name": "jadpo", "version": version},
@@ -160,7 +225,7 @@ func (s *lspServer) handle(m lspMessage) {
 		}
 	default:
 		if m.ID != nil && m.Method != "" {
-			s.send(lspMessage{ID: m.ID, Error: &lspError{-32601, "method not found: " + m.Method}})
+			s.send(lspMessage{ID: m.ID, Error: &lspError{lspMethodNotFound, "method not found: " + m.Method}})
 		}
 	}
 }
@@ -175,31 +240,98 @@ func uriPath(uri string) string {
 
 func pathURI(p string) string { return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String() }
 
-// projectRoot is the nearest folder at or above the file holding app.jadpo.
-func (s *lspServer) projectRoot(file string) string {
+// workspaceFolders reads the folders of initialize's params: its
+// workspaceFolders, else rootUri, else rootPath.
+func workspaceFolders(params json.RawMessage) []string {
+	var p struct {
+		WorkspaceFolders []struct {
+			URI string `json:"uri"`
+		} `json:"workspaceFolders"`
+		RootURI  string `json:"rootUri"`
+		RootPath string `json:"rootPath"`
+	}
+	_ = json.Unmarshal(params, &p)
+	var out []string
+	for _, f := range p.WorkspaceFolders {
+		if d := uriPath(f.URI); d != "" {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 && p.RootURI != "" {
+		if d := uriPath(p.RootURI); d != "" {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 && p.RootPath != "" && filepath.IsAbs(p.RootPath) {
+		out = append(out, filepath.Clean(p.RootPath))
+	}
+	return out
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// projectRoot is the nearest folder at or above the file holding
+// app.jadpo, looked for no higher than the workspace folder holding the
+// file; false when there is none (or the file is outside every workspace
+// folder initialize named), and the file is checked alone.
+func (s *lspServer) projectRoot(file string) (string, bool) {
+	top := ""
+	if len(s.workspaces) > 0 {
+		for _, w := range s.workspaces {
+			if within(file, w) && len(w) > len(top) {
+				top = w
+			}
+		}
+		if top == "" {
+			return "", false
+		}
+	}
 	for dir := filepath.Dir(file); ; dir = filepath.Dir(dir) {
 		app := filepath.Join(dir, "app.jadpo")
 		if _, ok := s.open[app]; ok {
-			return dir
+			return dir, true
 		}
-		if _, err := os.Stat(app); err == nil {
-			return dir
+		if _, err := os.Lstat(app); err == nil {
+			return dir, true
 		}
-		if filepath.Dir(dir) == dir {
-			return filepath.Dir(file)
+		if dir == top || filepath.Dir(dir) == dir {
+			return "", false
 		}
 	}
 }
 
 // checkAround checks the project holding file, its open documents laid
-// over the disk, and publishes every file's diagnostics.
+// over the disk, and publishes every file's diagnostics. A file in no
+// project is checked alone: its folder is not walked, so no other file's
+// diagnostics are published for it.
 func (s *lspServer) checkAround(file string) {
-	root := s.projectRoot(file)
-	fsys := overlayFS{disk: os.DirFS(root), files: fstest.MapFS{}}
-	for p, b := range s.open {
-		if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
-			fsys.files[filepath.ToSlash(rel)] = &fstest.MapFile{Data: b, Mode: 0o644, ModTime: time.Now()}
+	root, inProject := s.projectRoot(file)
+	var fsys fs.FS
+	files := fstest.MapFS{}
+	if inProject {
+		var disk fs.FS = fstest.MapFS{}
+		if d, err := source.DiskFS(root); err == nil {
+			disk = d
+			defer d.(io.Closer).Close() // one check per change: do not wait for the collector
 		}
+		for p, b := range s.open {
+			if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
+				files[filepath.ToSlash(rel)] = &fstest.MapFile{Data: b, Mode: 0o644, ModTime: time.Now()}
+			}
+		}
+		fsys = overlayFS{disk: disk, files: files}
+	} else {
+		root = filepath.Dir(file)
+		b, ok := s.open[file]
+		if !ok {
+			b, _ = source.ReadLocalFile(file, source.MaxFileSize) // closed: as saved, if readable
+		}
+		files[filepath.Base(file)] = &fstest.MapFile{Data: b, Mode: 0o644, ModTime: time.Now()}
+		fsys = files
 	}
 	res := check.Check(project.LoadFS(fsys))
 	byURI := map[string][]map[string]any{}
@@ -212,8 +344,16 @@ func (s *lspServer) checkAround(file string) {
 	}
 	// Files that had diagnostics and have none now are cleared.
 	for uri := range s.published {
-		if _, still := byURI[uri]; !still && strings.HasPrefix(uriPath(uri), root+string(filepath.Separator)) {
+		if _, still := byURI[uri]; still {
+			continue
+		}
+		if p := uriPath(uri); inProject && strings.HasPrefix(p, root+string(filepath.Separator)) || !inProject && p == file {
 			byURI[uri] = []map[string]any{}
+		}
+	}
+	if !inProject {
+		if _, ok := byURI[pathURI(file)]; !ok {
+			byURI[pathURI(file)] = []map[string]any{}
 		}
 	}
 	uris := make([]string, 0, len(byURI))
@@ -266,22 +406,9 @@ func lspDiagnostic(d *diag.Diagnostic, root string) map[string]any {
 func lspRange(r source.Range) map[string]any {
 	pos := func(offset int) map[string]any {
 		p := r.File.Position(offset)
-		line := r.File.Line(p.Line)
-		runes := []rune(line)
-		units := 0
-		for _, c := range runes[:min(p.Column-1, len(runes))] {
-			units += utf16Len(c)
-		}
-		return map[string]any{"line": p.Line - 1, "character": units}
+		return map[string]any{"line": p.Line - 1, "character": r.File.UTF16Column(offset)}
 	}
 	return map[string]any{"start": pos(r.Span.Start), "end": pos(r.Span.End)}
-}
-
-func utf16Len(r rune) int {
-	if r >= 0x10000 && r <= utf8.MaxRune {
-		return 2
-	}
-	return 1
 }
 
 // overlayFS serves open documents over the files on disk.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -15,10 +16,11 @@ import (
 func (e *env) packageCommand() *cobra.Command {
 	var dir string
 	root := &cobra.Command{
-		Use:   "package",
-		Short: "Install and list the app's packages",
+		Use:     "package",
+		Short:   "Install and list the app's packages",
+		Example: "  jadpo package add AmazonSqs.v2012_11_05 --dir examples/warehouse\n  jadpo package list examples/warehouse",
 	}
-	root.PersistentFlags().StringVar(&dir, "dir", ".", "the project directory")
+	addDirFlag(root, &dir, true)
 	add := &cobra.Command{
 		Use:   "add NAME|./path",
 		Short: "Install a package from the toolchain's catalogue, or a local one from its folder",
@@ -26,12 +28,22 @@ func (e *env) packageCommand() *cobra.Command {
 			"each of its files, in jadpo.lock. NAME is a package of the catalogue built into the\n" +
 			"toolchain (jadpo package list --catalogue); a path (with a / in it) is a local package.\n" +
 			"Adding the same package again changes nothing; it restores files edited since.",
-		Args: cobra.ExactArgs(1),
+		Example: "  jadpo package add AmazonSqs.v2012_11_05\n  jadpo package add ./vendor/MyQueue.v1 --dir examples/warehouse",
+		Args:    cobra.ExactArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return catalog.Names(), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			arg := args[0]
+			if dir == "" {
+				dir = "."
+			}
+			// Installing outside a project would make packages/ and jadpo.lock where no app
+			// reads them.
+			if _, err := os.Stat(filepath.Join(dir, "app.jadpo")); err != nil {
+				return cmdError{code: "not_a_project", exit: exitFound, msg: fmt.Sprintf(
+					"%s is not a project folder (it has no app.jadpo): run jadpo package add in the project's folder, or give it with --dir", folderName(dir))}
+			}
 			var name string
 			var changed bool
 			var err error
@@ -55,7 +67,8 @@ func (e *env) packageCommand() *cobra.Command {
 				return exitError{exitFound}
 			}
 			if changed {
-				fmt.Fprintf(e.stdout, "installed %s in packages/%s/ and jadpo.lock\n", name, name)
+				at := shownPath(dir)
+				fmt.Fprintf(e.stdout, "installed %s in %s/ and %s\n", name, filepath.Join(at, "packages", name), filepath.Join(at, "jadpo.lock"))
 			} else {
 				fmt.Fprintf(e.stdout, "%s is installed already; nothing changed\n", name)
 			}
@@ -63,12 +76,25 @@ func (e *env) packageCommand() *cobra.Command {
 		},
 	}
 	var fromCatalogue bool
+	var format string
 	list := &cobra.Command{
-		Use:   "list",
-		Short: "List the installed packages (or, with --catalogue, the toolchain's)",
-		Args:  cobra.NoArgs,
+		Use:     "list [dir]",
+		Short:   "List the installed packages (or, with --catalogue, the toolchain's)",
+		Example: "  jadpo package list examples/warehouse\n  jadpo package list --catalogue",
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			d, err := projectArg(args, dir)
+			if err != nil {
+				return err
+			}
+			dir = d
+			if err := checkFormat(format); err != nil {
+				return err
+			}
 			if fromCatalogue {
+				if format == "json" {
+					return writeEnvelope(e.stdout, "package_catalogue", commandName(c), "ok", map[string]any{"packages": catalog.Names()})
+				}
 				for _, n := range catalog.Names() {
 					fmt.Fprintln(e.stdout, n)
 				}
@@ -76,17 +102,44 @@ func (e *env) packageCommand() *cobra.Command {
 			}
 			lock, err := lockfile.Read(dir)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "jadpo: %v\n", err)
-				return exitError{exitFound}
+				return cmdError{code: "failed", exit: exitFound, msg: err.Error()}
 			}
-			problems, err := lockfile.Verify(dir)
+			problems, err := lockfile.VerifyLock(os.DirFS(dir), lock)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "jadpo: %v\n", err)
-				return exitError{exitFound}
+				return cmdError{code: "failed", exit: exitFound, msg: err.Error()}
 			}
 			status := map[string]string{}
 			for _, p := range problems {
-				status[p.Package] = string(p.Kind)
+				if st := status[p.Package]; st == "" {
+					status[p.Package] = string(p.Kind)
+				} else if !strings.Contains(","+st+",", ","+string(p.Kind)+",") {
+					status[p.Package] = st + "," + string(p.Kind)
+				}
+			}
+			if format == "json" {
+				pkgs := []map[string]any{}
+				for _, en := range lock.Entries {
+					st := status[en.Name]
+					if st == "" {
+						st = "ok"
+					}
+					pkgs = append(pkgs, map[string]any{"name": en.Name, "files": len(en.Files), "status": st, "digest": en.Digest})
+				}
+				probs := []map[string]string{}
+				for _, p := range problems {
+					probs = append(probs, map[string]string{"package": p.Package, "kind": string(p.Kind), "path": p.Path, "message": p.Message})
+				}
+				result := "ok"
+				if len(problems) > 0 {
+					result = "failed"
+				}
+				if err := writeEnvelope(e.stdout, "package_list", commandName(c), result, map[string]any{"packages": pkgs, "problems": probs}); err != nil {
+					return err
+				}
+				if len(problems) > 0 {
+					return exitError{exitFound}
+				}
+				return nil
 			}
 			if len(lock.Entries) == 0 && len(problems) == 0 {
 				fmt.Fprintln(e.stdout, "no packages installed")
@@ -112,6 +165,18 @@ func (e *env) packageCommand() *cobra.Command {
 		},
 	}
 	list.Flags().BoolVar(&fromCatalogue, "catalogue", false, "list the packages built into the toolchain")
+	addFormatFlag(list, &format, false, false)
 	root.AddCommand(add, list)
 	return root
+}
+
+// folderName names a folder given on the command line; "." by its absolute path.
+func folderName(dir string) string {
+	if filepath.Clean(dir) != "." {
+		return dir
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		return "the current folder " + abs
+	}
+	return "the current folder"
 }

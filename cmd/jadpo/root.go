@@ -30,6 +30,15 @@ type usageError struct{ err error }
 
 func (u usageError) Error() string { return u.err.Error() }
 
+// cmdError is a command's failure: its message, printed as "jadpo: msg" or, with
+// --format json, as the JSON envelope's error with code (docs/json.md).
+type cmdError struct {
+	code, msg string
+	exit      int
+}
+
+func (e cmdError) Error() string { return e.msg }
+
 // exitError carries an exit code out of a command that already printed why.
 type exitError struct{ code int }
 
@@ -54,6 +63,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
+		Example:       "  jadpo check examples/warehouse\n  jadpo run examples/warehouse\n  jadpo deliveries examples/warehouse",
 	}
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -61,6 +71,8 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(e.checkCommand(), e.buildCommand(), e.runCommand(), e.tickCommand(), e.deliveriesCommand(), e.storeCommand(), e.devCommand(), e.packageCommand(), e.lspCommand(), e.versionCommand())
+	root.InitDefaultCompletionCmd()
+	completionExamples(root)
 	var wrapAll func(cs []*cobra.Command)
 	wrapAll = func(cs []*cobra.Command) {
 		for _, c := range cs {
@@ -69,6 +81,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 	}
 	wrapAll(root.Commands())
+	e.wrapEndOnSignal(root)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
@@ -80,20 +93,58 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	var ue usageError
 	isUsage := errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") ||
 		strings.HasPrefix(err.Error(), "unknown flag") || strings.Contains(err.Error(), "accepts ")
-	if wantsJSON(args) && len(args) > 0 && args[0] == "check" {
-		l := diag.List{}
-		l.Addf("toolchain.usage_invalid", source.Range{}, "the command was used wrongly: %s", err.Error())
-		_ = diag.WriteJSON(stdout, diag.NewReport("check", "", 0, 0, l))
-	} else {
-		fmt.Fprintf(stderr, "jadpo: %s\n", err)
-		if isUsage {
-			fmt.Fprintln(stderr, "Run 'jadpo --help' for usage.")
-		}
+	code, exit := "failed", exitFound
+	var ce cmdError
+	var se startupError
+	if errors.As(err, &ce) {
+		code, exit = ce.code, ce.exit
+	} else if errors.As(err, &se) {
+		code = "cannot_start"
 	}
 	if isUsage {
-		return exitUsage
+		code, exit = "usage", exitUsage
 	}
-	return exitFound
+	cmd, _, findErr := root.Find(args)
+	if findErr != nil || cmd == nil {
+		cmd = root
+	}
+	switch {
+	case wantsJSON(args) && len(args) > 0 && (args[0] == "check" || args[0] == "build"):
+		l := diag.List{}
+		l.Addf("toolchain.usage_invalid", source.Range{}, "the command was used wrongly: %s", err.Error())
+		_ = diag.WriteJSON(stdout, diag.NewReport(args[0], "", 0, 0, l))
+	case wantsJSON(args):
+		writeErrorEnvelope(stdout, commandName(cmd), code, err.Error())
+	default:
+		fmt.Fprintf(stderr, "jadpo: %s\n", err)
+		if isUsage {
+			fmt.Fprintf(stderr, "Usage: %s\nRun '%s --help' for more.\n", cmd.UseLine(), cmd.CommandPath())
+		}
+	}
+	return exit
+}
+
+// completionExamples gives cobra's completion commands examples that need no root.
+func completionExamples(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Example = "  source <(jadpo completion bash)\n" +
+			"  jadpo completion bash > ~/.local/share/bash-completion/completions/jadpo"
+		for _, sub := range c.Commands() {
+			switch sub.Name() {
+			case "bash":
+				sub.Example = "  source <(jadpo completion bash)\n  jadpo completion bash > ~/.local/share/bash-completion/completions/jadpo"
+			case "zsh":
+				sub.Example = "  jadpo completion zsh > \"${fpath[1]}/_jadpo\""
+			case "fish":
+				sub.Example = "  jadpo completion fish > ~/.config/fish/completions/jadpo.fish"
+			case "powershell":
+				sub.Example = "  jadpo completion powershell | Out-String | Invoke-Expression"
+			}
+		}
+	}
 }
 
 // wrapArgs makes positional-argument mistakes usage errors.
@@ -103,17 +154,35 @@ func wrapArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 	return func(c *cobra.Command, args []string) error {
 		if err := check(c, args); err != nil {
-			return usageError{err}
+			return usageError{argsError(c, args)}
 		}
 		return nil
 	}
+}
+
+// argsError says plainly what the command takes, instead of cobra's "requires at least 1
+// arg(s), only received 0".
+func argsError(c *cobra.Command, args []string) error {
+	takes := strings.TrimSpace(strings.TrimPrefix(c.Use, c.Name()))
+	given := "none"
+	switch len(args) {
+	case 0:
+	case 1:
+		given = "one: " + args[0]
+	default:
+		given = fmt.Sprintf("%d: %s", len(args), strings.Join(args, " "))
+	}
+	if takes == "" {
+		return fmt.Errorf("%s takes no argument; it was given %s", c.CommandPath(), given)
+	}
+	return fmt.Errorf("%s takes %s; it was given %s", c.CommandPath(), takes, given)
 }
 
 // wantsJSON spots --format json before flags are parsed, so that even a
 // usage error answers an editor in JSON.
 func wantsJSON(args []string) bool {
 	for i, a := range args {
-		if a == "--format=json" || (a == "--format" && i+1 < len(args) && args[i+1] == "json") {
+		if a == "--format=json" || a == "--json" || a == "--json=true" || (a == "--format" && i+1 < len(args) && args[i+1] == "json") {
 			return true
 		}
 	}
@@ -122,9 +191,10 @@ func wantsJSON(args []string) bool {
 
 func (e *env) versionCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the toolchain's version",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print the toolchain's version",
+		Example: "  jadpo version",
+		Args:    cobra.NoArgs,
 		Run: func(c *cobra.Command, _ []string) {
 			fmt.Fprintf(e.stdout, "jadpo %s\n", version)
 		},

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,93 +17,97 @@ import (
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
-// storeCommand is `jadpo store stats`: what the events' store holds. It is
-// read-only: it never creates or migrates a store.
+// storeCommand is `jadpo store stats`: what the events' store holds. Like deliveries, it
+// never creates or migrates a store.
 func (e *env) storeCommand() *cobra.Command {
 	var f appFlags
-	var dir string
-	var asJSON bool
+	var dirFlag, format string
 	root := &cobra.Command{
-		Use:   "store",
-		Short: "Look at the events' store",
-		Args:  cobra.NoArgs,
+		Use:     "store",
+		Short:   "Look at the events' store",
+		Example: "  jadpo store stats examples/warehouse\n  jadpo store stats --database postgres://db/events --format json",
+		Args:    cobra.NoArgs,
 	}
 	stats := &cobra.Command{
-		Use:   "stats",
-		Short: "Deliveries by state and subscriber, parked messages, the oldest pending delivery, each table's rows",
-		Args:  cobra.NoArgs,
+		Use:   "stats [dir]",
+		Short: "Deliveries by subscriber and state, parked messages, the oldest pending delivery, each table's rows",
+		Long: "Stats reads the project's events' store (found as jadpo run finds it: docs/store.md) and never\n" +
+			"creates or migrates one. It counts rows: on a very large store it takes a moment.",
+		Example: "  jadpo store stats examples/warehouse\n" +
+			"  jadpo store stats --database sqlite:build/local.sqlite --format json",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx := c.Context()
-			url, err := e.storeURL(dir, &f)
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			dir, err := projectArg(args, dirFlag)
 			if err != nil {
 				return err
 			}
-			st, err := openExisting(ctx, url)
+			ctx := c.Context()
+			url, from, err := e.statsStoreURL(dir, &f, format)
+			if err != nil {
+				return err
+			}
+			st, err := openExistingStore(ctx, url)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
 			s, err := st.Stats(ctx)
 			if err != nil {
-				return startupError{fmt.Sprintf("cannot read the events' store %s: %v (a store no jadpo run has opened yet has no tables)", store.RedactURL(url), err)}
+				return startupError{msg: fmt.Sprintf("cannot read the events' store %s: %v (a store no jadpo run or tick has opened has no tables yet)", shownStore(url), err)}
 			}
 			now := time.Now()
-			if asJSON {
-				return writeJSON(e.stdout, storeStatsJSON(s, now))
+			if format == "json" {
+				return writeStoreStatsJSON(e.stdout, commandName(c), url, s, now)
 			}
+			fmt.Fprintf(e.stderr, "store: %s (%s)\n", shownStore(url), from)
 			writeStoreStats(e.stdout, s, now)
 			return nil
 		},
 	}
-	root.PersistentFlags().StringVar(&dir, "dir", ".", "the project directory")
+	root.PersistentFlags().StringVar(&dirFlag, "dir", "", "the project folder (or give it as the argument)")
 	root.PersistentFlags().StringVar(&f.database, "database", "", "the events' store: postgres://... or sqlite:PATH (default: as jadpo run finds it)")
 	root.PersistentFlags().StringVar(&f.plan, "plan", "", "read the store's database from this plan")
-	stats.Flags().BoolVar(&asJSON, "json", false, "print JSON for scripts")
+	addFormatFlag(stats, &format, true, false)
 	root.AddCommand(stats)
 	return root
 }
 
-// storeURL finds the store's database as jadpo run does.
-func (e *env) storeURL(dir string, f *appFlags) (string, error) {
+// statsStoreURL finds the store's database as deliveries does.
+func (e *env) statsStoreURL(dir string, f *appFlags, format string) (url, from string, err error) {
 	if f.database != "" {
-		return f.database, nil
+		url, from, err = storeURL(dir, nil, nil, f.database)
+		if err != nil {
+			return "", "", startupError{msg: err.Error()}
+		}
+		return url, from, nil
 	}
 	p, err := e.loadPlan(dir, f)
+	var ee exitError
+	if errors.As(err, &ee) && format == "json" {
+		return "", "", cmdError{code: "check_failed", exit: ee.code, msg: fmt.Sprintf("the project %s has errors (jadpo check %s shows them), so its store's database is not known; or give --database", dir, shellQuote(dir))}
+	}
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	cfg, err := runtime.LoadConfig(p, os.Environ(), filepath.Join(dir, ".env.local"))
 	if err != nil && p.Store != nil && p.Store.Database != nil && p.Store.Database.Config != "" {
-		return "", startupError{"cannot start: " + strings.ReplaceAll(err.Error(), "\n", "; ")}
+		return "", "", configProblems(err)
 	}
 	if cfg == nil {
 		cfg = runtime.EmptyConfig()
 	}
-	url, err := databaseURL(dir, p, cfg, "")
-	if err != nil {
-		return "", startupError{err.Error()}
+	if url, from, err = storeURL(dir, p, cfg, ""); err != nil {
+		return "", "", startupError{msg: err.Error()}
 	}
-	return url, nil
+	return url, from, nil
 }
 
-// openExisting opens a store without migrating it; a SQLite file that does
-// not exist is not created.
-func openExisting(ctx context.Context, url string) (store.Store, error) {
-	if path, ok := strings.CutPrefix(url, "sqlite:"); ok {
-		path, _, _ = strings.Cut(path, "?")
-		if _, err := os.Stat(path); err != nil {
-			return nil, startupError{fmt.Sprintf("no events' store at %s: nothing has been received yet (jadpo run creates it)", store.RedactURL(url))}
-		}
-	}
-	st, err := store.Open(ctx, url)
-	if err != nil {
-		return nil, startupError{fmt.Sprintf("cannot open the events' store %s: %v", store.RedactURL(url), err)}
-	}
-	return st, nil
-}
-
-// storeStatsJSON is `store stats --json`: one envelope, kind store_stats.
-func storeStatsJSON(s store.Stats, now time.Time) any {
+// writeStoreStatsJSON is `store stats --format json`: the envelope (kind store_stats),
+// then the figures.
+func writeStoreStatsJSON(w io.Writer, command, url string, s store.Stats, now time.Time) error {
 	type count struct {
 		Subscriber string `json:"subscriber,omitempty"`
 		Reason     string `json:"reason,omitempty"`
@@ -113,25 +117,20 @@ func storeStatsJSON(s store.Stats, now time.Time) any {
 	type table struct {
 		Name  string `json:"name"`
 		Rows  int64  `json:"rows"`
-		Bytes *int64 `json:"bytes,omitempty"`
+		Bytes *int64 `json:"bytes,omitempty"` // PostgreSQL only
 	}
 	out := struct {
-		Version          int      `json:"version"`
-		Kind             string   `json:"kind"`
+		Store            string   `json:"store"`
 		Deliveries       []count  `json:"deliveries"`
-		Parked           []count  `json:"parked_messages"`
-		OldestPending    *string  `json:"oldest_pending_at"`
-		OldestPendingAge *float64 `json:"oldest_pending_age_seconds"`
+		Parked           []count  `json:"parkedMessages"`
+		OldestPending    *string  `json:"oldestPendingAt"`
+		OldestPendingAge *float64 `json:"oldestPendingAgeSeconds"`
 		Tables           []table  `json:"tables"`
-	}{Version: 1, Kind: "store_stats", Deliveries: []count{}, Parked: []count{}, Tables: []table{}}
-	for _, k := range sortedKeys(s.BySubscriber, func(a, b store.SubscriberKey) int {
-		return strings.Compare(a.Subscriber+"\x00"+string(a.State), b.Subscriber+"\x00"+string(b.State))
-	}) {
+	}{Store: store.RedactURL(url), Deliveries: []count{}, Parked: []count{}, Tables: []table{}}
+	for _, k := range subscriberKeys(s) {
 		out.Deliveries = append(out.Deliveries, count{Subscriber: k.Subscriber, State: string(k.State), Count: s.BySubscriber[k]})
 	}
-	for _, k := range sortedKeys(s.Parked, func(a, b store.ParkedKey) int {
-		return strings.Compare(string(a.Reason)+"\x00"+string(a.State), string(b.Reason)+"\x00"+string(b.State))
-	}) {
+	for _, k := range parkedKeys(s) {
 		out.Parked = append(out.Parked, count{Reason: string(k.Reason), State: string(k.State), Count: s.Parked[k]})
 	}
 	if !s.OldestPending.IsZero() {
@@ -147,15 +146,28 @@ func storeStatsJSON(s store.Stats, now time.Time) any {
 		}
 		out.Tables = append(out.Tables, tb)
 	}
-	return out
+	return writeEnvelope(w, "store_stats", command, "ok", out)
 }
 
-func sortedKeys[K comparable](m map[K]int64, cmp func(a, b K) int) []K {
-	ks := make([]K, 0, len(m))
-	for k := range m {
+func subscriberKeys(s store.Stats) []store.SubscriberKey {
+	ks := make([]store.SubscriberKey, 0, len(s.BySubscriber))
+	for k := range s.BySubscriber {
 		ks = append(ks, k)
 	}
-	slices.SortFunc(ks, cmp)
+	slices.SortFunc(ks, func(a, b store.SubscriberKey) int {
+		return strings.Compare(a.Subscriber+"\x00"+string(a.State), b.Subscriber+"\x00"+string(b.State))
+	})
+	return ks
+}
+
+func parkedKeys(s store.Stats) []store.ParkedKey {
+	ks := make([]store.ParkedKey, 0, len(s.Parked))
+	for k := range s.Parked {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(a, b store.ParkedKey) int {
+		return strings.Compare(string(a.Reason)+"\x00"+string(a.State), string(b.Reason)+"\x00"+string(b.State))
+	})
 	return ks
 }
 
@@ -165,9 +177,7 @@ func writeStoreStats(w io.Writer, s store.Stats, now time.Time) {
 	if len(s.BySubscriber) == 0 {
 		fmt.Fprintln(tw, "(none)\t\t")
 	}
-	for _, k := range sortedKeys(s.BySubscriber, func(a, b store.SubscriberKey) int {
-		return strings.Compare(a.Subscriber+"\x00"+string(a.State), b.Subscriber+"\x00"+string(b.State))
-	}) {
+	for _, k := range subscriberKeys(s) {
 		fmt.Fprintf(tw, "%s\t%s\t%d\n", k.Subscriber, k.State, s.BySubscriber[k])
 	}
 	fmt.Fprintln(tw, "\t\t")
@@ -175,9 +185,7 @@ func writeStoreStats(w io.Writer, s store.Stats, now time.Time) {
 	if len(s.Parked) == 0 {
 		fmt.Fprintln(tw, "(none)\t\t")
 	}
-	for _, k := range sortedKeys(s.Parked, func(a, b store.ParkedKey) int {
-		return strings.Compare(string(a.Reason)+"\x00"+string(a.State), string(b.Reason)+"\x00"+string(b.State))
-	}) {
+	for _, k := range parkedKeys(s) {
 		fmt.Fprintf(tw, "%s\t%s\t%d\n", k.Reason, k.State, s.Parked[k])
 	}
 	fmt.Fprintln(tw, "\t\t")

@@ -3,29 +3,52 @@
 // rules: which keys a block may hold, what a name refers to and whether a
 // value fits are the checker's business.
 //
-// Every node keeps the tokens it was parsed from, so its exact byte range is
-// always at hand for a diagnostic.
+// Every node keeps the byte range it was parsed from, so it is always at
+// hand for a diagnostic.
 package ast
 
 import (
+	"github.com/alecthomas/participle/v2"
 	plexer "github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/jadpo/jadpo/lang/lexer"
 	"github.com/jadpo/jadpo/lang/source"
 )
 
-// Node carries a node's tokens; participle fills the field named Tokens.
+// Node carries a node's byte range. Participle fills the field named Tokens
+// (on the parser's slow path); the parser then keeps only the range and
+// drops the tokens (FromTokens), so a tree does not hold its file's tokens
+// alive: at 64 bytes a token they were most of a check's memory.
 type Node struct {
 	Tokens []plexer.Token
+	// SpanStart and SpanEnd are the range; int32 is ample under the
+	// per-file size limit.
+	SpanStart, SpanEnd int32
 }
 
 // Span is the byte range from the node's first token to the end of its last.
 func (n Node) Span() source.Span {
-	if len(n.Tokens) == 0 {
-		return source.Span{}
+	if len(n.Tokens) > 0 {
+		first, last := n.Tokens[0], n.Tokens[len(n.Tokens)-1]
+		return source.Span{Start: first.Pos.Offset, End: last.Pos.Offset + len(last.Value)}
 	}
-	first, last := n.Tokens[0], n.Tokens[len(n.Tokens)-1]
-	return source.Span{Start: first.Pos.Offset, End: last.Pos.Offset + len(last.Value)}
+	return source.Span{Start: int(n.SpanStart), End: int(n.SpanEnd)}
+}
+
+// SpanOf is the node of tokens' range (none: an empty range).
+func SpanOf(toks []plexer.Token) Node {
+	if len(toks) == 0 {
+		return Node{}
+	}
+	last := toks[len(toks)-1]
+	return Node{SpanStart: int32(toks[0].Pos.Offset), SpanEnd: int32(last.Pos.Offset + len(last.Value))}
+}
+
+// FromTokens replaces the tokens participle put in n by their range.
+func (n *Node) FromTokens() {
+	if n.Tokens != nil {
+		*n = SpanOf(n.Tokens)
+	}
 }
 
 // File is one parsed .jadpo file.
@@ -275,10 +298,29 @@ func (q *QualName) String() string {
 	return string(b)
 }
 
-// Ident is one identifier with its range.
+// Ident is one identifier with its range: where it starts, and its name's
+// length. Identifiers are half the nodes of a tree; without a Node (and
+// its tokens field) each is 24 bytes instead of 48. Participle parses it
+// through Parse.
 type Ident struct {
-	Node
-	Name string `parser:"@Ident"`
+	Start int32
+	Name  string
+}
+
+// Span is the identifier's byte range.
+func (i Ident) Span() source.Span {
+	return source.Span{Start: int(i.Start), End: int(i.Start) + len(i.Name)}
+}
+
+// Parse takes one identifier token, as `@Ident` would (participle.Parseable).
+func (i *Ident) Parse(lex *plexer.PeekingLexer) error {
+	t := lex.Peek()
+	if t.Type != lexer.Ident {
+		return participle.NextMatch
+	}
+	lex.Next()
+	i.Start, i.Name = int32(t.Pos.Offset), t.Value
+	return nil
 }
 
 // TextValue is a text literal's value, unquoted.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/jadpo/jadpo/lang/source"
+	"github.com/jadpo/jadpo/lang/termtext"
 )
 
 // Severity says whether a diagnostic fails the command.
@@ -47,6 +48,15 @@ type Diagnostic struct {
 	// Context is structured detail for editors and scripts (queue, name,
 	// suggestion, ...). Never a config value or a secret.
 	Context map[string]string
+	// Omitted is set on the "and N more" diagnostic that ends a file's
+	// capped list: the errors and warnings it stands for, which the totals
+	// count although they are not shown.
+	Omitted *Omitted
+}
+
+// Omitted counts the diagnostics a cap left out.
+type Omitted struct {
+	Errors, Warnings int
 }
 
 // Related is a contributing location with a sentence about it.
@@ -74,9 +84,9 @@ func (l List) Error() string {
 		}
 		if d.Subject.File != nil {
 			p := d.Subject.File.Position(d.Subject.Span.Start)
-			fmt.Fprintf(&b, "%s:%d:%d: ", d.Subject.File.Path, p.Line, p.Column)
+			fmt.Fprintf(&b, "%s:%d:%d: ", termtext.Line(d.Subject.File.Path), p.Line, p.Column)
 		}
-		fmt.Fprintf(&b, "%s[%s]: %s", d.Severity, d.Code, d.Summary)
+		fmt.Fprintf(&b, "%s[%s]: %s", d.Severity, d.Code, termtext.Text(d.Summary))
 	}
 	return b.String()
 }
@@ -90,11 +100,75 @@ func (l List) Warnings() int { return l.count(Warning) }
 func (l List) count(s Severity) int {
 	n := 0
 	for _, d := range l {
-		if d.Severity == s {
+		switch {
+		case d.Omitted != nil && s == Error:
+			n += d.Omitted.Errors
+		case d.Omitted != nil:
+			n += d.Omitted.Warnings
+		case d.Severity == s:
 			n++
 		}
 	}
 	return n
+}
+
+// MaxPerFile is how many diagnostics a file shows: past it one more
+// diagnostic says how many were left out (docs/language.md, "How diagnostics are shown"). The
+// first hundred are where to start; a file with more is usually one
+// mistake repeated, and a million of them would flood any terminal or editor.
+const MaxPerFile = 100
+
+// Capped keeps the first max diagnostics of each file of a sorted list and
+// puts one toolchain.more_diagnostics in place of the rest, at the first
+// left out. Problems with the project as a whole are never left out.
+func (l List) Capped(max int) List {
+	out := l[:0:0]
+	for i := 0; i < len(l); {
+		d := l[i]
+		if d.Subject.File == nil {
+			out = append(out, d)
+			i++
+			continue
+		}
+		j := i
+		for j < len(l) && l[j].Subject.File != nil && l[j].Subject.File.Path == d.Subject.File.Path {
+			j++
+		}
+		if j-i <= max {
+			out = append(out, l[i:j]...)
+			i = j
+			continue
+		}
+		out = append(out, l[i:i+max]...)
+		var o Omitted
+		for _, left := range l[i+max : j] {
+			if left.Omitted != nil {
+				o.Errors += left.Omitted.Errors
+				o.Warnings += left.Omitted.Warnings
+			} else if left.Severity == Error {
+				o.Errors++
+			} else {
+				o.Warnings++
+			}
+		}
+		first := l[i+max]
+		n := o.Errors + o.Warnings
+		what := "problems"
+		if n == 1 {
+			what = "problem"
+		}
+		more := &Diagnostic{Code: "toolchain.more_diagnostics", Severity: Warning,
+			Summary: fmt.Sprintf("and %d more %s in %s", n, what, d.Subject.File.Path),
+			Label:   "the first one left out", Subject: first.Subject, Omitted: &o,
+			Help: fmt.Sprintf("a file shows at most %d diagnostics; fix these and check again", max)}
+		if o.Errors > 0 {
+			more.Severity = Error
+		}
+		more.With("omitted", fmt.Sprint(n)).With("errors", fmt.Sprint(o.Errors)).With("warnings", fmt.Sprint(o.Warnings))
+		out = append(out, more)
+		i = j
+	}
+	return out
 }
 
 // HasErrors reports whether any diagnostic is an error.

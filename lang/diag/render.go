@@ -4,15 +4,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/jadpo/jadpo/lang/source"
+	"github.com/jadpo/jadpo/lang/termtext"
 )
 
 // TextOptions shape the human rendering.
 type TextOptions struct {
 	Color bool // ANSI colour; the caller decides (a terminal, and no NO_COLOR)
+	// Dir is put before each file's project-relative path: the project folder as given
+	// where the command ran, so that `jadpo check m22` shows m22/app.jadpo:17:27, a path
+	// that can be pasted there. JSON keeps project-relative paths (diagnostics.md).
+	Dir string
 }
 
 const (
@@ -25,7 +31,9 @@ const (
 
 // WriteText renders each diagnostic as people read it on stderr, in the
 // shape rustc made familiar: the summary, the place, the line with carets
-// under the subject, then help.
+// under the subject, then help. Everything taken from the project (paths,
+// names in summaries, source lines) goes through termtext, so a file cannot
+// drive the terminal; a long line is shown as a window around the subject.
 func WriteText(w io.Writer, l List, opt TextOptions) {
 	paint := func(code, s string) string {
 		if !opt.Color {
@@ -38,7 +46,7 @@ func WriteText(w io.Writer, l List, opt TextOptions) {
 		if d.Severity == Warning {
 			sev = paint(ansiYel, d.Severity.String())
 		}
-		fmt.Fprintf(w, "%s%s %s\n", sev, paint(ansiBold, "["+d.Code+"]:"), paint(ansiBold, d.Summary))
+		fmt.Fprintf(w, "%s%s %s\n", sev, paint(ansiBold, "["+d.Code+"]:"), paint(ansiBold, termtext.Text(d.Summary)))
 		gutter := 0
 		if d.Subject.File != nil {
 			gutter = len(fmt.Sprint(d.Subject.File.Position(d.Subject.Span.Start).Line))
@@ -49,61 +57,101 @@ func WriteText(w io.Writer, l List, opt TextOptions) {
 					}
 				}
 			}
-			writeSnippet(w, d.Subject, d.Label, gutter, paint)
+			writeSnippet(w, d.Subject, d.Label, gutter, opt.Dir, paint)
 		}
 		for _, r := range d.Related {
 			if r.Range.File == nil {
 				continue
 			}
-			fmt.Fprintf(w, "%s%s %s\n", strings.Repeat(" ", gutter+1), paint(ansiBlue, "="), paint(ansiBold, "note:")+" "+r.Message)
-			writeSnippet(w, r.Range, "", gutter, paint)
+			fmt.Fprintf(w, "%s%s %s\n", strings.Repeat(" ", gutter+1), paint(ansiBlue, "="), paint(ansiBold, "note:")+" "+termtext.Text(r.Message))
+			writeSnippet(w, r.Range, "", gutter, opt.Dir, paint)
 		}
 		if h := d.HelpText(); h != "" {
-			fmt.Fprintf(w, "%s%s help: %s\n", strings.Repeat(" ", gutter+1), paint(ansiBlue, "="), h)
+			fmt.Fprintf(w, "%s%s help: %s\n", strings.Repeat(" ", gutter+1), paint(ansiBlue, "="), termtext.Text(h))
 		}
 		fmt.Fprintln(w)
 	}
 }
 
-func writeSnippet(w io.Writer, r source.Range, label string, gutter int, paint func(string, string) string) {
+// A source line up to ExcerptWhole bytes is shown whole; a longer one as a
+// window of ExcerptBefore characters before the subject and ExcerptAfter
+// from its start, with `…` where it was cut (docs/language.md, "How diagnostics are shown").
+const (
+	ExcerptWhole  = 120
+	ExcerptBefore = 40
+	ExcerptAfter  = 80
+)
+
+func writeSnippet(w io.Writer, r source.Range, label string, gutter int, dir string, paint func(string, string) string) {
 	f := r.File
 	start := f.Position(r.Span.Start)
 	pad := strings.Repeat(" ", gutter)
-	fmt.Fprintf(w, "%s%s %s:%d:%d\n", pad, paint(ansiBlue, "-->"), f.Path, start.Line, start.Column)
+	path := f.Path
+	if dir != "" && !filepath.IsAbs(path) {
+		path = filepath.Join(dir, filepath.FromSlash(path))
+	}
+	fmt.Fprintf(w, "%s%s %s:%d:%d\n", pad, paint(ansiBlue, "-->"), termtext.Line(path), start.Line, start.Column)
 	fmt.Fprintf(w, "%s %s\n", pad, paint(ansiBlue, "|"))
-	line := f.Line(start.Line)
-	fmt.Fprintf(w, "%s %s %s\n", paint(ansiBlue, fmt.Sprintf("%*d", gutter, start.Line)), paint(ansiBlue, "|"), line)
-	// Carets under the span's part on its first line, at least one wide,
-	// keeping the line's tabs so they line up in any terminal.
-	prefix := []rune(line)
-	col := start.Column - 1
-	if col > len(prefix) {
-		col = len(prefix)
+	lineStart, lineEnd := f.LineBounds(start.Line)
+	at := min(max(start.Byte, lineStart), lineEnd)
+	from, to := lineStart, lineEnd
+	if lineEnd-lineStart > ExcerptWhole {
+		from, to = back(f.Content, at, lineStart, ExcerptBefore), forward(f.Content, at, lineEnd, ExcerptAfter)
 	}
-	var lead strings.Builder
-	for _, c := range prefix[:col] {
-		if c == '\t' {
-			lead.WriteRune('\t')
-		} else {
-			lead.WriteRune(' ')
+	// The excerpt, and the carets under the span's part on it, at least one
+	// wide, keeping the line's tabs so they line up in any terminal; an
+	// escaped character is as wide as its escape.
+	var text, lead strings.Builder
+	if from > lineStart {
+		text.WriteString("…")
+		lead.WriteByte(' ')
+	}
+	end := min(max(r.Span.End, at), to)
+	width := 0
+	for i := from; i < to; {
+		c, size := utf8.DecodeRune(f.Content[i:to])
+		shown := termtext.Rune(c)
+		if c == utf8.RuneError && size <= 1 {
+			shown = fmt.Sprintf(`\x%02x`, f.Content[i])
 		}
-	}
-	end := r.Span.End
-	if lineEnd := r.Span.Start + len(line) - len(string(prefix[:col])); end > lineEnd {
-		end = lineEnd
-	}
-	width := 1
-	if end > r.Span.Start {
-		width = utf8.RuneCount(f.Content[r.Span.Start:end])
-		if width == 0 {
-			width = 1
+		text.WriteString(shown)
+		switch {
+		case i < at && c == '\t':
+			lead.WriteByte('\t')
+		case i < at:
+			lead.WriteString(strings.Repeat(" ", utf8.RuneCountInString(shown)))
+		case i < end:
+			width += utf8.RuneCountInString(shown)
 		}
+		i += size
 	}
-	carets := strings.Repeat("^", width)
+	if to < lineEnd {
+		text.WriteString("…")
+	}
+	fmt.Fprintf(w, "%s %s %s\n", paint(ansiBlue, fmt.Sprintf("%*d", gutter, start.Line)), paint(ansiBlue, "|"), text.String())
+	carets := strings.Repeat("^", max(width, 1))
 	if label != "" {
-		carets += " " + label
+		carets += " " + termtext.Text(label)
 	}
 	fmt.Fprintf(w, "%s %s %s%s\n", pad, paint(ansiBlue, "|"), lead.String(), paint(ansiRed, carets))
+}
+
+// back steps n characters back from i, not before lo.
+func back(b []byte, i, lo, n int) int {
+	for ; n > 0 && i > lo; n-- {
+		_, size := utf8.DecodeLastRune(b[lo:i])
+		i -= size
+	}
+	return i
+}
+
+// forward steps n characters on from i, not past hi.
+func forward(b []byte, i, hi, n int) int {
+	for ; n > 0 && i < hi; n-- {
+		_, size := utf8.DecodeRune(b[i:hi])
+		i += size
+	}
+	return i
 }
 
 // Report is the JSON document editors and scripts read (diagnostics.md).

@@ -8,6 +8,7 @@
 package lexer
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	plexer "github.com/alecthomas/participle/v2/lexer"
@@ -46,6 +47,9 @@ type Problem struct {
 // [Pos.Offset, Pos.Offset+len(Value)).
 func Lex(src string) ([]plexer.Token, []Problem) {
 	l := lexState{src: src, toks: make([]plexer.Token, 0, len(src)/7+16)}
+	if strings.HasPrefix(src, source.BOM) {
+		l.i = len(source.BOM) // a leading byte order mark is not text
+	}
 	l.run()
 	l.toks = append(l.toks, plexer.Token{Type: plexer.EOF, Pos: plexer.Position{Offset: len(src)}})
 	return l.toks, l.probs

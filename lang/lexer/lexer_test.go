@@ -234,3 +234,20 @@ func BenchmarkLex(b *testing.B) {
 		Lex(src)
 	}
 }
+
+// Issue 11, point 12: a file saved with a UTF-8 byte order mark was refused
+// (`syntax.stray_character` at 1:1). A leading one is skipped; one further
+// in is still a stray character.
+func TestLexSkipsLeadingBOM(t *testing.T) {
+	toks := lexClean(t, "\uFEFFstore primary {}")
+	if got := kinds(toks); got != "Ident:store Ident:primary Punct:{ Punct:} EOF:" {
+		t.Fatalf("tokens %s", got)
+	}
+	if toks[0].Pos.Offset != 3 {
+		t.Fatalf("the first token is at byte %d, want 3 (offsets count the mark, as the file does)", toks[0].Pos.Offset)
+	}
+	_, probs := Lex("store \uFEFFprimary {}")
+	if len(probs) != 1 || probs[0].Code != "syntax.stray_character" {
+		t.Fatalf("a mark after the start: %+v", probs)
+	}
+}

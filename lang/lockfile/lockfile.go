@@ -1,22 +1,24 @@
 // Package lockfile installs packages into a project and keeps jadpo.lock, the
 // record of which packages are installed and the sha256 of each one's files.
-// `jadpo package add` installs through it and `jadpo check` verifies with it,
-// so both compute the one Digest.
+// `jadpo package add` installs through it; `jadpo check` and `jadpo package
+// list` verify with its one VerifyLock.
 //
 // A project's packages live in packages/<Name>.<version>/ (package.jadpo,
 // resources/*.jadpo, provides/*.jadpo, ...). A package's files are every
 // regular file under its folder whose path has no segment starting with '.'
 // (so .DS_Store or an editor's .swp file do not count); a symbolic link is an
-// error.
+// error, and so is a name outside the safe set (ValidPath, PathRule).
 //
 // jadpo.lock is text, one installed package a line, sorted by name:
 //
 //	# jadpo.lock: the packages installed under packages/ and the sha256 of their files.
 //	# Written by `jadpo package add`; `jadpo check` refuses a package that does not match.
 //	AmazonSqs.v2012_11_05 sha256:<64 hex digits>
+//	  package.jadpo sha256:<64 hex digits>
 //
 // Lines starting with '#' and blank lines are comments; a line is a package
-// name and its Digest separated by white space; CRLF line ends are read too.
+// name and its Digest separated by spaces or tabs, and each indented line
+// under it one file's path and FileDigest; CRLF line ends are read too.
 // Written files always use LF and the two comment lines above.
 package lockfile
 
@@ -36,6 +38,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
+
+	"github.com/jadpo/jadpo/lang/source"
+	"github.com/jadpo/jadpo/providers/catalog"
 )
 
 // FileName is the lock file's name, in the project's root.
@@ -46,6 +52,9 @@ const PackagesDir = "packages"
 
 // HeaderFile is the file holding a package's header.
 const HeaderFile = "package.jadpo"
+
+// MaxPackageSize bounds the files of one package read together: 256 MiB.
+const MaxPackageSize = 256 << 20
 
 const digestPrefix = "sha256:"
 
@@ -130,88 +139,17 @@ type Entry struct {
 	Name   string // "AmazonSqs.v2012_11_05"
 	Digest string // "sha256:<hex>" of all the package's files (Digest)
 	// Files holds each file's own digest (FileDigest) by its path in the
-	// package, so that a check verifies just the files it reads: a large
-	// package costs what is used of it. Nil for a lock written without them,
-	// and for a lock read by Index (see File).
+	// package. Nil for a lock written without them.
 	Files map[string]string
-	// fileLines are the entry's indented file lines as read by Index: a
-	// view of the lock's bytes, not a copy.
-	fileLines []byte
 }
 
 // HasFiles reports whether the entry records its files' digests.
-func (e Entry) HasFiles() bool { return e.Files != nil || len(e.fileLines) > 0 }
+func (e Entry) HasFiles() bool { return e.Files != nil }
 
-// File is the recorded digest of one file of the package. An entry read by
-// Index finds it in the file lines as written, without reading the others.
+// File is the recorded digest of one file of the package.
 func (e Entry) File(path string) (string, bool) {
-	if e.Files != nil {
-		d, ok := e.Files[path]
-		return d, ok
-	}
-	rest := e.fileLines
-	for len(rest) > 0 {
-		line, next, _ := bytes.Cut(rest, []byte{'\n'})
-		rest = next
-		line = bytes.TrimSpace(line)
-		p, digest, ok := bytes.Cut(line, []byte{' '})
-		if ok && string(p) == path {
-			d := string(bytes.TrimSpace(digest))
-			return d, validDigest(d)
-		}
-	}
-	return "", false
-}
-
-// Index reads jadpo.lock for a check: the package lines are read and
-// checked as Parse does, each package's file lines are kept as written and
-// searched by File on demand, so a lock of a large package costs a check
-// what it uses of it. Use Parse to read and check every line.
-func Index(data []byte) (*Lock, error) {
-	l := &Lock{}
-	text := data
-	lineNo := 0
-	for len(text) > 0 {
-		start := len(data) - len(text)
-		raw, rest, _ := bytes.Cut(text, []byte{'\n'})
-		text = rest
-		lineNo++
-		if len(raw) > 0 && (raw[0] == ' ' || raw[0] == '\t') {
-			if len(l.Entries) == 0 {
-				if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] == '#' {
-					continue // blank, or a comment, as Parse reads it
-				}
-				return nil, fmt.Errorf("%s:%d: want an indented `<path> sha256:<hex>` under a package's line", FileName, lineNo)
-			}
-			// The block of file lines runs to the next unindented line.
-			for len(text) > 0 && (text[0] == ' ' || text[0] == '\t' || text[0] == '\r' || text[0] == '\n') {
-				_, after, _ := bytes.Cut(text, []byte{'\n'})
-				text = after
-				lineNo++
-			}
-			l.Entries[len(l.Entries)-1].fileLines = data[start : len(data)-len(text) : len(data)-len(text)]
-			continue
-		}
-		line := string(bytes.TrimSpace(raw))
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		fields := strings.Fields(line)
-		if len(fields) != 2 || !validDigest(fields[1]) {
-			return nil, fmt.Errorf("%s:%d: want `<Name>.<version> sha256:<hex>`", FileName, lineNo)
-		}
-		if _, _, err := SplitName(fields[0]); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", FileName, lineNo, err)
-		}
-		for _, e := range l.Entries {
-			if e.Name == fields[0] {
-				return nil, fmt.Errorf("%s:%d: %s is listed twice", FileName, lineNo, fields[0])
-			}
-		}
-		l.Entries = append(l.Entries, Entry{Name: fields[0], Digest: fields[1]})
-	}
-	l.sort()
-	return l, nil
+	d, ok := e.Files[path]
+	return d, ok
 }
 
 // FileDigest is one file's digest: "sha256:" and the hex SHA-256 of its content.
@@ -232,63 +170,155 @@ func FileDigests(files map[string][]byte) map[string]string {
 // Lock is jadpo.lock's content.
 type Lock struct {
 	Entries []Entry // sorted by Name
+	// lines is where each package's line starts in the text Parse read
+	// (byte offset), so that a problem with an entry can point at it.
+	lines map[string]int
 }
 
-// Parse reads jadpo.lock's text. Errors name the line.
+// Offset is where name's line starts in the text the lock was parsed from.
+func (l *Lock) Offset(name string) (int, bool) {
+	off, ok := l.lines[name]
+	return off, ok
+}
+
+// ParseError is a line of jadpo.lock that cannot be read, with where: Line
+// and Col count from 1 (Col in bytes), Offset and Len are the bytes at fault.
+type ParseError struct {
+	Line, Col   int
+	Offset, Len int
+	Msg         string
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", FileName, e.Line, e.Col, e.Msg)
+}
+
+// Parse reads jadpo.lock's text. It accepts only what Bytes writes, give or
+// take comments, blank lines, CRLF line ends and runs of spaces or tabs
+// between fields: names and paths of the safe set (ValidPath, SplitName) and
+// digests of 64 lower-case hex digits; any other byte outside a comment is
+// an error. Errors name the line and column.
 func Parse(data []byte) (*Lock, error) {
-	l := &Lock{}
-	seen := map[string]bool{}
-	for i, raw := range strings.Split(string(data), "\n") {
-		line := strings.TrimSpace(strings.TrimSuffix(raw, "\r"))
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+	l := &Lock{lines: map[string]int{}}
+	lineNo := 0
+	for start := 0; start < len(data); {
+		end := bytes.IndexByte(data[start:], '\n')
+		next := len(data)
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += start
+			next = end + 1
 		}
-		fields := strings.Fields(line)
-		if raw[0] == ' ' || raw[0] == '\t' {
-			// A file of the package above: `  <path> sha256:<hex>`.
-			if len(l.Entries) == 0 || len(fields) != 2 || !ValidPath(fields[0]) || !validDigest(fields[1]) {
-				return nil, fmt.Errorf("%s:%d: want an indented `<path> sha256:<hex>` under a package's line", FileName, i+1)
-			}
-			e := &l.Entries[len(l.Entries)-1]
-			if e.Files == nil {
-				e.Files = map[string]string{}
-			}
-			if _, dup := e.Files[fields[0]]; dup {
-				return nil, fmt.Errorf("%s:%d: %s is listed twice", FileName, i+1, fields[0])
-			}
-			e.Files[fields[0]] = fields[1]
-			continue
+		lineNo++
+		if err := l.parseLine(data, start, strings.TrimSuffix(string(data[start:end]), "\r"), lineNo); err != nil {
+			return nil, err
 		}
-		if len(fields) != 2 {
-			return nil, fmt.Errorf("%s:%d: want `<Name>.<version> sha256:<hex>`", FileName, i+1)
-		}
-		if _, _, err := SplitName(fields[0]); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", FileName, i+1, err)
-		}
-		if !validDigest(fields[1]) {
-			return nil, fmt.Errorf("%s:%d: the digest must be sha256: and 64 lower-case hex digits", FileName, i+1)
-		}
-		if seen[fields[0]] {
-			return nil, fmt.Errorf("%s:%d: %s is listed twice", FileName, i+1, fields[0])
-		}
-		seen[fields[0]] = true
-		l.Entries = append(l.Entries, Entry{Name: fields[0], Digest: fields[1]})
+		start = next
 	}
 	l.sort()
 	return l, nil
+}
+
+// field is one white-space separated word of a line and where it starts in it.
+type field struct {
+	text string
+	at   int
+}
+
+func (l *Lock) parseLine(data []byte, start int, line string, lineNo int) error {
+	fail := func(at, n int, format string, args ...any) error {
+		if n < 1 {
+			n = 1
+		}
+		return &ParseError{Line: lineNo, Col: at + 1, Offset: start + at, Len: n, Msg: fmt.Sprintf(format, args...)}
+	}
+	body := strings.TrimLeft(line, " \t")
+	if body == "" || body[0] == '#' {
+		return nil // blank, or a comment
+	}
+	var fields []field
+	for i := 0; i < len(line); {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t':
+			i++
+		case c < 0x21 || c > 0x7e:
+			return fail(i, 1, "byte 0x%02x is not allowed here: a lock line holds printable ASCII only (a name, a path and a sha256: digest)", c)
+		default:
+			j := i
+			for j < len(line) && line[j] > 0x20 && line[j] < 0x7f {
+				j++
+			}
+			fields = append(fields, field{line[i:j], i})
+			i = j
+		}
+	}
+	indented := line[0] == ' ' || line[0] == '\t'
+	if indented {
+		// A file of the package above: `  <path> sha256:<hex>`.
+		if len(l.Entries) == 0 {
+			return fail(fields[0].at, len(fields[0].text), "a file line comes before any package's line: want `<Name>.<version> sha256:<hex>` first")
+		}
+		if len(fields) != 2 {
+			return fail(fields[0].at, len(body), "want an indented `<path> sha256:<hex>` under a package's line")
+		}
+		if !ValidPath(fields[0].text) {
+			return fail(fields[0].at, len(fields[0].text), "%q is not a package file path (%s)", fields[0].text, PathRule)
+		}
+		if !validDigest(fields[1].text) {
+			return fail(fields[1].at, len(fields[1].text), "the digest must be sha256: and 64 lower-case hex digits")
+		}
+		e := &l.Entries[len(l.Entries)-1]
+		if e.Files == nil {
+			e.Files = map[string]string{}
+		}
+		if _, dup := e.Files[fields[0].text]; dup {
+			return fail(fields[0].at, len(fields[0].text), "%s is listed twice under %s", fields[0].text, e.Name)
+		}
+		e.Files[fields[0].text] = fields[1].text
+		return nil
+	}
+	if len(fields) != 2 {
+		return fail(fields[0].at, len(body), "want `<Name>.<version> sha256:<hex>`")
+	}
+	name := fields[0].text
+	if _, _, err := SplitName(name); err != nil {
+		return fail(fields[0].at, len(name), "%v", err)
+	}
+	if !validDigest(fields[1].text) {
+		return fail(fields[1].at, len(fields[1].text), "the digest must be sha256: and 64 lower-case hex digits")
+	}
+	if _, dup := l.lines[name]; dup {
+		return fail(fields[0].at, len(name), "%s is listed twice", name)
+	}
+	l.lines[name] = start
+	l.Entries = append(l.Entries, Entry{Name: name, Digest: fields[1].text})
+	return nil
 }
 
 func (l *Lock) sort() {
 	sort.Slice(l.Entries, func(i, j int) bool { return l.Entries[i].Name < l.Entries[j].Name })
 }
 
-// Bytes writes the lock's text.
-func (l *Lock) Bytes() []byte {
+// Bytes writes the lock's text. It refuses an entry Parse could not read
+// back (a name, path or digest outside the safe set), so a lock on disk
+// never says more or other than its entries.
+func (l *Lock) Bytes() ([]byte, error) {
 	l.sort()
 	var b bytes.Buffer
 	b.WriteString("# jadpo.lock: the packages installed under packages/ and the sha256 of their files.\n")
 	b.WriteString("# Written by `jadpo package add`; `jadpo check` refuses a package that does not match.\n")
-	for _, e := range l.Entries {
+	for i, e := range l.Entries {
+		if _, _, err := SplitName(e.Name); err != nil {
+			return nil, fmt.Errorf("cannot write %s: %w", FileName, err)
+		}
+		if i > 0 && l.Entries[i-1].Name == e.Name {
+			return nil, fmt.Errorf("cannot write %s: %s is in it twice", FileName, e.Name)
+		}
+		if !validDigest(e.Digest) {
+			return nil, fmt.Errorf("cannot write %s: the digest of %s, %q, is not sha256: and 64 lower-case hex digits", FileName, e.Name, e.Digest)
+		}
 		b.WriteString(e.Name + " " + e.Digest + "\n")
 		paths := make([]string, 0, len(e.Files))
 		for p := range e.Files {
@@ -296,10 +326,16 @@ func (l *Lock) Bytes() []byte {
 		}
 		sort.Strings(paths)
 		for _, p := range paths {
+			if !ValidPath(p) {
+				return nil, fmt.Errorf("cannot write %s: package %s: %q is not a package file path (%s)", FileName, e.Name, p, PathRule)
+			}
+			if !validDigest(e.Files[p]) {
+				return nil, fmt.Errorf("cannot write %s: package %s: the digest of %s, %q, is not sha256: and 64 lower-case hex digits", FileName, e.Name, p, e.Files[p])
+			}
 			b.WriteString("  " + p + " " + e.Files[p] + "\n")
 		}
 	}
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
 // Get finds an entry by full name.
@@ -341,7 +377,7 @@ func (l *Lock) Remove(name string) bool {
 // Read reads projectDir's jadpo.lock; a project without one has an empty
 // lock.
 func Read(projectDir string) (*Lock, error) {
-	data, err := os.ReadFile(filepath.Join(projectDir, FileName))
+	data, err := source.ReadLocalFile(filepath.Join(projectDir, FileName), source.MaxAnyFileSize) // never waits on a named pipe
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Lock{}, nil
 	}
@@ -354,7 +390,11 @@ func Read(projectDir string) (*Lock, error) {
 // Write writes projectDir's jadpo.lock (through a temporary file and a
 // rename, so a reader never sees half of it).
 func Write(projectDir string, l *Lock) error {
-	return writeAtomic(filepath.Join(projectDir, FileName), l.Bytes())
+	data, err := l.Bytes()
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(projectDir, FileName), data)
 }
 
 func writeAtomic(target string, data []byte) error {
@@ -375,55 +415,98 @@ func randomSuffix() string {
 	return hex.EncodeToString(b[:])
 }
 
+// PathRule says which package file paths are allowed, for error messages.
+const PathRule = "folders and files of a package are named with ASCII letters, digits, `_`, `-` and `.`, " +
+	"not starting with `.`, at most 255 bytes each, separated by `/`"
+
 // ValidPath reports whether p can name a file inside a package: relative,
-// slash-separated, clean, without empty, "." or ".." segments and without a
-// segment starting with '.'.
+// slash-separated segments of the safe set (letters, digits, '_', '-', '.',
+// not starting with '.', at most 255 bytes). The set keeps every path one
+// word of a lock line: no space, newline or other byte that could end it.
 func ValidPath(p string) bool {
-	if p == "" || strings.ContainsAny(p, "\\\x00") || path.Clean(p) != p || strings.HasPrefix(p, "/") {
+	if p == "" || len(p) > 4096 {
 		return false
 	}
 	for _, seg := range strings.Split(p, "/") {
-		if seg == "" || strings.HasPrefix(seg, ".") {
+		if seg == "" || seg[0] == '.' || len(seg) > 255 {
 			return false
+		}
+		for i := 0; i < len(seg); i++ {
+			c := seg[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+				return false
+			}
 		}
 	}
 	return true
 }
 
 // ReadDir reads a package's files from dir, keyed by slash-separated path.
+//
+// Each file is at most source.MaxFileSize and all of them MaxPackageSize, so
+// pointing at the wrong folder cannot read gigabytes.
 func ReadDir(dir string) (map[string][]byte, error) {
+	return readTree(os.DirFS(dir), ".", func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) },
+		func(p string) ([]byte, error) {
+			return source.ReadLocalFile(filepath.Join(dir, filepath.FromSlash(p)), source.MaxFileSize)
+		})
+}
+
+// ReadFS reads the package's files in folder root of fsys (a project's
+// "packages/<Name>.<version>"), keyed by their path inside the package.
+func ReadFS(fsys fs.FS, root string) (map[string][]byte, error) {
+	return readTree(fsys, root, func(rel string) string { return path.Join(root, rel) }, func(p string) ([]byte, error) {
+		if info, err := fs.Stat(fsys, p); err == nil && info.Size() > source.MaxFileSize {
+			return nil, fmt.Errorf("cannot read %s: it is %s, over the limit of %s", p, source.Size(info.Size()), source.Size(source.MaxFileSize))
+		}
+		return fs.ReadFile(fsys, p)
+	})
+}
+
+// readTree reads every regular file under root whose path has no segment
+// starting with '.'; show is how an error names a file. A name outside the
+// safe set (ValidPath) is refused before its content is read; read reads
+// one file (bounded), all of them at most MaxPackageSize.
+func readTree(fsys fs.FS, root string, show func(rel string) string, read func(p string) ([]byte, error)) (map[string][]byte, error) {
 	files := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	var total int64
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if p == dir {
+		if p == root {
 			return nil
+		}
+		rel := strings.TrimPrefix(p, root+"/")
+		if root == "." {
+			rel = p
 		}
 		if strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
 			return nil
 		}
+		if !ValidPath(rel) {
+			return fmt.Errorf("%q cannot be in a package: %s", show(rel), PathRule)
+		}
 		if d.Type()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%s is a symbolic link; a package holds regular files only", p)
+			return fmt.Errorf("%s is a symbolic link; a package holds regular files only", show(rel))
 		}
 		if d.IsDir() {
 			return nil
 		}
 		if !d.Type().IsRegular() {
-			return fmt.Errorf("%s is not a regular file", p)
+			return fmt.Errorf("%s is not a regular file", show(rel))
 		}
-		rel, err := filepath.Rel(dir, p)
+		b, err := read(p)
 		if err != nil {
 			return err
 		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
+		if total += int64(len(b)); total > MaxPackageSize {
+			return fmt.Errorf("%s holds more than %s of files, the limit of a package", show("."), source.Size(MaxPackageSize))
 		}
-		files[filepath.ToSlash(rel)] = b
+		files[rel] = b
 		return nil
 	})
 	if err != nil {
@@ -483,10 +566,14 @@ func Install(projectDir, name string, files map[string][]byte) (changed bool, er
 	if declared != name {
 		return false, fmt.Errorf("%s declares package %s, not %s", HeaderFile, declared, name)
 	}
-	for p := range files {
+	for _, p := range sortedPaths(files) {
 		if !ValidPath(p) {
-			return false, fmt.Errorf("package %s: %q is not a valid file path inside a package", name, p)
+			return false, fmt.Errorf("package %s: the file %q cannot be in a package: %s", name, p, PathRule)
 		}
+	}
+	digest := Digest(files)
+	if !catalogueCopy(name, digest) {
+		return false, fmt.Errorf("%s", notCatalogueMessage(name, "the files to install", files))
 	}
 
 	lock, err := Read(projectDir)
@@ -502,7 +589,6 @@ func Install(projectDir, name string, files map[string][]byte) (changed bool, er
 			"to install %s, remove %s/%s/ and its line in %s first", others[0], name, PackagesDir, others[0], FileName)
 	}
 
-	digest := Digest(files)
 	dir := filepath.Join(projectDir, PackagesDir, name)
 	if e, ok := lock.Get(name); ok && e.Digest == digest && e.Files != nil {
 		if onDisk, err := ReadDir(dir); err == nil && Digest(onDisk) == digest {
@@ -550,6 +636,16 @@ func writeFiles(dir string, files map[string][]byte) error {
 // ./path`), named by its package.jadpo header. It returns the package's
 // name and whether anything changed.
 func InstallDir(projectDir, srcDir string) (name string, changed bool, err error) {
+	// package.jadpo first: a folder that is no package is refused before
+	// anything in it is read.
+	headerPath := filepath.Join(srcDir, HeaderFile)
+	if st, err := os.Lstat(headerPath); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return "", false, fmt.Errorf("%s has no %s: it is not a package folder", srcDir, HeaderFile)
+	} else if err != nil {
+		return "", false, err
+	} else if !st.Mode().IsRegular() {
+		return "", false, fmt.Errorf("%s is not a regular file; a package holds regular files only", headerPath)
+	}
 	files, err := ReadDir(srcDir)
 	if err != nil {
 		return "", false, err
@@ -573,8 +669,17 @@ type ProblemKind string
 const (
 	// NotLocked: a folder under packages/ with no line in jadpo.lock.
 	NotLocked ProblemKind = "not_locked"
-	// Modified: the folder's files no longer have the lock's digest.
+	// Modified: a file of the folder is not the file the lock records
+	// (changed, added or removed since; Problem.File names it).
 	Modified ProblemKind = "modified"
+	// LockInconsistent: every file matches its own line, but not the
+	// package line's digest of them all: the lock was edited.
+	LockInconsistent ProblemKind = "lock_inconsistent"
+	// NoFileDigests: the lock records the package without its files' lines.
+	NoFileDigests ProblemKind = "no_file_digests"
+	// NotCatalogue: the package bears the name of a catalogue package but
+	// the lock's digest is of no copy the catalogue published.
+	NotCatalogue ProblemKind = "not_catalogue"
 	// Missing: a line in jadpo.lock with no folder under packages/.
 	Missing ProblemKind = "missing"
 	// BadName: a folder under packages/ not named <Name>.<version>.
@@ -590,19 +695,30 @@ type Problem struct {
 	Package string      // "AmazonSqs.v2012_11_05", or the folder's name
 	Kind    ProblemKind //
 	Path    string      // "packages/AmazonSqs.v2012_11_05" or "jadpo.lock"
+	File    string      // for Modified: the file's path in the package
 	Message string      // what is wrong and how to fix it
 }
 
-// Verify checks projectDir's packages/ against its jadpo.lock. It returns
-// the problems found, sorted by package then kind; the error is for a lock
-// that cannot be read.
+// Verify reads projectDir's jadpo.lock and checks its packages/ against it
+// (VerifyLock). The error is for a lock that cannot be read.
 func Verify(projectDir string) ([]Problem, error) {
 	lock, err := Read(projectDir)
 	if err != nil {
 		return nil, err
 	}
+	return VerifyLock(os.DirFS(projectDir), lock)
+}
+
+// VerifyLock is the one check of a project's packages against its lock,
+// used by `jadpo check` (and so `build`) and `jadpo package list` alike:
+// every file of every installed package is read and must have its own
+// line's digest, the files together the package line's digest, and a
+// package bearing a catalogue name a digest the catalogue published. It
+// returns the problems found, sorted by package then kind; the error is
+// for packages/ that cannot be listed.
+func VerifyLock(fsys fs.FS, lock *Lock) ([]Problem, error) {
 	var problems []Problem
-	entries, err := os.ReadDir(filepath.Join(projectDir, PackagesDir))
+	entries, err := fs.ReadDir(fsys, PackagesDir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -617,7 +733,7 @@ func Verify(projectDir string) ([]Problem, error) {
 		base, _, err := SplitName(name)
 		if err != nil {
 			problems = append(problems, Problem{Package: name, Kind: BadName, Path: rel,
-				Message: fmt.Sprintf("%s/ is not named <Name>.<version>, like AmazonSqs.v2012_11_05", rel)})
+				Message: fmt.Sprintf("%q is not named <Name>.<version>, like AmazonSqs.v2012_11_05", rel+"/")})
 			continue
 		}
 		present[name] = true
@@ -628,16 +744,7 @@ func Verify(projectDir string) ([]Problem, error) {
 				Message: fmt.Sprintf("%s/ is not in %s: install it with `jadpo package add %s` (or `jadpo package add ./path/to/%s` for a local package)", rel, FileName, name, name)})
 			continue
 		}
-		files, err := ReadDir(filepath.Join(projectDir, PackagesDir, name))
-		if err != nil {
-			problems = append(problems, Problem{Package: name, Kind: Unreadable, Path: rel,
-				Message: fmt.Sprintf("%s/ cannot be read: %v", rel, err)})
-			continue
-		}
-		if Digest(files) != e.Digest {
-			problems = append(problems, Problem{Package: name, Kind: Modified, Path: rel,
-				Message: fmt.Sprintf("the files of %s/ no longer match their sha256 in %s: restore them with `jadpo package add %s`", rel, FileName, name)})
-		}
+		problems = append(problems, verifyEntry(fsys, e)...)
 	}
 	for _, e := range lock.Entries {
 		base, _, _ := SplitName(e.Name)
@@ -664,6 +771,121 @@ func Verify(projectDir string) ([]Problem, error) {
 		return problems[i].Kind < problems[j].Kind
 	})
 	return problems, nil
+}
+
+// verifyEntry checks one installed package's folder against its entry.
+func verifyEntry(fsys fs.FS, e Entry) []Problem {
+	name := e.Name
+	rel := PackagesDir + "/" + name
+	files, err := ReadFS(fsys, rel)
+	if err != nil {
+		return []Problem{{Package: name, Kind: Unreadable, Path: rel,
+			Message: fmt.Sprintf("%s/ cannot be read: %v", rel, err)}}
+	}
+	var problems []Problem
+	if !catalogueCopy(name, e.Digest) {
+		problems = append(problems, Problem{Package: name, Kind: NotCatalogue, Path: rel,
+			Message: notCatalogueMessage(name, "its files as recorded in "+FileName, files)})
+	}
+	if !e.HasFiles() {
+		return append(problems, Problem{Package: name, Kind: NoFileDigests, Path: FileName,
+			Message: fmt.Sprintf("%s records package %s without its files' digests: %s records them", FileName, name, AddCommand(name))})
+	}
+	nmod := 0
+	modified := func(file, format string) {
+		nmod++
+		problems = append(problems, Problem{Package: name, Kind: Modified, Path: rel + "/" + file, File: file,
+			Message: fmt.Sprintf(format, file, name) + ": " + AddCommand(name) + " restores the installed files"})
+	}
+	for _, p := range sortedPaths(files) {
+		want, listed := e.Files[p]
+		switch {
+		case !listed:
+			modified(p, "`%s` is not a file of package `%s` as installed")
+		case want != FileDigest(files[p]):
+			modified(p, "`%s` has changed since package `%s` was installed")
+		}
+	}
+	for _, p := range sortedKeys(e.Files) {
+		if _, ok := files[p]; !ok {
+			modified(p, "`%s` of package `%s` is gone since it was installed")
+		}
+	}
+	// Files that match their own lines but not the package line: the file
+	// lines were edited to fit edited files.
+	if nmod == 0 && Digest(files) != e.Digest {
+		problems = append(problems, Problem{Package: name, Kind: LockInconsistent, Path: FileName,
+			Message: fmt.Sprintf("the files of %s/ match their own lines in %s but not its digest of package %s: the lock was edited; %s writes it afresh", rel, FileName, name, AddCommand(name))})
+	}
+	return problems
+}
+
+// AddCommand is how to install a package again, in backticks: from the
+// catalogue for a catalogue name, else from the package's own folder.
+func AddCommand(name string) string {
+	if catalog.Has(name) {
+		return "`jadpo package add " + name + "`"
+	}
+	return "`jadpo package add ./path/to/" + name + "` (the package's own folder)"
+}
+
+// catalogueCopy reports whether a package of this name and digest may be
+// installed: any package whose name is not the catalogue's, and a
+// catalogue name only with the digest of a copy the catalogue published.
+func catalogueCopy(name, digest string) bool {
+	if !catalog.Has(name) {
+		return true
+	}
+	return contains(catalog.Published(name), digest)
+}
+
+// notCatalogueMessage says that files bearing a catalogue name are not the
+// catalogue's, naming what differs from the current copy; which says
+// which files ("the files to install").
+func notCatalogueMessage(name, which string, files map[string][]byte) string {
+	ours := catalog.Files(name)
+	var diff []string
+	for _, p := range sortedPaths(files) {
+		if c, ok := ours[p]; !ok {
+			diff = append(diff, p+" (not in the catalogue's)")
+		} else if !bytes.Equal(c, files[p]) {
+			diff = append(diff, p+" (differs)")
+		}
+	}
+	for _, p := range sortedPaths(ours) {
+		if _, ok := files[p]; !ok {
+			diff = append(diff, p+" (missing)")
+		}
+	}
+	what := ""
+	if len(diff) > 0 {
+		if len(diff) > 5 {
+			diff = append(diff[:5], fmt.Sprintf("and %d more", len(diff)-5))
+		}
+		what = " (against its current copy: " + strings.Join(diff, ", ") + ")"
+	}
+	base, _, _ := SplitName(name)
+	return fmt.Sprintf("%s is a package of the toolchain's catalogue, and %s are not a copy it published%s: "+
+		"`jadpo package add %s` installs the catalogue's; a package of your own takes a name of its own in its %s (like `package My%s.v1`)",
+		name, which, what, name, HeaderFile, base)
+}
+
+func sortedPaths(m map[string][]byte) []string {
+	out := make([]string, 0, len(m))
+	for p := range m {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for p := range m {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func contains(list []string, s string) bool {

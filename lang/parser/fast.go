@@ -20,12 +20,16 @@ import (
 // only agree with participle on what both accept. FuzzParse checks that it
 // does, declaration by declaration, on every input it tries.
 
-// fastDecl parses one declaration's tokens, or reports false.
-func fastDecl(chunk []plexer.Token) (*ast.Decl, bool) {
+// fastDecl parses one declaration's tokens, or reports false. The
+// declarations of one file share slab (nil: their own).
+func fastDecl(chunk []plexer.Token, slab *identSlab) (*ast.Decl, bool) {
 	if len(chunk) == 0 {
 		return nil, false
 	}
-	p := fastParser{toks: chunk}
+	if slab == nil {
+		slab = &identSlab{}
+	}
+	p := fastParser{toks: chunk, slab: slab}
 	d := p.decl()
 	if p.failed || p.i != len(chunk) {
 		return nil, false
@@ -33,13 +37,41 @@ func fastDecl(chunk []plexer.Token) (*ast.Decl, bool) {
 	return d, true
 }
 
+// identSlab is what the commonest nodes are cut from: identifiers are half
+// the nodes, and one allocation per 128 is cheaper than one each, and
+// wastes no size-class rounding. It is shared by a file's declarations: a
+// slab per declaration left half of each unused.
+type identSlab struct {
+	idents    slab[ast.Ident]
+	typeExprs slab[ast.TypeExpr]
+	qualNames slab[ast.QualName]
+	fields    slab[ast.Field]
+	parts     slab[*ast.Ident]
+}
+
+type slab[T any] struct{ items []T }
+
+func (s *slab[T]) next() *T {
+	if len(s.items) == cap(s.items) {
+		s.items = make([]T, 0, 128)
+	}
+	var zero T
+	s.items = append(s.items, zero)
+	return &s.items[len(s.items)-1]
+}
+
+// one is a slice of one element, of capacity one.
+func (s *slab[T]) one() []T {
+	s.next()
+	n := len(s.items)
+	return s.items[n-1 : n : n]
+}
+
 type fastParser struct {
 	toks   []plexer.Token
 	i      int
 	failed bool
-	// idents is a slab the identifiers are cut from: they are half the
-	// nodes, and one allocation per few hundred is cheaper than one each.
-	idents []ast.Ident
+	slab   *identSlab
 }
 
 func (p *fastParser) fail() { p.failed = true }
@@ -65,7 +97,7 @@ func (p *fastParser) expect(value string) {
 
 // node is the tokens from start to the current position.
 func (p *fastParser) node(start int) ast.Node {
-	return ast.Node{Tokens: p.toks[start:p.i:p.i]}
+	return ast.SpanOf(p.toks[start:p.i])
 }
 
 func (p *fastParser) ident() *ast.Ident {
@@ -73,17 +105,15 @@ func (p *fastParser) ident() *ast.Ident {
 		p.fail()
 		return nil
 	}
-	if len(p.idents) == cap(p.idents) {
-		n := len(p.toks) - p.i
-		if n > 256 {
-			n = 256
-		}
-		p.idents = make([]ast.Ident, 0, n)
-	}
-	p.idents = append(p.idents, ast.Ident{Node: ast.Node{Tokens: p.toks[p.i : p.i+1 : p.i+1]}, Name: p.toks[p.i].Value})
+	id := p.slab.idents.next()
+	*id = ast.Ident{Start: int32(p.toks[p.i].Pos.Offset), Name: p.toks[p.i].Value}
 	p.i++
-	return &p.idents[len(p.idents)-1]
+	return id
 }
+
+// str is a literal's own copy of its value's header: a pointer into the
+// token slice would keep every token of the file alive.
+func (p *fastParser) str(v string) *string { return &v }
 
 func (p *fastParser) decl() *ast.Decl {
 	d := &ast.Decl{}
@@ -145,7 +175,9 @@ func (p *fastParser) modulePath() *ast.ModulePath {
 
 func (p *fastParser) qualName() *ast.QualName {
 	start := p.i
-	q := &ast.QualName{Parts: []*ast.Ident{p.ident()}}
+	q := p.slab.qualNames.next()
+	q.Parts = p.slab.parts.one() // a second part copies it out: cap 1
+	q.Parts[0] = p.ident()
 	for !p.failed && p.is(p.i, ".") && p.isIdent(p.i+1) {
 		p.i++
 		q.Parts = append(q.Parts, p.ident())
@@ -351,7 +383,8 @@ func (p *fastParser) fields() []*ast.Field {
 
 func (p *fastParser) field() *ast.Field {
 	start := p.i
-	f := &ast.Field{Name: p.ident()}
+	f := p.slab.fields.next()
+	f.Name = p.ident()
 	p.expect(":")
 	f.Type = p.typeExpr()
 	if !p.failed && p.is(p.i, "{") {
@@ -363,7 +396,8 @@ func (p *fastParser) field() *ast.Field {
 
 func (p *fastParser) typeExpr() *ast.TypeExpr {
 	start := p.i
-	t := &ast.TypeExpr{Name: p.qualName()}
+	t := p.slab.typeExprs.next()
+	t.Name = p.qualName()
 	if !p.failed && p.is(p.i, "<") {
 		p.i++
 		t.Args = append(t.Args, p.typeExpr())
@@ -426,13 +460,13 @@ func (p *fastParser) expr() *ast.Expr {
 	t := &p.toks[p.i]
 	switch {
 	case t.Type == lexer.String:
-		e.Text = &t.Value
+		e.Text = p.str(t.Value)
 		p.i++
 	case t.Type == lexer.Duration:
-		e.Duration = &t.Value
+		e.Duration = p.str(t.Value)
 		p.i++
 	case t.Type == lexer.Number:
-		e.Number = &t.Value
+		e.Number = p.str(t.Value)
 		p.i++
 	case t.Value == "[":
 		e.List = p.list()

@@ -164,7 +164,7 @@ func checkFastPath(t *testing.T, content []byte) {
 	t.Helper()
 	toks, _ := lexer.Lex(string(content))
 	for _, chunk := range splitDecls(content, toks) {
-		fast, ok := fastDecl(chunk)
+		fast, ok := fastDecl(chunk, nil)
 		if !ok {
 			continue
 		}
@@ -262,7 +262,7 @@ func TestFastPathTakesRealProjects(t *testing.T) {
 			t.Fatalf("%s: %v", name, probs)
 		}
 		for _, chunk := range splitDecls(content, toks) {
-			if _, ok := fastDecl(chunk); !ok {
+			if _, ok := fastDecl(chunk, nil); !ok {
 				t.Errorf("%s: the fast path gives up on:\n%s", name, content[chunk[0].Pos.Offset:endOf(chunk)])
 			}
 			decls++
@@ -290,7 +290,7 @@ func BenchmarkFastPathVsParticiple(b *testing.B) {
 		parse func([]plexer.Token) (*ast.Decl, error)
 	}{
 		{"fast", func(c []plexer.Token) (*ast.Decl, error) {
-			if d, ok := fastDecl(c); ok {
+			if d, ok := fastDecl(c, nil); ok {
 				return d, nil
 			}
 			return nil, fmt.Errorf("the fast path gave up")

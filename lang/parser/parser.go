@@ -11,8 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/alecthomas/participle/v2"
 	plexer "github.com/alecthomas/participle/v2/lexer"
@@ -51,7 +54,9 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 			"the file is not valid UTF-8")
 		return out, diags
 	}
-	toks, probs := lexer.Lex(string(f.Content))
+	// The tokens' values, and so the tree's names, are slices of the
+	// file's own bytes, not of a copy: a source.File's content never changes.
+	toks, probs := lexer.Lex(unsafe.String(unsafe.SliceData(f.Content), len(f.Content)))
 	probs = append(probs, gluedToNumber(toks)...)
 	for _, p := range probs {
 		rng := source.Range{File: f, Span: p.Span}
@@ -68,8 +73,14 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 			diags.Add(p.Code, rng, diag.Catalogue[p.Code].Title)
 		}
 	}
+	probStarts := make([]int, len(probs))
+	for i, p := range probs {
+		probStarts[i] = p.Span.Start
+	}
+	slices.Sort(probStarts)
+	var slab identSlab
 	for _, chunk := range splitDecls(f.Content, toks) {
-		if lexicalProblemIn(probs, chunk) {
+		if lexicalProblemIn(probStarts, chunk) {
 			// The lexical problem is this declaration's one diagnostic.
 			continue
 		}
@@ -81,7 +92,7 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 				WithLabel("a declaration nests at most "+fmt.Sprint(maxNesting)+" brackets"))
 			continue
 		}
-		decl, err := parseDecl(chunk)
+		decl, err := parseDecl(chunk, &slab)
 		if err != nil {
 			diags = append(diags, syntaxDiag(f, chunk, err))
 			continue
@@ -197,20 +208,51 @@ func startsDeclaration(toks []plexer.Token, i int) bool {
 	return next.Type == lexer.Ident || next.Value == "{"
 }
 
-func parseDecl(chunk []plexer.Token) (*ast.Decl, error) {
-	if d, ok := fastDecl(chunk); ok {
+func parseDecl(chunk []plexer.Token, slab *identSlab) (*ast.Decl, error) {
+	if d, ok := fastDecl(chunk, slab); ok {
 		return d, nil
 	}
 	return slowDecl(chunk)
 }
 
-// slowDecl is participle's parse of a declaration, and its error.
+// slowDecl is participle's parse of a declaration, and its error; the tree
+// keeps ranges, not participle's tokens, as the fast path's does.
 func slowDecl(chunk []plexer.Token) (*ast.Decl, error) {
 	lex, err := plexer.Upgrade(&sliceLexer{toks: chunk, eof: endOf(chunk)})
 	if err != nil {
 		return nil, err
 	}
-	return declParser.ParseFromLexer(lex)
+	d, err := declParser.ParseFromLexer(lex)
+	if err == nil {
+		dropTokens(reflect.ValueOf(d))
+	}
+	return d, err
+}
+
+var nodeType = reflect.TypeFor[ast.Node]()
+
+// dropTokens turns every node's tokens below v into its range.
+func dropTokens(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			dropTokens(v.Elem())
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			dropTokens(v.Index(i))
+		}
+	case reflect.Struct:
+		if v.Type() == nodeType {
+			v.Addr().Interface().(*ast.Node).FromTokens()
+			return
+		}
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				dropTokens(v.Field(i))
+			}
+		}
+	}
 }
 
 func endOf(chunk []plexer.Token) int {
@@ -218,17 +260,15 @@ func endOf(chunk []plexer.Token) int {
 	return last.Pos.Offset + len(last.Value)
 }
 
-func lexicalProblemIn(probs []lexer.Problem, chunk []plexer.Token) bool {
-	if len(probs) == 0 {
+// lexicalProblemIn reports whether a problem starts in the chunk; starts
+// are sorted, so a file of many declarations and many problems stays linear.
+func lexicalProblemIn(starts []int, chunk []plexer.Token) bool {
+	if len(starts) == 0 {
 		return false
 	}
 	lo, hi := chunk[0].Pos.Offset, endOf(chunk)
-	for _, p := range probs {
-		if p.Span.Start >= lo && p.Span.Start < hi {
-			return true
-		}
-	}
-	return false
+	i, _ := slices.BinarySearch(starts, lo)
+	return i < len(starts) && starts[i] < hi
 }
 
 // syntaxDiag turns participle's error into the declaration's one diagnostic,

@@ -34,7 +34,7 @@ func one(t *testing.T, src string) *ast.Decl {
 }
 
 // text is the source a node covers.
-func text(src string, n ast.Node) string {
+func text(src string, n interface{ Span() source.Span }) string {
 	s := n.Span()
 	return src[s.Start:s.End]
 }
@@ -202,7 +202,7 @@ public type Price = Billing.Money { min: -7 max: 3.25 }
 		"public=true Price = Billing.Money {min: num:-7 max: num:3.25}",
 	})
 	id := f.Decls[0].Named.Type.Name
-	eq(t, "ident span", text(src, id.Node), "OrderId")
+	eq(t, "ident span", text(src, id), "OrderId")
 	eq(t, "decl span", text(src, f.Decls[3].Node), "type ShippedAt = Instant")
 }
 
@@ -212,7 +212,7 @@ func TestEnum(t *testing.T) {
 	e := f.Decls[0].Named.Enum
 	eq(t, "name", e.Name.Name, "Carrier")
 	eq(t, "variants", names(e.Variants), "dhl ups royal_mail")
-	eq(t, "royal_mail span", text(src, e.Variants[2].Node), "royal_mail")
+	eq(t, "royal_mail span", text(src, e.Variants[2]), "royal_mail")
 	if !f.Decls[1].Named.Public || len(f.Decls[1].Named.Enum.Variants) != 0 {
 		t.Error("public enum Empty {}")
 	}

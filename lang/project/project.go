@@ -8,6 +8,7 @@ package project
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -34,8 +35,8 @@ type Project struct {
 	Parsed []*ast.File
 	// Diags holds the problems found while reading and parsing.
 	Diags diag.List
-	// LockFile is jadpo.lock once Lock has read it whole (nil when the
-	// project has none, or when the lock cache answered).
+	// LockFile is jadpo.lock once Lock has read it (nil when the project
+	// has none).
 	LockFile *source.File
 
 	dir  string // the project's folder on disk ("" for LoadFS)
@@ -76,7 +77,14 @@ func Load(dir string) *Project {
 			"cannot read the project directory `%s`: %s", dir, why).With("directory", dir)
 		return p
 	}
-	p := LoadFS(os.DirFS(dir))
+	fsys, err := source.DiskFS(dir)
+	if err != nil {
+		p := &Project{Modules: map[string]*ast.File{}, Packages: map[string]*Package{}}
+		p.Diags.Addf("toolchain.project_read_failed", source.Range{},
+			"cannot read the project directory `%s`: it cannot be opened", dir).With("directory", dir)
+		return p
+	}
+	p := LoadFS(fsys)
 	p.dir = dir
 	return p
 }
@@ -252,7 +260,7 @@ func (pkg *Package) LoadedResources() []string {
 }
 
 func (p *Project) parse(name string) *ast.File {
-	content, err := fs.ReadFile(p.FS, name)
+	content, err := source.ReadFile(p.FS, name, source.MaxFileSize)
 	if err != nil {
 		p.readFailed(name, err)
 		return nil
@@ -263,12 +271,37 @@ func (p *Project) parse(name string) *ast.File {
 	return f
 }
 
+// The rules for what a project's files may be (docs/language.md, "Project
+// files"): only regular files are read, each at most source.MaxFileSize; a
+// symbolic link is followed only to a regular file inside the project, and a
+// link to a folder is not walked.
 func (p *Project) readFailed(name string, err error) {
 	why := "it cannot be read"
-	if errors.Is(err, fs.ErrPermission) {
+	help := ""
+	var re *source.ReadError
+	switch {
+	case errors.As(err, &re):
+		why = "it " + re.Reason
+		if errors.Is(err, source.ErrTooLarge) {
+			help = fmt.Sprintf("a source file may be at most %s: split it into modules", source.Size(source.MaxFileSize))
+		} else {
+			help = "jadpo reads regular files only: replace it with a regular file, or rename it so it does not end in .jadpo"
+		}
+	case errors.Is(err, fs.ErrPermission):
 		why = "permission denied"
+	case p.isSymlink(name):
+		why = "it is a symbolic link that leads outside the project, or to nothing"
+		help = "jadpo follows a symbolic link only by a relative path to a regular file inside the project: make the link relative, or copy the file into the project"
 	}
-	p.Diags.Addf("toolchain.project_read_failed", source.Range{}, "cannot read `%s`: %s", name, why).With("path", name)
+	d := p.Diags.Addf("toolchain.project_read_failed", source.Range{}, "cannot read `%s`: %s", name, why).With("path", name)
+	if help != "" {
+		d.WithHelp(help)
+	}
+}
+
+func (p *Project) isSymlink(name string) bool {
+	st, err := fs.Lstat(p.FS, name)
+	return err == nil && st.Mode()&fs.ModeSymlink != 0
 }
 
 // Declarations counts the top-level declarations parsed so far, `use` lines aside.

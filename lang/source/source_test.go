@@ -1,6 +1,10 @@
 package source
 
-import "testing"
+import (
+	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
+)
 
 // Columns count Unicode code points; bytes are 0-based, lines 1-based.
 func TestPositionCountsCodePoints(t *testing.T) {
@@ -26,5 +30,68 @@ func TestPositionCountsCodePoints(t *testing.T) {
 	}
 	if got := f.Line(4); got != "" {
 		t.Errorf("line past the end %q", got)
+	}
+}
+
+// A leading byte order mark is not a column, nor part of line 1's text.
+func TestPositionSkipsLeadingBOM(t *testing.T) {
+	f := NewFile("app.jadpo", []byte("\uFEFFstore x {}\nnext"))
+	if p := f.Position(3); p.Line != 1 || p.Column != 1 {
+		t.Errorf("first character: %+v, want 1:1", p)
+	}
+	if p := f.Position(9); p.Column != 7 {
+		t.Errorf("x: %+v, want column 7", p)
+	}
+	if p := f.Position(0); p.Column != 1 {
+		t.Errorf("the mark itself: %+v, want column 1", p)
+	}
+	if got := f.Line(1); got != "store x {}" {
+		t.Errorf("line 1 %q", got)
+	}
+}
+
+// On lines longer than the marks' spacing, positions come from marks; they
+// must be those of counting from the line's start, for every offset,
+// including invalid bytes and text needing two UTF-16 units.
+func TestPositionOnLongLinesMatchesCountingFromLineStart(t *testing.T) {
+	var b []byte
+	for i := 0; i < 3000; i++ {
+		switch i % 7 {
+		case 0:
+			b = append(b, "é"...)
+		case 1:
+			b = append(b, "☕"...)
+		case 2:
+			b = append(b, "𝄞"...) // two UTF-16 units
+		case 3:
+			b = append(b, 0xff)
+		case 4:
+			if i%700 == 4 {
+				b = append(b, '\n')
+			}
+		default:
+			b = append(b, "- "...)
+		}
+	}
+	f := NewFile("app.jadpo", b)
+	for off := 0; off <= len(b); off++ {
+		lineStart := 0
+		line := 1
+		for i := 0; i < off; i++ {
+			if b[i] == '\n' {
+				lineStart, line = i+1, line+1
+			}
+		}
+		want := Position{Byte: off, Line: line, Column: utf8.RuneCount(b[lineStart:off]) + 1}
+		if got := f.Position(off); got != want {
+			t.Fatalf("offset %d: %+v, want %+v", off, got, want)
+		}
+		units := 0
+		for _, r := range []rune(string(b[lineStart:off])) {
+			units += len(utf16.Encode([]rune{r}))
+		}
+		if got := f.UTF16Column(off); got != units {
+			t.Fatalf("offset %d: UTF-16 column %d, want %d", off, got, units)
+		}
 	}
 }

@@ -6,7 +6,9 @@
 // over Protocol.aws_json and CredentialScheme.aws_sigv4) and
 // CloudflareQueues.v4 (the HTTP pull consumer's pull and ack over
 // Protocol.json_http and CredentialScheme.bearer, received by the built-in
-// cloudflare_queues driver).
+// cloudflare_queues driver), SqlInbox.v1 (the sql_inbox driver) and Resend.v1
+// (Resend's POST /emails over Protocol.json_http and CredentialScheme.bearer,
+// with `provide email`).
 package catalog
 
 import (
@@ -19,6 +21,23 @@ import (
 
 //go:embed packages
 var packages embed.FS
+
+//go:embed published.txt
+var published string
+
+// Published lists the digest (lockfile.Digest) of every copy of package
+// name the catalogue has published, oldest first, the current one among
+// them; nil for a name the catalogue does not hold. A package bearing a
+// catalogue name is the catalogue's only if its digest is listed here.
+func Published(name string) []string {
+	var out []string
+	for _, line := range strings.Split(published, "\n") {
+		if fields := strings.Fields(line); len(fields) == 2 && fields[0] == name {
+			out = append(out, fields[1])
+		}
+	}
+	return out
+}
 
 // Names lists the packages in the catalogue, sorted ("AmazonSqs.v2012_11_05").
 func Names() []string {

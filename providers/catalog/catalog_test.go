@@ -1,4 +1,4 @@
-package catalog
+package catalog_test
 
 import (
 	"reflect"
@@ -12,15 +12,16 @@ import (
 
 	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/providers/awsjson"
+	"github.com/jadpo/jadpo/providers/catalog"
 )
 
 const sqsPackage = "AmazonSqs.v2012_11_05"
 
 func TestNamesAndFiles(t *testing.T) {
-	if !slices.Contains(Names(), sqsPackage) || !Has(sqsPackage) {
-		t.Fatalf("names %v", Names())
+	if !slices.Contains(catalog.Names(), sqsPackage) || !catalog.Has(sqsPackage) {
+		t.Fatalf("names %v", catalog.Names())
 	}
-	files := Files(sqsPackage)
+	files := catalog.Files(sqsPackage)
 	var paths []string
 	for p := range files {
 		paths = append(paths, p)
@@ -35,13 +36,13 @@ func TestNamesAndFiles(t *testing.T) {
 		t.Errorf("header %q %v", name, err)
 	}
 	for _, bad := range []string{"", "Nope.v1", "../catalog", "AmazonSqs.v2012_11_05/resources"} {
-		if Files(bad) != nil || Has(bad) {
+		if catalog.Files(bad) != nil || catalog.Has(bad) {
 			t.Errorf("%q found", bad)
 		}
 	}
 	// The caller owns the copy.
 	files["package.jadpo"][0] = 'X'
-	if Files(sqsPackage)["package.jadpo"][0] == 'X' {
+	if catalog.Files(sqsPackage)["package.jadpo"][0] == 'X' {
 		t.Error("Files shares its bytes")
 	}
 }
@@ -50,7 +51,7 @@ func TestNamesAndFiles(t *testing.T) {
 // (UpperCamelCase of its name, or its wire_name) is a member of the matching
 // aws-sdk-go-v2 type.
 func TestMembersAreSQSMembers(t *testing.T) {
-	files := Files(sqsPackage)
+	files := catalog.Files(sqsPackage)
 	src := string(files["resources/messages.jadpo"])
 	sdk := map[string]reflect.Type{
 		"ReceiveMessageInput":   reflect.TypeOf(sqs.ReceiveMessageInput{}),
@@ -97,14 +98,14 @@ func TestMembersAreSQSMembers(t *testing.T) {
 }
 
 func TestMappingShape(t *testing.T) {
-	src := string(Files(sqsPackage)["provides/receiving.jadpo"])
+	src := string(catalog.Files(sqsPackage)["provides/receiving.jadpo"])
 	for _, want := range []string{"call: messages.receive_message", "call: messages.delete_message",
 		"messages: response.messages", "body: item.body", "handle: item.receipt_handle", "receipt_handle: message.handle"} {
 		if !strings.Contains(src, want) {
 			t.Errorf("mapping lacks %q", want)
 		}
 	}
-	pkg := string(Files(sqsPackage)["package.jadpo"])
+	pkg := string(catalog.Files(sqsPackage)["package.jadpo"])
 	for _, want := range []string{"protocol: Protocol.aws_json", "credential: CredentialScheme.aws_sigv4",
 		`aws: { service: "sqs" target: "AmazonSQS" }`, `error_code: "__type"`, "queue_url: Url",
 		"wait_time_seconds: WaitTimeSeconds { default: 0 }", "visibility_timeout: VisibilityTimeout?",
@@ -120,7 +121,7 @@ func TestMappingShape(t *testing.T) {
 // `jadpo package add` again. Update this pin only knowingly.
 func TestDigestPinned(t *testing.T) {
 	const want = "sha256:eb288ded1705719a2a0efc151265eeb7a5e29ceec79dd508861f5c83e763230a"
-	if got := lockfile.Digest(Files(sqsPackage)); got != want {
+	if got := lockfile.Digest(catalog.Files(sqsPackage)); got != want {
 		t.Errorf("%s digest is %s, pinned %s", sqsPackage, got, want)
 	}
 }
@@ -128,11 +129,29 @@ func TestDigestPinned(t *testing.T) {
 // The catalogue's package installs cleanly and verifies.
 func TestInstallFromCatalogue(t *testing.T) {
 	dir := t.TempDir()
-	changed, err := lockfile.Install(dir, sqsPackage, Files(sqsPackage))
+	changed, err := lockfile.Install(dir, sqsPackage, catalog.Files(sqsPackage))
 	if err != nil || !changed {
 		t.Fatalf("install: %v %v", changed, err)
 	}
 	if problems, err := lockfile.Verify(dir); err != nil || len(problems) != 0 {
 		t.Fatalf("verify: %v %v", problems, err)
+	}
+}
+
+// Every catalogue package's current copy is in published.txt, and every
+// name there is the catalogue's: a change to a package's files must add its
+// new digest (and keep the old ones), or projects that installed it would
+// be told their package is not the catalogue's.
+func TestPublishedListsEveryPackage(t *testing.T) {
+	for _, name := range catalog.Names() {
+		if d := lockfile.Digest(catalog.Files(name)); !slices.Contains(catalog.Published(name), d) {
+			t.Errorf("%s's files (%s) are not in published.txt: add the line `%s %s`", name, d, name, d)
+		}
+	}
+	if catalog.Published("Nope.v1") != nil {
+		t.Error("a name the catalogue does not hold has published copies")
+	}
+	if got := len(catalog.Published("SqlInbox.v1")); got < 2 {
+		t.Errorf("SqlInbox.v1's earlier copy is not listed (%d)", got)
 	}
 }

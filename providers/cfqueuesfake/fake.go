@@ -230,7 +230,10 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	if e := f.nextFault(op); e != nil {
+	if e := f.nextFault(op); e == errHang {
+		<-r.Context().Done()
+		return
+	} else if e != nil {
 		writeError(w, e)
 		return
 	}

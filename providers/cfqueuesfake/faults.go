@@ -7,7 +7,7 @@ import "fmt"
 type faultRule struct {
 	op     string
 	left   int
-	status int
+	status int // 0: hang (HangNext)
 }
 
 // FailNext makes the next n authenticated requests of op ("pull", "ack",
@@ -32,15 +32,35 @@ func (f *Fake) FailNext(op string, n int, status int) {
 	f.faults = append(f.faults, &faultRule{op: op, left: n, status: status})
 }
 
-// ClearFaults removes every rule FailNext added.
+// HangNext makes the next n authenticated requests of op ("pull", "ack",
+// "push"; "" for any) never answer: each is held, doing nothing, until the
+// client gives up. Rules are tried with FailNext's, in the order added.
+func (f *Fake) HangNext(op string, n int) {
+	switch op {
+	case "", opPull, opAck, opPush:
+	default:
+		panic(fmt.Sprintf("cfqueuesfake: HangNext: unknown op %q (want pull, ack, push or \"\")", op))
+	}
+	if n <= 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.faults = append(f.faults, &faultRule{op: op, left: n})
+}
+
+// errHang is nextFault's answer for a request to hold unanswered.
+var errHang = &apiError{}
+
+// ClearFaults removes every rule FailNext and HangNext added.
 func (f *Fake) ClearFaults() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.faults = nil
 }
 
-// nextFault uses up the first rule matching op and returns its refusal, or
-// nil when no rule matches.
+// nextFault uses up the first rule matching op and returns its refusal
+// (errHang to hold the request), or nil when no rule matches.
 func (f *Fake) nextFault(op string) *apiError {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -53,6 +73,8 @@ func (f *Fake) nextFault(op string) *apiError {
 			f.faults = append(f.faults[:i], f.faults[i+1:]...)
 		}
 		switch {
+		case r.status == 0:
+			return errHang
 		case r.status == 429:
 			return &apiError{status: 429, code: CodeThrottled, message: "Please wait and consider throttling your request speed"}
 		case r.status >= 500:

@@ -134,69 +134,73 @@ func validIdent(s string) bool {
 // check refuses what would build wrong SQL, before any statement is sent.
 func (in *Inbox) check() error {
 	t := in.t
+	// Each name is reported as the setting the user wrote it in (the
+	// SqlInbox.v1 package's settings, which Table mirrors).
 	type named struct{ field, name string }
 	var names []named
 	if t.Schema != "" {
-		names = append(names, named{"Schema", t.Schema})
+		names = append(names, named{"schema", t.Schema})
 	}
-	names = append(names, named{"Name", t.Name}, named{"ID", t.ID})
-	for _, n := range []named{{"Group", t.Group}, {"Attempt", t.Attempt}, {"LockedUntil", t.LockedUntil}} {
+	names = append(names, named{"table", t.Name}, named{"id", t.ID})
+	for _, n := range []named{{"group", t.Group}, {"attempt", t.Attempt}, {"locked_until", t.LockedUntil}} {
 		if n.name != "" {
 			names = append(names, n)
 		}
 	}
-	for i, h := range t.Headers {
-		names = append(names, named{fmt.Sprintf("Headers[%d]", i), h})
+	for _, h := range t.Headers {
+		names = append(names, named{"headers", h})
 	}
-	for i, c := range t.Columns {
-		names = append(names, named{fmt.Sprintf("Columns[%d]", i), c})
+	for _, c := range t.Columns {
+		names = append(names, named{"columns", c})
 	}
 	seen := map[string]string{}
-	for i, k := range t.LockKey {
+	for _, k := range t.LockKey {
 		// A key column may also play a role or be a header (it is only read), so it is not in names.
-		field := fmt.Sprintf("LockKey[%d]", i)
 		if !validIdent(k) {
-			return in.errorf("%s %q is not a plain SQL identifier ([A-Za-z_][A-Za-z0-9_]*, at most 63 bytes)", field, k)
+			return in.errorf("setting lock_key: %q is not a plain SQL identifier ([A-Za-z_][A-Za-z0-9_]*, at most 63 bytes)", k)
 		}
-		if prev, ok := seen[k]; ok {
-			return in.errorf("column %q is named by both %s and %s", k, prev, field)
+		if _, ok := seen[k]; ok {
+			return in.errorf("setting lock_key names column %q twice", k)
 		}
-		seen[k] = field
+		seen[k] = "lock_key"
 	}
 	clear(seen)
 	for _, n := range names {
 		if !validIdent(n.name) {
-			return in.errorf("%s %q is not a plain SQL identifier ([A-Za-z_][A-Za-z0-9_]*, at most 63 bytes)", n.field, n.name)
+			return in.errorf("setting %s: %q is not a plain SQL identifier ([A-Za-z_][A-Za-z0-9_]*, at most 63 bytes)", n.field, n.name)
 		}
-		if n.field == "Schema" || n.field == "Name" {
+		if n.field == "schema" || n.field == "table" {
 			continue
 		}
 		// A column named twice would be selected twice and give a body with a duplicate key.
 		if prev, ok := seen[n.name]; ok {
-			return in.errorf("column %q is named by both %s and %s", n.name, prev, n.field)
+			if prev == n.field {
+				return in.errorf("setting %s names column %q twice", n.field, n.name)
+			}
+			return in.errorf("column %q is named by both setting %s and setting %s", n.name, prev, n.field)
 		}
 		seen[n.name] = n.field
 	}
 	if len(t.LockKey) > 0 && t.Form != AdvisoryLock {
-		return in.errorf("LockKey %q is only for the advisory lock form (Form is %q)", t.LockKey, t.Form)
+		return in.errorf("setting lock_key is only for claim: advisory_lock (claim is %s)", t.Form)
 	}
 	switch t.Form {
 	case RowLock, AdvisoryLock:
 		if t.LockedUntil != "" {
-			return in.errorf("LockedUntil %q is only for the lease form (Form is %q)", t.LockedUntil, t.Form)
+			return in.errorf("setting locked_until is only for claim: lease (claim is %s)", t.Form)
 		}
 	case Lease:
 		if t.LockedUntil == "" {
-			return in.errorf("the lease form needs LockedUntil, the timestamptz column a claim sets")
+			return in.errorf("claim: lease needs the setting locked_until, the timestamptz column a claim sets")
 		}
 		if t.Lease < 0 {
-			return in.errorf("Lease %v is negative", t.Lease)
+			return in.errorf("setting lease: %v is negative", t.Lease)
 		}
 		if t.Lease < time.Microsecond {
-			return in.errorf("Lease %v is shorter than PostgreSQL's microsecond", t.Lease)
+			return in.errorf("setting lease: %v is shorter than PostgreSQL's microsecond", t.Lease)
 		}
 	default:
-		return in.errorf("unknown Form %q (want %q, %q or %q)", t.Form, RowLock, Lease, AdvisoryLock)
+		return in.errorf("setting claim: %q is not one of %s, %s and %s", t.Form, RowLock, Lease, AdvisoryLock)
 	}
 	return nil
 }

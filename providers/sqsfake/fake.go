@@ -183,6 +183,16 @@ func signatureError(err error) *apiError {
 	}
 }
 
+// queueNameOf is the queue name at the end of a request's QueueUrl, for
+// fault rules limited to one queue; "" when the body names none.
+func queueNameOf(body []byte) string {
+	var in struct{ QueueUrl string }
+	if json.Unmarshal(body, &in) != nil {
+		return ""
+	}
+	return in.QueueUrl[strings.LastIndexByte(in.QueueUrl, '/')+1:]
+}
+
 // maxRequestBytes bounds a request body (SQS's own limit is 1 MiB of
 // messages plus framing).
 const maxRequestBytes = 4 << 20
@@ -213,8 +223,11 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	fault := f.faults.next(op)
+	fault := f.faults.next(op, func() string { return queueNameOf(body) })
 	switch fault.Kind {
+	case FaultHang:
+		<-r.Context().Done()
+		return
 	case FaultServerError:
 		f.writeError(w, &apiError{status: 500, typ: "com.amazon.coral.service#InternalFailure", queryCode: "InternalFailure",
 			queryFault: "Receiver", message: "We encountered an internal error. Please try again."})

@@ -28,6 +28,9 @@ const (
 	// FaultDropAfter acts on the request, then closes the connection without
 	// answering: the client cannot know the call took effect.
 	FaultDropAfter
+	// FaultHang never answers: the call is held until the client gives up
+	// (its context or timeout), and nothing is done.
+	FaultHang
 )
 
 // FaultRule injects Kind into calls: the next Next matching calls, or (with
@@ -37,8 +40,11 @@ type FaultRule struct {
 	// Operation limits the rule to one operation ("ReceiveMessage"); ""
 	// matches every call.
 	Operation string
-	Next      int
-	Fraction  float64
+	// Queue limits the rule to calls naming that queue (by name, as in
+	// CreateQueue) in their QueueUrl; "" matches every queue.
+	Queue    string
+	Next     int
+	Fraction float64
 	// Delay is FaultSlow's pause; 0 means 2 s.
 	Delay time.Duration
 }
@@ -51,13 +57,24 @@ type faultState struct {
 
 func (s *faultState) init(seed int64) { s.rng = rand.New(rand.NewSource(seed)) }
 
-// next picks the fault for a call to op: the first rule that fires.
-func (s *faultState) next(op string) FaultRule {
+// next picks the fault for a call to op on the queue queue names (the name
+// in its QueueUrl, "" for none; worked out only for a rule that asks):
+// the first rule that fires.
+func (s *faultState) next(op string, queue func() string) FaultRule {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	name, named := "", false
 	for i, r := range s.rules {
 		if r.Operation != "" && r.Operation != op {
 			continue
+		}
+		if r.Queue != "" {
+			if !named {
+				name, named = queue(), true
+			}
+			if r.Queue != name {
+				continue
+			}
 		}
 		fire := false
 		if r.Next > 0 {

@@ -6,6 +6,8 @@ import (
 	"net/mail"
 	"time"
 	"unicode/utf8"
+
+	"github.com/jadpo/jadpo/check/ir"
 )
 
 // dec is a number as sign, significant digits and exponent: ±digits × 10^exp,
@@ -312,37 +314,12 @@ func appendInstant(dst, s []byte) ([]byte, bool) {
 	return t.AppendFormat(dst, time.RFC3339Nano), true
 }
 
-// validDuration accepts a whole number of ms, s, m, h or d, with no sign,
-// no fraction and no leading zero, whose length fits in int64 nanoseconds:
-// "250ms", "30s", "10m", "1h", "30d", "0s".
+// validDuration accepts a duration as the language writes it (ir.DurationOf:
+// the one grammar the checker and the runtime share): "250ms", "30s",
+// "10m", "1h", "30d", "0s".
 func validDuration(s []byte) bool {
-	n := 0
-	for n < len(s) && isDigit(s[n]) {
-		n++
-	}
-	if n == 0 || n > 19 || s[0] == '0' && n > 1 {
-		return false
-	}
-	var unit time.Duration
-	switch string(s[n:]) {
-	case "ms":
-		unit = time.Millisecond
-	case "s":
-		unit = time.Second
-	case "m":
-		unit = time.Minute
-	case "h":
-		unit = time.Hour
-	case "d":
-		unit = 24 * time.Hour
-	default:
-		return false
-	}
-	var v uint64
-	for _, c := range s[:n] {
-		v = v*10 + uint64(c-'0') // 19 digits at most: no overflow
-	}
-	return v <= uint64(math.MaxInt64/int64(unit))
+	_, ok := ir.DurationOf(s)
+	return ok
 }
 
 // appendString appends s as a JSON string as encoding/json writes it with

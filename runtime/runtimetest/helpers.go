@@ -440,13 +440,13 @@ func (f *FlakyStore) KeepBatch(ctx context.Context, now time.Time, keeps []store
 }
 
 // Park fails transiently when told to, else parks.
-func (f *FlakyStore) Park(ctx context.Context, now time.Time, p store.Parked) (store.ParkResult, error) {
+func (f *FlakyStore) Park(ctx context.Context, now time.Time, p store.Parked) (store.ParkResult, store.ID, error) {
 	f.mu.Lock()
 	f.parkCalls++
 	fail := take(&f.failParks)
 	f.mu.Unlock()
 	if fail {
-		return 0, transient("park")
+		return 0, store.ID{}, transient("park")
 	}
 	return f.Store.Park(ctx, now, p)
 }

@@ -119,6 +119,10 @@ func (e *SchemaError) Error() string {
 
 func (e *SchemaError) Unwrap() error { return e.Err }
 
+// ErrNoStore is wrapped by the error of OpenExisting when the database holds no events'
+// store: a SQLite file that does not exist, or a database jadpo never migrated.
+var ErrNoStore = errors.New("no events' store")
+
 // ErrUnknownID is wrapped by the error of Show for an id that names nothing.
 var ErrUnknownID = errors.New("no such delivery or parked message")
 

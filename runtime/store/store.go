@@ -43,8 +43,10 @@ type Store interface {
 	// each, and reports per message whether it was kept, a repeat or refused. A transient
 	// failure fails the whole call (IsTransient) and commits nothing.
 	KeepBatch(ctx context.Context, now time.Time, keeps []Keep) ([]KeepResult, error)
-	// Park keeps a message whole, once per (source, sha256 of the body).
-	Park(ctx context.Context, now time.Time, p Parked) (ParkResult, error)
+	// Park keeps a message whole, once per (source, sha256 of the body). The id is the
+	// parked row's: the one added, the one parked already with the same body, or the
+	// retried one failed again (zero for ParkGone).
+	Park(ctx context.Context, now time.Time, p Parked) (ParkResult, ID, error)
 	// RetriedParked returns up to limit parked messages an operator retried (state
 	// pending), oldest first. It claims nothing: see docs/store.md.
 	RetriedParked(ctx context.Context, limit int) ([]ParkedMessage, error)
@@ -181,6 +183,7 @@ type Opener func(ctx context.Context, url string) (Store, error)
 var (
 	adaptersMu sync.RWMutex
 	adapters   = map[string]Opener{}
+	existing   = map[string]Opener{} // OpenExisting's, by scheme
 	// adapterPackages names the package to import for each known scheme, for the error
 	// when it is not linked in.
 	adapterPackages = map[string]string{
@@ -198,17 +201,38 @@ func Register(scheme string, open Opener) {
 	adapters[scheme] = open
 }
 
+// RegisterExisting makes OpenExisting use open for URLs of scheme: open connects to a store
+// that is there already, creating and migrating nothing.
+func RegisterExisting(scheme string, open Opener) {
+	adaptersMu.Lock()
+	defer adaptersMu.Unlock()
+	existing[scheme] = open
+}
+
+// OpenExisting opens the store at rawURL for a command that only reads it, or changes rows
+// but must not make a store (jadpo deliveries): it creates no file, table or row. A
+// missing SQLite file, or a database without jadpo's tables, is an error wrapping
+// ErrNoStore; a store whose schema this build would still migrate is an error saying so.
+// The store returned needs no Migrate.
+func OpenExisting(ctx context.Context, rawURL string) (Store, error) {
+	return openWith(ctx, rawURL, existing)
+}
+
 // Open opens the store at rawURL: postgres://... or postgresql://... for PostgreSQL,
 // sqlite:PATH for SQLite. The store is connected (an unreachable database is a transient
 // *Error) but not migrated. No error of Open holds the URL's password.
 func Open(ctx context.Context, rawURL string) (Store, error) {
+	return openWith(ctx, rawURL, adapters)
+}
+
+func openWith(ctx context.Context, rawURL string, openers map[string]Opener) (Store, error) {
 	scheme, _, ok := strings.Cut(rawURL, ":")
 	if !ok || scheme == "" {
 		return nil, fmt.Errorf("store: %q is not a database URL (postgres://..., sqlite:PATH)", RedactURL(rawURL))
 	}
 	scheme = strings.ToLower(scheme)
 	adaptersMu.RLock()
-	open := adapters[scheme]
+	open := openers[scheme]
 	adaptersMu.RUnlock()
 	if open == nil {
 		if pkg, known := adapterPackages[scheme]; known {

@@ -90,6 +90,9 @@ type Problem struct {
 // Parked is a message to park.
 type Parked struct {
 	Source string
+	// ReceivedID is the message's own id when one was read at the queue's id_at (the
+	// producer's id, for tying the parked message to the sender's record), "" when none.
+	ReceivedID string
 	// WireType is the type read at the queue's type_at, "" when none was read.
 	WireType string
 	// EventName is the event the message was read as, "" when none.
@@ -146,15 +149,17 @@ const (
 
 // ParkedMessage is a parked message as RetriedParked returns it, to be read again.
 type ParkedMessage struct {
-	ID        int64
-	Source    string
-	WireType  string
-	EventName string
-	Reason    Reason
-	Problems  []Problem
-	Body      []byte
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	ID     int64
+	Source string
+	// ReceivedID is the message id read when it was parked, "" when none was read.
+	ReceivedID string
+	WireType   string
+	EventName  string
+	Reason     Reason
+	Problems   []Problem
+	Body       []byte
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // DeliveryState is the state of a delivery.
@@ -279,7 +284,8 @@ type Entry struct {
 	EventName string
 	// WireType is a parked message's wire type, "" when none was read.
 	WireType string
-	// ReceivedID is the delivery's received message id; "" for a parked message.
+	// ReceivedID is the received message's id: a delivery's, or a parked message's when
+	// one was read before it was parked ("" when none was).
 	ReceivedID string
 	// Code is the delivery's last error code, or the parked message's reason.
 	Code        string

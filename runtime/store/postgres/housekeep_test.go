@@ -63,7 +63,7 @@ ANALYZE;`)
 	}
 }
 
-// Outbox rows kept before migration 4 count as settled long ago: one without deliveries
+// Outbox rows kept before migration 5 count as settled long ago: one without deliveries
 // goes at the first housekeeping, one with a pending delivery stays.
 func TestMigratedOutboxRowsAreHousekept(t *testing.T) {
 	d := newDatabase(t)

@@ -25,6 +25,9 @@ func init() {
 	open := func(ctx context.Context, url string) (store.Store, error) { return Open(ctx, url) }
 	store.Register("postgres", open)
 	store.Register("postgresql", open)
+	existing := func(ctx context.Context, url string) (store.Store, error) { return OpenExisting(ctx, url) }
+	store.RegisterExisting("postgres", existing)
+	store.RegisterExisting("postgresql", existing)
 }
 
 // migrationLockKey is the key of the advisory lock Migrate holds in its transaction
@@ -48,6 +51,45 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		return nil, &store.Error{Op: "open", Class: store.ClassOther, Err: err}
 	}
 	return New(ctx, cfg)
+}
+
+// OpenExisting connects to the database at url without migrating it (store.OpenExisting):
+// a database without jadpo's tables (in its search_path) is an error wrapping
+// store.ErrNoStore, and nothing is created.
+func OpenExisting(ctx context.Context, url string) (*Store, error) {
+	s, err := Open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.verify(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// verify checks, changing nothing, that the database holds jadpo's tables at this build's
+// schema version, then checks every statement as Migrate does.
+func (s *Store) verify(ctx context.Context) error {
+	var there bool
+	if err := s.pool.QueryRow(ctx, "SELECT to_regclass('jadpo_schema_migrations') IS NOT NULL").Scan(&there); err != nil {
+		return wrap("open", err)
+	}
+	if !there {
+		return fmt.Errorf("%w: the database has no jadpo tables (it was never migrated)", store.ErrNoStore)
+	}
+	rows, err := s.pool.Query(ctx, stmtMigrationVersions.SQL)
+	if err != nil {
+		return wrap("open", err)
+	}
+	applied, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return wrap("open", err)
+	}
+	if err := sqlcommon.Behind(migrations, applied); err != nil {
+		return err
+	}
+	return s.check(ctx)
 }
 
 // New connects a pool made from cfg (tests set cfg.ConnConfig.RuntimeParams, such as
@@ -268,37 +310,46 @@ func headersParam(h map[string]string) *string {
 
 // Park writes the parked row once per (source, body), or sets a re-read parked row back
 // to failed.
-func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.ParkResult, error) {
+func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.ParkResult, store.ID, error) {
 	if err := sqlcommon.CheckParked(p); err != nil {
-		return 0, err
+		return 0, store.ID{}, err
 	}
 	now = sqlcommon.Micro(now)
 	problems := sqlcommon.ProblemsJSON(p.Problems)
-	wire, event := nullText(p.WireType), nullText(p.EventName)
+	wire, event, recv := nullText(p.WireType), nullText(p.EventName), nullText(p.ReceivedID)
 	if p.RetriedParkedID != 0 {
-		tag, err := s.pool.Exec(ctx, stmtParkAgain.SQL, p.RetriedParkedID, wire, event, string(p.Reason), problems, now)
+		tag, err := s.pool.Exec(ctx, stmtParkAgain.SQL, p.RetriedParkedID, wire, event, string(p.Reason), problems, now, recv)
 		if err != nil {
-			return 0, wrap("park", err)
+			return 0, store.ID{}, wrap("park", err)
 		}
 		if tag.RowsAffected() == 0 {
-			return store.ParkGone, nil
+			return store.ParkGone, store.ID{}, nil
 		}
-		return store.ParkFailedAgain, nil
+		return store.ParkFailedAgain, store.ParkedID(p.RetriedParkedID), nil
 	}
 	body := p.Body
 	if body == nil {
 		body = []byte{}
 	}
+	source, sum := sqlcommon.StorableText(p.Source), sqlcommon.BodySHA256(p.Body)
 	var id int64
-	err := s.pool.QueryRow(ctx, stmtPark.SQL, sqlcommon.StorableText(p.Source), wire, event, string(p.Reason),
-		problems, body, sqlcommon.BodySHA256(p.Body), now).Scan(&id)
+	err := s.pool.QueryRow(ctx, stmtPark.SQL, source, wire, event, string(p.Reason),
+		problems, body, sum, now, recv).Scan(&id)
 	switch {
 	case err == nil:
-		return store.ParkAdded, nil
+		return store.ParkAdded, store.ParkedID(id), nil
 	case errors.Is(err, pgx.ErrNoRows):
-		return store.ParkAlready, nil
+		// Parked already: name that row (gone only if housekeeping deleted it since).
+		err = s.pool.QueryRow(ctx, stmtParkedAs.SQL, source, sum).Scan(&id)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return 0, store.ID{}, wrap("park", err)
+		}
+		if err != nil {
+			return store.ParkAlready, store.ID{}, nil
+		}
+		return store.ParkAlready, store.ParkedID(id), nil
 	}
-	return 0, wrap("park", err)
+	return 0, store.ID{}, wrap("park", err)
 }
 
 // nullText is NULL for "", else s made storable.
@@ -321,16 +372,16 @@ func (s *Store) RetriedParked(ctx context.Context, limit int) ([]store.ParkedMes
 	}
 	var out []store.ParkedMessage
 	var m store.ParkedMessage
-	var wire, event *string
+	var wire, event, recv *string
 	var reason string
 	var problems []byte
-	_, err = pgx.ForEachRow(rows, []any{&m.ID, &m.Source, &wire, &event, &reason, &problems, &m.Body, &m.CreatedAt, &m.UpdatedAt}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&m.ID, &m.Source, &wire, &event, &reason, &problems, &m.Body, &m.CreatedAt, &m.UpdatedAt, &recv}, func() error {
 		ps, err := sqlcommon.ParseProblems(problems)
 		if err != nil {
 			return err
 		}
 		out = append(out, store.ParkedMessage{
-			ID: m.ID, Source: m.Source, WireType: deref(wire), EventName: deref(event), Reason: store.Reason(reason),
+			ID: m.ID, Source: m.Source, ReceivedID: deref(recv), WireType: deref(wire), EventName: deref(event), Reason: store.Reason(reason),
 			Problems: ps, Body: m.Body, CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 		})
 		m.Body = nil
@@ -503,20 +554,20 @@ func collectParked(rows pgx.Rows) ([]store.Entry, error) {
 	var (
 		id                         int64
 		state, source, reason, sha string
-		wire, event                *string
+		wire, event, recv          *string
 		problems, body             []byte
 		created, updated           time.Time
 		dismissed                  *time.Time
 	)
 	_, err := pgx.ForEachRow(rows, []any{&id, &state, &source, &wire, &event, &reason, &problems, &sha, &created,
-		&updated, &dismissed, &body}, func() error {
+		&updated, &dismissed, &recv, &body}, func() error {
 		ps, err := sqlcommon.ParseProblems(problems)
 		if err != nil {
 			return err
 		}
 		out = append(out, store.Entry{
 			ID: store.ParkedID(id), State: store.ListState(state), RowState: state, Source: source,
-			WireType: deref(wire), EventName: deref(event), Code: reason, Problems: ps, BodySHA256: sha,
+			WireType: deref(wire), EventName: deref(event), ReceivedID: deref(recv), Code: reason, Problems: ps, BodySHA256: sha,
 			CreatedAt: created.UTC(), UpdatedAt: updated.UTC(), DismissedAt: utc(dismissed), Body: body,
 		})
 		body = nil

@@ -322,6 +322,10 @@ func TestMigrateFromVersion2KeepsRows(t *testing.T) {
 	if _, err := conn.Exec(ctx, keepV2, "queue q", "old", at, "E", `{"id":"old"}`, []string{"s1", "s2"}); err != nil {
 		t.Fatalf("keeping at version 2: %v", err)
 	}
+	if _, err := conn.Exec(ctx, `INSERT INTO jadpo_parked_messages (source, reason, body, body_sha256, state, created_at, updated_at)
+VALUES ('queue q', 'unreadable', '{}', 'sha', 'failed', $1, $1)`, at); err != nil {
+		t.Fatalf("parking at version 2: %v", err)
+	}
 	s := d.Open(t)
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatalf("Migrate from version 2: %v", err)
@@ -330,8 +334,11 @@ func TestMigrateFromVersion2KeepsRows(t *testing.T) {
 	if err := conn.QueryRow(ctx, "SELECT array_agg(version ORDER BY version) FROM jadpo_schema_migrations").Scan(&versions); err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(versions) != "[1 2 3 4]" {
-		t.Fatalf("versions = %v, want [1 2 3 4]", versions)
+	if fmt.Sprint(versions) != "[1 2 3 4 5]" {
+		t.Fatalf("versions = %v, want [1 2 3 4 5]", versions)
+	}
+	if parked, err := s.List(ctx, store.Filter{State: store.ListFailed}); err != nil || len(parked) != 1 || parked[0].ReceivedID != "" {
+		t.Fatalf("List failed = %+v, %v; want the old parked message, without a message id", parked, err)
 	}
 	var nulls int
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM jadpo_outbox WHERE headers IS NULL").Scan(&nulls); err != nil || nulls != 1 {

@@ -99,6 +99,14 @@ ALTER TABLE jadpo_outbox ADD COLUMN headers text;
 `,
 }, {
 	Version: 4,
+	Name:    "the message id kept with a parked message",
+	// The producer's id when one was read before parking, NULL when none;
+	// rows parked before stay NULL. Nullable without a default: no rewrite.
+	SQL: `
+ALTER TABLE jadpo_parked_messages ADD COLUMN received_id text;
+`,
+}, {
+	Version: 5,
 	Name:    "retention: the outbox settled time, an index per housekeeping statement",
 	// settled_at is when the last delivery of the row was settled: written at
 	// keep for a row with no subscriber, raised by housekeeping as it deletes

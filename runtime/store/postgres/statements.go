@@ -42,24 +42,32 @@ var stmtPark = sqlcommon.Statement{
 	Name:   "park",
 	Tables: []string{tParked},
 	SQL: `INSERT INTO jadpo_parked_messages
-    (source, wire_type, event_name, reason, problems, body, body_sha256, state, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, 'failed', $8, $8)
+    (source, wire_type, event_name, reason, problems, body, body_sha256, state, created_at, updated_at, received_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, 'failed', $8, $8, $9)
 ON CONFLICT (source, body_sha256) DO NOTHING
 RETURNING id`,
+}
+
+// stmtParkedAs finds the row a body is parked as already, when Park added none.
+var stmtParkedAs = sqlcommon.Statement{
+	Name:   "parked already",
+	Tables: []string{tParked},
+	SQL:    `SELECT id FROM jadpo_parked_messages WHERE source = $1 AND body_sha256 = $2`,
 }
 
 var stmtParkAgain = sqlcommon.Statement{
 	Name:   "park again",
 	Tables: []string{tParked},
 	SQL: `UPDATE jadpo_parked_messages
-SET state = 'failed', wire_type = $2, event_name = $3, reason = $4, problems = $5, updated_at = $6
+SET state = 'failed', wire_type = $2, event_name = $3, reason = $4, problems = $5, updated_at = $6,
+    received_id = COALESCE($7, received_id)
 WHERE id = $1 AND state = 'pending'`,
 }
 
 var stmtRetriedParked = sqlcommon.Statement{
 	Name:   "retried parked messages",
 	Tables: []string{tParked},
-	SQL: `SELECT id, source, wire_type, event_name, reason, problems, body, created_at, updated_at
+	SQL: `SELECT id, source, wire_type, event_name, reason, problems, body, created_at, updated_at, received_id
 FROM jadpo_parked_messages
 WHERE state = 'pending'
 ORDER BY updated_at, id
@@ -130,7 +138,7 @@ WHERE d.id = $1`,
 }
 
 const parkedColumns = `id, state, source, wire_type, event_name, reason, problems, body_sha256,
-    created_at, updated_at, dismissed_at`
+    created_at, updated_at, dismissed_at, received_id`
 
 var stmtListParked = sqlcommon.Statement{
 	Name:   "list parked messages",
@@ -295,7 +303,7 @@ var stmtMigrationVersions = sqlcommon.Statement{
 // statements are every statement the store runs after migrating; Migrate checks each
 // against the schema.
 var statements = []sqlcommon.Statement{
-	stmtKeep, stmtPark, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtSettle,
+	stmtKeep, stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtSettle,
 	stmtListDeliveries, stmtShowDelivery, stmtListParked, stmtShowParked,
 	stmtLockDeliveries, stmtLockParked, stmtRetryDeliveries, stmtRetryParked,
 	stmtDismissDeliveries, stmtDismissParked,

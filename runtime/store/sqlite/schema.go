@@ -114,6 +114,14 @@ ALTER TABLE jadpo_outbox ADD COLUMN headers TEXT;
 `,
 }, {
 	Version: 4,
+	Name:    "the message id kept with a parked message",
+	// The producer's id when one was read before parking, NULL when none;
+	// rows parked before stay NULL.
+	SQL: `
+ALTER TABLE jadpo_parked_messages ADD COLUMN received_id TEXT;
+`,
+}, {
+	Version: 5,
 	Name:    "retention: the outbox settled time, an index per housekeeping statement",
 	// As on PostgreSQL; rows kept before count as settled at the Unix epoch
 	// (a constant default: the table's rows are not read), and every new row

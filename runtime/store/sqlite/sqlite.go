@@ -15,7 +15,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -29,6 +31,7 @@ import (
 
 func init() {
 	store.Register("sqlite", func(ctx context.Context, url string) (store.Store, error) { return Open(ctx, url) })
+	store.RegisterExisting("sqlite", func(ctx context.Context, url string) (store.Store, error) { return OpenExisting(ctx, url) })
 }
 
 // Options tune a store. The zero value is the default.
@@ -79,15 +82,76 @@ func PathOf(rawURL string) (string, error) {
 	return rest, nil
 }
 
+// OpenExisting opens the store of a sqlite:PATH URL without creating or migrating
+// anything (store.OpenExisting): a missing file, or one without jadpo's tables, is an error
+// wrapping store.ErrNoStore.
+func OpenExisting(ctx context.Context, rawURL string) (*Store, error) {
+	path, err := PathOf(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w at %s: the file does not exist", store.ErrNoStore, path)
+	}
+	s, err := openPath(ctx, path, Options{}, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.verify(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// verify checks, changing nothing, that the database holds jadpo's tables at this build's
+// schema version, then checks every statement as Migrate does.
+func (s *Store) verify(ctx context.Context) error {
+	var n int
+	if err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'jadpo_schema_migrations'").Scan(&n); err != nil {
+		return wrap("open "+s.path, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%w at %s: the file has no jadpo tables (it was never migrated)", store.ErrNoStore, s.path)
+	}
+	rows, err := s.r.QueryContext(ctx, stmtMigrationVersions.SQL)
+	if err != nil {
+		return wrap("open "+s.path, err)
+	}
+	var applied []int
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return wrap("open "+s.path, err)
+		}
+		applied = append(applied, v)
+	}
+	if err := rows.Close(); err != nil {
+		return wrap("open "+s.path, err)
+	}
+	if err := sqlcommon.Behind(migrations, applied); err != nil {
+		return err
+	}
+	return s.check(ctx)
+}
+
 // OpenPath opens (creating it if need be) the database file at path.
 func OpenPath(ctx context.Context, path string, opts Options) (*Store, error) {
+	return openPath(ctx, path, opts, true)
+}
+
+// openPath opens the file at path; without create, a missing file is an error and the
+// file's journal mode is left as it is (a store's is WAL already), so a file that is not a
+// store is not changed.
+func openPath(ctx context.Context, path string, opts Options, create bool) (*Store, error) {
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = 5 * time.Second
 	}
 	if opts.Readers <= 0 {
 		opts.Readers = 4
 	}
-	w, err := sql.Open("sqlite", dsn(path, opts, true))
+	w, err := sql.Open("sqlite", dsn(path, opts, true, create))
 	if err != nil {
 		return nil, wrap("open", err)
 	}
@@ -99,7 +163,7 @@ func OpenPath(ctx context.Context, path string, opts Options) (*Store, error) {
 		w.Close()
 		return nil, wrap("open "+path, err)
 	}
-	r, err := sql.Open("sqlite", dsn(path, opts, false))
+	r, err := sql.Open("sqlite", dsn(path, opts, false, create))
 	if err != nil {
 		w.Close()
 		return nil, wrap("open", err)
@@ -114,16 +178,23 @@ func OpenPath(ctx context.Context, path string, opts Options) (*Store, error) {
 	return &Store{path: path, w: w, r: r, prepared: map[string]*sql.Stmt{}}, nil
 }
 
-func dsn(path string, opts Options, write bool) string {
+func dsn(path string, opts Options, write, create bool) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", opts.BusyTimeout.Milliseconds()))
-	q.Add("_pragma", "journal_mode(WAL)")
+	if create {
+		q.Add("_pragma", "journal_mode(WAL)")
+	}
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	if write {
 		q.Set("_txlock", "immediate")
 	} else {
 		q.Add("_pragma", "query_only(1)")
+	}
+	if !create {
+		// A file: URI, so that SQLite reads mode=rw: open the file, never create it.
+		q.Set("mode", "rw")
+		return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path) + "?" + q.Encode()
 	}
 	return path + "?" + q.Encode()
 }
@@ -386,26 +457,26 @@ func (k keepStmts) keep(ctx context.Context, at int64, m store.Keep) (store.Keep
 
 // Park writes the parked row once per (source, body), or sets a re-read parked row back
 // to failed.
-func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.ParkResult, error) {
+func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.ParkResult, store.ID, error) {
 	if err := sqlcommon.CheckParked(p); err != nil {
-		return 0, err
+		return 0, store.ID{}, err
 	}
 	at := micros(now)
 	problems := string(sqlcommon.ProblemsJSON(p.Problems))
-	wire, event := nullText(p.WireType), nullText(p.EventName)
+	wire, event, recv := nullText(p.WireType), nullText(p.EventName), nullText(p.ReceivedID)
 	if p.RetriedParkedID != 0 {
 		st, err := s.stmt(ctx, stmtParkAgain)
 		if err != nil {
-			return 0, wrap("park", err)
+			return 0, store.ID{}, wrap("park", err)
 		}
-		res, err := st.ExecContext(ctx, p.RetriedParkedID, wire, event, string(p.Reason), problems, at)
+		res, err := st.ExecContext(ctx, p.RetriedParkedID, wire, event, string(p.Reason), problems, at, recv)
 		if err != nil {
-			return 0, wrap("park", err)
+			return 0, store.ID{}, wrap("park", err)
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return store.ParkGone, wrap("park", err)
+			return store.ParkGone, store.ID{}, wrap("park", err)
 		}
-		return store.ParkFailedAgain, nil
+		return store.ParkFailedAgain, store.ParkedID(p.RetriedParkedID), nil
 	}
 	body := p.Body
 	if body == nil {
@@ -413,21 +484,29 @@ func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.
 	}
 	st, err := s.stmt(ctx, stmtPark)
 	if err != nil {
-		return 0, wrap("park", err)
+		return 0, store.ID{}, wrap("park", err)
 	}
-	res, err := st.ExecContext(ctx, sqlcommon.StorableText(p.Source), wire, event, string(p.Reason), problems, body,
-		sqlcommon.BodySHA256(p.Body), at)
+	source, sum := sqlcommon.StorableText(p.Source), sqlcommon.BodySHA256(p.Body)
+	var id int64
+	err = st.QueryRowContext(ctx, source, wire, event, string(p.Reason), problems, body, sum, at, recv).Scan(&id)
+	switch {
+	case err == nil:
+		return store.ParkAdded, store.ParkedID(id), nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return 0, store.ID{}, wrap("park", err)
+	}
+	// Parked already: name that row (gone only if housekeeping deleted it since).
+	as, err := s.stmt(ctx, stmtParkedAs)
 	if err != nil {
-		return 0, wrap("park", err)
+		return 0, store.ID{}, wrap("park", err)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, wrap("park", err)
+	switch err := as.QueryRowContext(ctx, source, sum).Scan(&id); {
+	case errors.Is(err, sql.ErrNoRows):
+		return store.ParkAlready, store.ID{}, nil
+	case err != nil:
+		return 0, store.ID{}, wrap("park", err)
 	}
-	if n == 0 {
-		return store.ParkAlready, nil
-	}
-	return store.ParkAdded, nil
+	return store.ParkAlready, store.ParkedID(id), nil
 }
 
 func nullText(s string) sql.NullString {
@@ -454,16 +533,16 @@ func (s *Store) RetriedParked(ctx context.Context, limit int) ([]store.ParkedMes
 	var out []store.ParkedMessage
 	for rows.Next() {
 		var m store.ParkedMessage
-		var wire, event sql.NullString
+		var wire, event, recv sql.NullString
 		var reason, problems string
 		var created, updated int64
-		if err := rows.Scan(&m.ID, &m.Source, &wire, &event, &reason, &problems, &m.Body, &created, &updated); err != nil {
+		if err := rows.Scan(&m.ID, &m.Source, &wire, &event, &reason, &problems, &m.Body, &created, &updated, &recv); err != nil {
 			return nil, wrap("retried parked messages", err)
 		}
 		if m.Problems, err = sqlcommon.ParseProblems([]byte(problems)); err != nil {
 			return nil, wrap("retried parked messages", err)
 		}
-		m.WireType, m.EventName, m.Reason = wire.String, event.String, store.Reason(reason)
+		m.WireType, m.EventName, m.Reason, m.ReceivedID = wire.String, event.String, store.Reason(reason), recv.String
 		m.CreatedAt, m.UpdatedAt = fromMicros(created), fromMicros(updated)
 		out = append(out, m)
 	}
@@ -668,12 +747,12 @@ func scanParked(rows *sql.Rows) (store.Entry, error) {
 		id, created, updated            int64
 		state, source, reason, problems string
 		sha                             string
-		wire, event                     sql.NullString
+		wire, event, recv               sql.NullString
 		dismissed                       sql.NullInt64
 		body                            []byte
 	)
 	if err := rows.Scan(&id, &state, &source, &wire, &event, &reason, &problems, &sha, &created, &updated,
-		&dismissed, &body); err != nil {
+		&dismissed, &recv, &body); err != nil {
 		return store.Entry{}, err
 	}
 	ps, err := sqlcommon.ParseProblems([]byte(problems))
@@ -682,7 +761,7 @@ func scanParked(rows *sql.Rows) (store.Entry, error) {
 	}
 	return store.Entry{
 		ID: store.ParkedID(id), State: store.ListState(state), RowState: state, Source: source,
-		WireType: wire.String, EventName: event.String, Code: reason, Problems: ps, BodySHA256: sha,
+		WireType: wire.String, EventName: event.String, ReceivedID: recv.String, Code: reason, Problems: ps, BodySHA256: sha,
 		CreatedAt: fromMicros(created), UpdatedAt: fromMicros(updated), DismissedAt: fromNullMicros(dismissed),
 		Body: body,
 	}, nil

@@ -197,6 +197,8 @@ func TestMigrateFromVersion2KeepsRows(t *testing.T) {
 		{`INSERT INTO jadpo_deliveries (outbox_id, subscriber, state, attempts, next_attempt_at, fencing_token, created_at, updated_at)
 SELECT (SELECT max(id) FROM jadpo_outbox), value, 'pending', 0, ?1, 0, ?1, ?1 FROM json_each(?2)`,
 			[]any{at.UnixMicro(), `["s1","s2"]`}},
+		{`INSERT INTO jadpo_parked_messages (source, reason, body, body_sha256, state, created_at, updated_at)
+VALUES ('queue q', 'unreadable', X'7b7d', 'sha', 'failed', ?1, ?1)`, []any{at.UnixMicro()}},
 	} {
 		if _, err := raw.ExecContext(ctx, q.sql, q.args...); err != nil {
 			t.Fatalf("keeping at version 2: %v", err)
@@ -210,8 +212,11 @@ SELECT (SELECT max(id) FROM jadpo_outbox), value, 'pending', 0, ?1, 0, ?1, ?1 FR
 	if err := raw.QueryRowContext(ctx, "SELECT group_concat(version, ',') FROM (SELECT version FROM jadpo_schema_migrations ORDER BY version)").Scan(&versions); err != nil {
 		t.Fatal(err)
 	}
-	if versions != "1,2,3,4" {
-		t.Fatalf("versions = %s, want 1,2,3,4", versions)
+	if versions != "1,2,3,4,5" {
+		t.Fatalf("versions = %s, want 1,2,3,4,5", versions)
+	}
+	if parked, err := s.List(ctx, store.Filter{State: store.ListFailed}); err != nil || len(parked) != 1 || parked[0].ReceivedID != "" {
+		t.Fatalf("List failed = %+v, %v; want the old parked message, without a message id", parked, err)
 	}
 	var nulls int
 	if err := raw.QueryRowContext(ctx, "SELECT count(*) FROM jadpo_outbox WHERE headers IS NULL").Scan(&nulls); err != nil || nulls != 1 {

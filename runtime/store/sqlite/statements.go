@@ -45,15 +45,21 @@ SELECT ?1, value, 'pending', 0, ?2, 0, ?2, ?2 FROM json_each(?3)`, tDeliveries)
 	stmtDeleteParked = writer("delete re-read parked message", `DELETE FROM jadpo_parked_messages WHERE id = ?1`, tParked)
 
 	stmtPark = writer("park", `INSERT INTO jadpo_parked_messages
-    (source, wire_type, event_name, reason, problems, body, body_sha256, state, created_at, updated_at)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'failed', ?8, ?8)
-ON CONFLICT (source, body_sha256) DO NOTHING`, tParked)
+    (source, wire_type, event_name, reason, problems, body, body_sha256, state, created_at, updated_at, received_id)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'failed', ?8, ?8, ?9)
+ON CONFLICT (source, body_sha256) DO NOTHING
+RETURNING id`, tParked)
 
+	// The row a body is parked as already, when Park added none.
+	stmtParkedAs = writer("parked already", `SELECT id FROM jadpo_parked_messages WHERE source = ?1 AND body_sha256 = ?2`, tParked)
+
+	// A re-read that found no id keeps the one read before.
 	stmtParkAgain = writer("park again", `UPDATE jadpo_parked_messages
-SET state = 'failed', wire_type = ?2, event_name = ?3, reason = ?4, problems = ?5, updated_at = ?6
+SET state = 'failed', wire_type = ?2, event_name = ?3, reason = ?4, problems = ?5, updated_at = ?6,
+    received_id = COALESCE(?7, received_id)
 WHERE id = ?1 AND state = 'pending'`, tParked)
 
-	stmtRetriedParked = reader("retried parked messages", `SELECT id, source, wire_type, event_name, reason, problems, body, created_at, updated_at
+	stmtRetriedParked = reader("retried parked messages", `SELECT id, source, wire_type, event_name, reason, problems, body, created_at, updated_at, received_id
 FROM jadpo_parked_messages
 WHERE state = 'pending'
 ORDER BY updated_at, id
@@ -93,7 +99,7 @@ const deliveryColumns = `d.id, d.state, d.subscriber, d.attempts, d.max_attempts
     o.source, o.event_name, o.received_id`
 
 const parkedColumns = `id, state, source, wire_type, event_name, reason, problems, body_sha256,
-    created_at, updated_at, dismissed_at`
+    created_at, updated_at, dismissed_at, received_id`
 
 var (
 	stmtListDeliveries = reader("list deliveries", `SELECT `+deliveryColumns+`, NULL, NULL
@@ -184,7 +190,7 @@ WHERE o.id = g.outbox_id`, tOutbox, tDeliveries)
 // statements are every statement the store runs after migrating; Migrate prepares each.
 var statements = []statement{
 	stmtRecordReceived, stmtWriteOutbox, stmtWriteDeliveries, stmtDeleteParked,
-	stmtPark, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtClaimedEvents, stmtSettle,
+	stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtClaimedEvents, stmtSettle,
 	stmtListDeliveries, stmtShowDelivery, stmtListParked, stmtShowParked,
 	stmtStatesDeliveries, stmtStatesParked, stmtRetryDeliveries, stmtRetryParked,
 	stmtDismissDeliveries, stmtDismissParked,

@@ -72,6 +72,7 @@ func Run(t *testing.T, h Harness) {
 		{"KeepHeadersRoundTrip", testKeepHeadersRoundTrip},
 		{"ParkOncePerSourceAndBody", testParkOncePerSourceAndBody},
 		{"ParkRetriedFailsAgain", testParkRetriedFailsAgain},
+		{"ParkKeepsTheMessageID", testParkKeepsTheMessageID},
 		{"RetriedParkedOldestFirst", testRetriedParkedOldestFirst},
 		{"ClaimAndSettle", testClaimAndSettle},
 		{"ClaimLimitAndDue", testClaimLimitAndDue},
@@ -176,23 +177,34 @@ func wantCounts(t *testing.T, s store.Store, want counts) {
 
 func park(t *testing.T, s store.Store, now time.Time, p store.Parked) store.ParkResult {
 	t.Helper()
-	r, err := s.Park(context.Background(), now, p)
+	r, _ := parkAs(t, s, now, p)
+	return r
+}
+
+// parkAs parks p and returns what Park did and the id it named.
+func parkAs(t *testing.T, s store.Store, now time.Time, p store.Parked) (store.ParkResult, store.ID) {
+	t.Helper()
+	r, id, err := s.Park(context.Background(), now, p)
 	if err != nil {
 		t.Fatalf("Park: %v", err)
 	}
-	return r
+	return r, id
 }
 
 // parkID parks p, which must be new, and returns its operator ID (ids are the database's
 // to choose: PostgreSQL's sequences skip numbers a conflict or a rollback used).
 func parkID(t *testing.T, s store.Store, now time.Time, p store.Parked) store.ID {
 	t.Helper()
-	if r := park(t, s, now, p); r != store.ParkAdded {
+	r, id := parkAs(t, s, now, p)
+	if r != store.ParkAdded {
 		t.Fatalf("Park = %v, want added", r)
 	}
 	sum := sha256Hex(string(p.Body))
 	for _, e := range list(t, s, store.Filter{State: store.ListAll}) {
 		if e.ID.Kind == store.KindParked && e.BodySHA256 == sum && e.Source == p.Source {
+			if e.ID != id {
+				t.Fatalf("Park named %s, the parked message is listed as %s", id, e.ID)
+			}
 			return e.ID
 		}
 	}
@@ -707,6 +719,57 @@ func testParkRetriedFailsAgain(t *testing.T, h Harness) {
 	}
 	if e := show(t, s, p1, false); !e.UpdatedAt.Equal(t0.Add(2 * time.Minute)) {
 		t.Fatalf("p1 changed: %+v", e)
+	}
+}
+
+// A parked message keeps the id read from it (the producer's), so that an operator can tie
+// it to the sender's record; Park names the row it added, or the one parked already.
+func testParkKeepsTheMessageID(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	ctx := context.Background()
+	p := parkedOf(srcWarehouse, `{"id":"m-77","type":"order.exploded"}`)
+	p.ReceivedID = "m-77"
+	first := parkID(t, s, t0, p)
+	if r, id := parkAs(t, s, t0.Add(time.Minute), p); r != store.ParkAlready || id != first {
+		t.Fatalf("second Park = %v %s, want already parked as %s", r, id, first)
+	}
+	none := parkID(t, s, t0, parkedOf(srcWarehouse, `not json`))
+	if e := show(t, s, first, false); e.ReceivedID != "m-77" {
+		t.Fatalf("Show %s: message id %q, want m-77", first, e.ReceivedID)
+	}
+	if e := show(t, s, none, false); e.ReceivedID != "" {
+		t.Fatalf("Show %s: message id %q, want none", none, e.ReceivedID)
+	}
+	byID := map[store.ID]string{}
+	for _, e := range list(t, s, store.Filter{State: store.ListAll}) {
+		byID[e.ID] = e.ReceivedID
+	}
+	if byID[first] != "m-77" || byID[none] != "" {
+		t.Fatalf("List: message ids %v", byID)
+	}
+	if err := s.Retry(ctx, t0.Add(time.Minute), []store.ID{first, none}); err != nil {
+		t.Fatalf("Retry: %v", err)
+	}
+	retried, err := s.RetriedParked(ctx, 20)
+	if err != nil || len(retried) != 2 {
+		t.Fatalf("RetriedParked = %+v, %v", retried, err)
+	}
+	for _, m := range retried {
+		want := map[int64]string{first.N: "m-77", none.N: ""}[m.ID]
+		if m.ReceivedID != want {
+			t.Fatalf("RetriedParked p%d: message id %q, want %q", m.ID, m.ReceivedID, want)
+		}
+		// Re-read with a plan that finds no id: the id read before stays; one found now is kept.
+		again := store.Parked{Source: srcWarehouse, Reason: store.ReasonUnreadable, Body: m.Body, RetriedParkedID: m.ID}
+		if m.ID == none.N {
+			again.ReceivedID = "n-1"
+		}
+		if r, id := parkAs(t, s, t0.Add(2*time.Minute), again); r != store.ParkFailedAgain || id != store.ParkedID(m.ID) {
+			t.Fatalf("Park of the re-read p%d = %v %s", m.ID, r, id)
+		}
+	}
+	if a, b := show(t, s, first, false).ReceivedID, show(t, s, none, false).ReceivedID; a != "m-77" || b != "n-1" {
+		t.Fatalf("after parking again: message ids %q and %q, want m-77 and n-1", a, b)
 	}
 }
 

@@ -376,6 +376,22 @@ func Pending(migrations []Migration, applied []int) ([]Migration, error) {
 	return out, nil
 }
 
+// Behind is the error of opening a store without migrating it (store.OpenExisting) when
+// the database lacks some of migrations, or is newer than this build; nil when it is at
+// this build's version.
+func Behind(migrations []Migration, applied []int) error {
+	pending, err := Pending(migrations, applied)
+	if err != nil || len(pending) == 0 {
+		return err
+	}
+	have := 0
+	for _, v := range applied {
+		have = max(have, v)
+	}
+	return &store.Error{Op: "open", Class: store.ClassOther,
+		Err: fmt.Errorf("the store's schema is at version %d, older than this build of jadpo's (%d): `jadpo tick` migrates it", have, LatestVersion(migrations))}
+}
+
 // TooNew is the error for a database migrated by a newer build.
 func TooNew(have, latest int) error {
 	return &store.Error{Op: "migrate", Class: store.ClassOther,

@@ -1,0 +1,159 @@
+package main
+
+// Issue 11, signals of run, tick and dev: the first SIGINT or SIGTERM
+// finishes the message in hand (bounded) and exits 0; a second exits at
+// once. These start the binary and run wholly on the wall clock; they wait
+// for conditions (bounded by the test's own deadline), never for a time.
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/runtime/runtimetest"
+)
+
+// waitFor polls cond until it holds; the test's deadline bounds it.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		if d, ok := t.Deadline(); ok && time.Until(d) < 5*time.Second {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// child is a started jadpo process.
+type child struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser // nil unless asked for
+	out   *syncBuffer
+	done  chan struct{}
+	err   error
+}
+
+func startChild(t *testing.T, bin string, environ []string, withStdin bool, args ...string) *child {
+	t.Helper()
+	c := &child{cmd: exec.Command(bin, args...), out: &syncBuffer{}, done: make(chan struct{})}
+	c.cmd.Env, c.cmd.Stdout, c.cmd.Stderr = environ, c.out, c.out
+	if withStdin {
+		// A pipe of the child's own: Wait does not wait for a copy from it.
+		w, err := c.cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.stdin = w
+		t.Cleanup(func() { w.Close() })
+	}
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { c.err = c.cmd.Wait(); close(c.done) }()
+	t.Cleanup(func() {
+		select {
+		case <-c.done:
+		default:
+			_ = c.cmd.Process.Kill()
+			<-c.done
+		}
+	})
+	return c
+}
+
+func (c *child) signal(t *testing.T, sig os.Signal) {
+	t.Helper()
+	if err := c.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// exitCode waits for the process and returns its exit code.
+func (c *child) exitCode(t *testing.T) int {
+	t.Helper()
+	<-c.done
+	var ee *exec.ExitError
+	if errors.As(c.err, &ee) {
+		return ee.ExitCode()
+	}
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	return 0
+}
+
+// The first signal while a message's delete is in hand (the fake answers it
+// a second late): the delete is finished, the queue is empty, exit 0.
+func TestRunAndTickFinishTheMessageInHandOnASignal(t *testing.T) {
+	bin := buildBinary(t)
+	for _, cmd := range []string{"run", "tick"} {
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+			t.Run(cmd+"_"+sig.String(), func(t *testing.T) {
+				env := runtimetest.New(t, "sqlite")
+				env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultSlow, Operation: "DeleteMessage", Next: 1, Delay: time.Second})
+				env.Send("warehouse_queue", runtimetest.OrderShipped("m-1"))
+				c := startChild(t, bin, env.ChildEnviron(), false, cmd, filepath.Join(env.Root, "examples", "warehouse"),
+					"--database", env.StoreURL, "--log-format", "json")
+				waitFor(t, "the delete in hand", func() bool { return env.Fake.Calls("DeleteMessage") >= 1 })
+				c.signal(t, sig)
+				if code := c.exitCode(t); code != 0 {
+					t.Fatalf("exit %d, want 0\n%s", code, c.out.String())
+				}
+				if !env.QueueEmpty() {
+					t.Fatalf("the message in hand was not finished: the queue holds it\n%s", c.out.String())
+				}
+			})
+		}
+	}
+}
+
+// dev: a signal exits 0.
+func TestDevExitsZeroOnASignal(t *testing.T) {
+	bin := buildBinary(t)
+	dir := runtimetest.CopyExample(t, filepath.Join(t.TempDir(), "warehouse"))
+	c := startChild(t, bin, childEnv(), true, "dev", dir, "--log-format", "json")
+	waitFor(t, "dev to start", func() bool { return strings.Contains(c.out.String(), "jadpo dev: ") })
+	if _, err := io.WriteString(c.stdin, "warehouse_queue "+runtimetest.OrderShipped("m-1")+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the message kept", func() bool { return strings.Contains(c.out.String(), `"msg":"kept"`) })
+	c.signal(t, syscall.SIGINT)
+	if code := c.exitCode(t); code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", code, c.out.String())
+	}
+}
+
+// A second signal exits at once, while the first waits for a delete that
+// hangs (it would wait out runtime.AckTimeout, then exit 0): 143 after
+// SIGTERM, 130 after SIGINT.
+func TestSecondSignalStopsAtOnce(t *testing.T) {
+	bin := buildBinary(t)
+	for _, cmd := range []string{"run", "tick"} {
+		for _, c := range []struct {
+			sig  syscall.Signal
+			code int
+		}{{syscall.SIGTERM, 143}, {syscall.SIGINT, 130}} {
+			t.Run(cmd+"_"+c.sig.String(), func(t *testing.T) {
+				env := runtimetest.New(t, "sqlite")
+				env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultHang, Operation: "DeleteMessage", Fraction: 1})
+				env.Send("warehouse_queue", runtimetest.OrderShipped("m-1"))
+				p := startChild(t, bin, env.ChildEnviron(), false, cmd, filepath.Join(env.Root, "examples", "warehouse"),
+					"--database", env.StoreURL, "--log-format", "json")
+				waitFor(t, "the delete in hand", func() bool { return env.Fake.Calls("DeleteMessage") >= 1 })
+				p.signal(t, c.sig)
+				waitFor(t, "the first signal seen", func() bool { return strings.Contains(p.out.String(), "a second signal stops at once") })
+				p.signal(t, c.sig)
+				if code := p.exitCode(t); code != c.code {
+					t.Fatalf("exit %d, want %d\n%s", code, c.code, p.out.String())
+				}
+			})
+		}
+	}
+}
