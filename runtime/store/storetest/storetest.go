@@ -1265,7 +1265,7 @@ func testHousekeepRetentionRules(t *testing.T, h Harness) {
 
 // testHousekeepBacklogInBatches: a backlog of 200,000 deletable rows (20,000 with
 // -short) goes over several calls, no statement deleting more than the batch, while
-// messages keep being received, by two stores at once that never count a row twice.
+// messages are kept at the same time, by two stores at once that never count a row twice.
 func testHousekeepBacklogInBatches(t *testing.T, h Harness) {
 	db, s := fresh(t, h)
 	s2 := migrated(t, db)
@@ -1304,9 +1304,6 @@ SELECT source, event_name, event_json, received_id, created_at, headers, settled
 	var sum int64
 	calls, received := 0, 0
 	for {
-		// Receiving goes on between housekeeping calls, and its rows stay.
-		wantOutcomes(t, keepBatch(t, s, now, keepOf(srcReturns, fmt.Sprintf("r%d", received), "pack_order")), store.Kept)
-		received++
 		var wg sync.WaitGroup
 		var hs [2]store.Housekept
 		var errs [2]error
@@ -1317,6 +1314,21 @@ SELECT source, event_name, event_json, received_id, created_at, headers, settled
 				hs[i], errs[i] = st.Housekeep(ctx, now, o)
 			}()
 		}
+		// Receiving goes on while both housekeep, and its rows stay. (A SQLite keep may
+		// outwait the tests' short busy timeout; it is tried again, as its queue would.)
+		keep := keepOf(srcReturns, fmt.Sprintf("r%d", received), "pack_order")
+		var res []store.KeepResult
+		var err error
+		for try := 0; try < 5; try++ {
+			if res, err = s.KeepBatch(ctx, now, []store.Keep{keep}); err == nil || !store.IsTransient(err) {
+				break
+			}
+		}
+		if err != nil {
+			t.Fatalf("KeepBatch while housekeeping: %v", err)
+		}
+		wantOutcomes(t, res, store.Kept)
+		received++
 		wg.Wait()
 		calls++
 		n := hs[0].Total() + hs[1].Total()
