@@ -5,7 +5,7 @@ BIN       ?= bin/jadpo
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build install test test-worker test-dates race vet lint demo fuzz bench golden clean
+.PHONY: all build install test test-worker test-dates race vet lint demo fuzz bench soak golden clean
 
 all: build
 
@@ -92,6 +92,12 @@ bench:
 	$(GO) test ./runtime/store/postgres ./runtime/store/sqlite -run '^$$' -bench .
 	$(GO) test ./runtime -run '^$$' -bench '^BenchmarkReceive$$' -benchtime 1000x
 	$(GO) test ./runtime -run '^$$' -bench 'ReceiveCloudflare|ReceiveSQLInbox|Deliver' -benchtime 1000x
+
+## soak: a million messages through PostgreSQL with a 2-day retention, the clock a
+## day on every 100,000 (docs/performance.md, "Soak"); SOAK_MESSAGES to scale it.
+SOAK_MESSAGES ?= 1000000
+soak:
+	JADPO_SOAK=1 JADPO_SOAK_MESSAGES=$(SOAK_MESSAGES) JADPO_REQUIRE_POSTGRES=1 $(GO) test ./runtime/store/postgres -run '^TestSoak$$' -count=1 -v -timeout 6h
 
 clean:
 	rm -rf bin

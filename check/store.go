@@ -2,6 +2,9 @@ package check
 
 import (
 	"strings"
+	"time"
+
+	"github.com/jadpo/jadpo/lang/ast"
 
 	"github.com/jadpo/jadpo/check/ir"
 )
@@ -14,8 +17,12 @@ func (c *checker) checkStore() {
 		return
 	}
 	b := d.node.Named.BlockDecl.Body
-	ms := c.members(d.file, b, "store.value_invalid", "in a store", "database")
-	c.out.store = &ir.Store{Name: d.name}
+	ms := c.members(d.file, b, "store.value_invalid", "in a store", "database", "retention")
+	c.out.store = &ir.Store{Name: d.name, Retention: ir.Retention{
+		SucceededMS: DefaultKeepSucceeded.Milliseconds(), OutboxMS: DefaultKeepOutbox.Milliseconds()}}
+	if rm := ms["retention"]; rm != nil {
+		c.checkRetention(d, rm, &c.out.store.Retention)
+	}
 	m := ms["database"]
 	if m == nil {
 		return
@@ -49,6 +56,44 @@ func (c *checker) checkStore() {
 		return
 	}
 	c.out.store.Database = &ir.Value{Literal: rawJSON(v)}
+}
+
+// The retention defaults, as runtime/store's (store.DefaultKeepSucceeded and
+// DefaultKeepOutbox; a test holds them equal): a day, as River keeps completed
+// jobs, so the store holds about a day of traffic.
+const (
+	DefaultKeepSucceeded = 24 * time.Hour
+	DefaultKeepOutbox    = 24 * time.Hour
+	// A retention under a minute would delete rows an operator has not had
+	// time to look at; over ten years is a mistake of unit.
+	minRetention = time.Minute
+	maxRetention = 3650 * 24 * time.Hour
+)
+
+// checkRetention reads `retention: { succeeded: 1d outbox: 1d }`.
+func (c *checker) checkRetention(d *decl, m *ast.Member, r *ir.Retention) {
+	blk := c.blockValue(d.file, m, "store.value_invalid")
+	if blk == nil {
+		return
+	}
+	ms := c.members(d.file, blk, "store.value_invalid", "in `retention`", "succeeded", "outbox")
+	for _, k := range []string{"succeeded", "outbox"} {
+		mm := ms[k]
+		if mm == nil {
+			continue
+		}
+		n, ok := durationMS(mm.Value)
+		if !ok || n < minRetention.Milliseconds() || n > maxRetention.Milliseconds() {
+			c.add("store.value_invalid", d.file.Range(mm.Value.Span()), "`%s` takes a duration from 1m to 3650d", k).
+				WithHelp("such as `succeeded: 1d` or `outbox: 7d`; received ids are kept 30 days whatever the retention")
+			continue
+		}
+		if k == "succeeded" {
+			r.SucceededMS = n
+		} else {
+			r.OutboxMS = n
+		}
+	}
 }
 
 // needStore reports a receiving declaration in an app without a store.

@@ -1,7 +1,11 @@
 package runtime
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/jadpo/jadpo/runtime/store"
 )
 
 // Metrics are the runtime's Prometheus metrics: received, kept, repeats,
@@ -18,6 +22,14 @@ type Metrics struct {
 	ackCalls    *prometheus.CounterVec
 	ackFailed   *prometheus.CounterVec
 	tickSeconds prometheus.Histogram
+	housekeptBy *prometheus.CounterVec
+	// The store's figures, refreshed from Store.Stats at most once a tick
+	// (Options.StatsEvery), never by a scrape.
+	storeDeliveries *prometheus.GaugeVec
+	storeParked     *prometheus.GaugeVec
+	storeRows       *prometheus.GaugeVec
+	storeBytes      *prometheus.GaugeVec
+	oldestPending   prometheus.Gauge
 }
 
 // NewMetrics registers the metrics in reg (a new registry when nil).
@@ -41,8 +53,21 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 			Help: "Entries a batch acknowledgement's answer listed as failed (each is then acknowledged on its own)."}, []string{"queue"}),
 		tickSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "jadpo_tick_duration_seconds", Help: "How long a tick takes.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}}),
+		housekeptBy: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_store_housekept_rows_total",
+			Help: "Rows housekeeping deleted, by table."}, []string{"table"}),
+		storeDeliveries: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "jadpo_store_deliveries",
+			Help: "Deliveries in the store by subscriber and state, as of the last stats refresh."}, []string{"subscriber", "state"}),
+		storeParked: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "jadpo_store_parked_messages",
+			Help: "Parked messages in the store by reason and state, as of the last stats refresh."}, []string{"reason", "state"}),
+		storeRows: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "jadpo_store_table_rows",
+			Help: "Rows of each store table, as of the last stats refresh."}, []string{"table"}),
+		storeBytes: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "jadpo_store_table_bytes",
+			Help: "Size of each store table with its indexes (PostgreSQL only), as of the last stats refresh."}, []string{"table"}),
+		oldestPending: prometheus.NewGauge(prometheus.GaugeOpts{Name: "jadpo_store_oldest_pending_delivery_age_seconds",
+			Help: "Age of the oldest delivery not yet settled (0 when none), as of the last stats refresh."}),
 	}
-	reg.MustRegister(m.received, m.kept, m.repeats, m.parkedBy, m.unavailable, m.recvErrors, m.deliveries, m.ackCalls, m.ackFailed, m.tickSeconds)
+	reg.MustRegister(m.received, m.kept, m.repeats, m.parkedBy, m.unavailable, m.recvErrors, m.deliveries, m.ackCalls, m.ackFailed, m.tickSeconds,
+		m.housekeptBy, m.storeDeliveries, m.storeParked, m.storeRows, m.storeBytes, m.oldestPending)
 	return m
 }
 
@@ -66,4 +91,39 @@ func (m *Metrics) queue(name string) *queueMetrics {
 
 func (q *queueMetrics) parked(reason string) prometheus.Counter {
 	return q.m.parkedBy.WithLabelValues(q.name, reason)
+}
+
+// housekept counts what one housekeeping call deleted.
+func (m *Metrics) housekept(h store.Housekept) {
+	for table, n := range map[string]int64{
+		"jadpo_received_events": h.ReceivedIDs, "jadpo_parked_messages": h.ParkedMessages,
+		"jadpo_deliveries": h.Deliveries, "jadpo_outbox": h.Outbox,
+	} {
+		if n > 0 {
+			m.housekeptBy.WithLabelValues(table).Add(float64(n))
+		}
+	}
+}
+
+// storeStats sets the store's gauges from one Stats, at now.
+func (m *Metrics) storeStats(s store.Stats, now time.Time) {
+	m.storeDeliveries.Reset()
+	for k, n := range s.BySubscriber {
+		m.storeDeliveries.WithLabelValues(k.Subscriber, string(k.State)).Set(float64(n))
+	}
+	m.storeParked.Reset()
+	for k, n := range s.Parked {
+		m.storeParked.WithLabelValues(string(k.Reason), string(k.State)).Set(float64(n))
+	}
+	for _, t := range s.Tables {
+		m.storeRows.WithLabelValues(t.Name).Set(float64(t.Rows))
+		if t.Bytes >= 0 {
+			m.storeBytes.WithLabelValues(t.Name).Set(float64(t.Bytes))
+		}
+	}
+	age := 0.0
+	if !s.OldestPending.IsZero() {
+		age = now.Sub(s.OldestPending).Seconds()
+	}
+	m.oldestPending.Set(age)
 }

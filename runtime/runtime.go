@@ -75,7 +75,14 @@ type Options struct {
 	// than Lease). 0 means the defaults (runtime.Lease, runtime.HandlerTimeout),
 	// or the other one's 4/3 or 3/4 when only one is given.
 	Lease, HandlerTimeout time.Duration
+	// StatsEvery is how often (on Now's clock) a tick refreshes the store's
+	// gauges with Store.Stats, which counts rows; 0 means DefaultStatsEvery.
+	StatsEvery time.Duration
 }
+
+// DefaultStatsEvery: the store's gauges are at most a minute old, and a large
+// store is counted at most once a minute.
+const DefaultStatsEvery = time.Minute
 
 // Runtime runs one plan against one store.
 type Runtime struct {
@@ -91,6 +98,9 @@ type Runtime struct {
 	health     health
 	dial       func(ctx context.Context, network, addr string) (net.Conn, error) // nil: pgx's own
 
+	statsEvery time.Duration
+	statsAt    time.Time // when the gauges were last refreshed; zero: never
+
 	queues      []*queueRunner
 	bySource    map[string]*queueRunner
 	subscribers map[string][]string // event name -> subscribers
@@ -104,7 +114,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	r := &Runtime{
 		plan: opts.Plan, store: opts.Store, log: opts.Logger, now: opts.Now, after: opts.After, rand: opts.Rand,
-		budget: opts.Budget, ackTimeout: opts.AckTimeout, metrics: opts.Metrics, dial: opts.Dial,
+		budget: opts.Budget, ackTimeout: opts.AckTimeout, metrics: opts.Metrics, dial: opts.Dial, statsEvery: opts.StatsEvery,
 		bySource: map[string]*queueRunner{}, subscribers: map[string][]string{},
 	}
 	if r.log == nil {
@@ -124,6 +134,9 @@ func New(opts Options) (*Runtime, error) {
 	}
 	if r.ackTimeout <= 0 {
 		r.ackTimeout = AckTimeout
+	}
+	if r.statsEvery <= 0 {
+		r.statsEvery = DefaultStatsEvery
 	}
 	if r.metrics == nil {
 		r.metrics = NewMetrics(nil)

@@ -78,12 +78,10 @@ func (r *Runtime) tick(ctx context.Context, deliver bool) (TickReport, error) {
 		}
 	}
 	if ctx.Err() == nil {
-		h, err := r.store.Housekeep(ctx, r.now())
+		err := r.housekeep(ctx, deadline)
 		r.health.observe(r.now(), err)
 		if err != nil {
 			errs = append(errs, err)
-		} else if h.ReceivedIDs+h.ParkedMessages+h.Deliveries > 0 {
-			r.log.Info("housekeeping", "received_ids", h.ReceivedIDs, "parked_messages", h.ParkedMessages, "deliveries", h.Deliveries)
 		}
 	}
 	return rep, errors.Join(errs...)

@@ -30,6 +30,17 @@ type Program struct {
 type Store struct {
 	Name     string `json:"name"`
 	Database *Value `json:"database,omitempty"`
+	// Retention is how long housekeeping keeps settled rows; the checker
+	// fills in the defaults.
+	Retention Retention `json:"retention"`
+}
+
+// Retention is a store's `retention { succeeded: 1d outbox: 1d }`: how long
+// a succeeded delivery is kept after it succeeded, and an outbox row after
+// its last delivery settled. 0 (a plan written before) means the defaults.
+type Retention struct {
+	SucceededMS int64 `json:"succeeded_ms"`
+	OutboxMS    int64 `json:"outbox_ms"`
 }
 
 // ConfigField is one value read from the environment at start-up.

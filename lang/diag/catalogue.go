@@ -98,8 +98,8 @@ var entries = []Entry{
 		"a secret may flow only into a credential's secret members and a store's `database`"},
 	{"config.unknown_field", Error, "`config.<field>` names no config field",
 		"declare the field in the app's config"},
-	{"store.value_invalid", Error, "the store's `database` is not usable",
-		"give a postgres:// URL from config, or sqlite: and a path"},
+	{"store.value_invalid", Error, "the store's `database` or `retention` is not usable",
+		"give a postgres:// URL from config, or sqlite: and a path; retention takes durations from 1m to 3650d"},
 	{"event.store_required", Error, "the app receives events but has no store",
 		"declare a store: store primary { }"},
 

@@ -81,9 +81,15 @@ type Store interface {
 	// rule as Retry.
 	Dismiss(ctx context.Context, now time.Time, ids []ID) error
 
-	// Housekeep deletes what is kept for 30 days only (HousekeepAfter) and reports how many
-	// rows went.
-	Housekeep(ctx context.Context, now time.Time) (Housekept, error)
+	// Housekeep deletes, in batches of at most o.Batch rows a statement, what the
+	// retention no longer keeps: received ids after 30 days (HousekeepAfter), succeeded
+	// deliveries o.Succeeded after they succeeded, dismissed deliveries and parked
+	// messages 30 days after their dismissal, and outbox rows o.Outbox after their last
+	// delivery was settled (an outbox row stays while any delivery of it does). It stops
+	// when every table is clean, after o.MaxBatches batches of a table, or at o.Deadline,
+	// and reports how many rows went. Processes housekeeping at once skip each other's
+	// rows: none waits for another, and no row is counted twice.
+	Housekeep(ctx context.Context, now time.Time, o Housekeeping) (Housekept, error)
 	// Stats counts the rows of the store, for tests and metrics.
 	Stats(ctx context.Context) (Stats, error)
 }
@@ -91,6 +97,94 @@ type Store interface {
 // HousekeepAfter is how long received ids are remembered and dismissed deliveries and
 // parked messages are kept before Housekeep deletes them.
 const HousekeepAfter = 30 * 24 * time.Hour
+
+// The retention defaults (docs/store.md, "Housekeeping"). A succeeded delivery is kept a
+// day, as River keeps completed jobs: long enough to answer "did it go out yesterday?",
+// short enough that the store holds about one day of traffic. An outbox row is kept a day
+// after its last delivery settled, so by default an event goes with its last delivery;
+// its received id stays 30 days for the repeat check.
+const (
+	DefaultKeepSucceeded = 24 * time.Hour
+	DefaultKeepOutbox    = 24 * time.Hour
+	// DefaultHousekeepBatch bounds the rows one housekeeping statement deletes, and so
+	// the locks it holds and the WAL it writes in one transaction.
+	DefaultHousekeepBatch = 1000
+	// DefaultHousekeepBatches bounds the batches of one table in one Housekeep call.
+	DefaultHousekeepBatches = 10
+)
+
+// Housekeeping says what Housekeep keeps and how much it does in one call. Zero fields
+// take the defaults.
+type Housekeeping struct {
+	// Succeeded is how long a succeeded delivery is kept after it succeeded.
+	Succeeded time.Duration
+	// Outbox is how long an outbox row is kept once every delivery of it is settled
+	// (succeeded and deleted, or dismissed and deleted); a row written with no
+	// subscriber is settled when written.
+	Outbox time.Duration
+	// Batch is the most rows one statement deletes; MaxBatches the most statements per
+	// table in one call.
+	Batch, MaxBatches int
+	// Deadline, when set, stops Housekeep starting another statement after it (wall
+	// clock): housekeeping takes what is left of the tick's budget, never more.
+	Deadline time.Time
+	// OnBatch, when set, is told each statement's table and rows deleted (tests count
+	// them; metrics could).
+	OnBatch func(table string, n int64)
+}
+
+// WithDefaults returns o with every zero field set to its default.
+func (o Housekeeping) WithDefaults() Housekeeping {
+	if o.Succeeded <= 0 {
+		o.Succeeded = DefaultKeepSucceeded
+	}
+	if o.Outbox <= 0 {
+		o.Outbox = DefaultKeepOutbox
+	}
+	if o.Batch <= 0 {
+		o.Batch = DefaultHousekeepBatch
+	}
+	if o.MaxBatches <= 0 {
+		o.MaxBatches = DefaultHousekeepBatches
+	}
+	return o
+}
+
+// HousekeepStep is one table's batch: run deletes at most batch rows and says how many
+// went.
+type HousekeepStep struct {
+	Table string
+	N     *int64
+	Run   func(ctx context.Context, batch int) (int64, error)
+}
+
+// RunHousekeeping runs the steps in turn, each until a short batch, MaxBatches batches
+// or the deadline, for both adapters. Busy reports a table that may have more to delete.
+func RunHousekeeping(ctx context.Context, o Housekeeping, h *Housekept, steps []HousekeepStep) error {
+	for _, st := range steps {
+		for i := 0; ; i++ {
+			// One batch per table even past the deadline, so that a tick spent on
+			// receiving still makes headway.
+			if i == o.MaxBatches || (i > 0 && !o.Deadline.IsZero() && !time.Now().Before(o.Deadline)) {
+				h.Busy = true
+				break
+			}
+			n, err := st.Run(ctx, o.Batch)
+			if err != nil {
+				return err
+			}
+			*st.N += n
+			h.Statements++
+			if o.OnBatch != nil {
+				o.OnBatch(st.Table, n)
+			}
+			if n < int64(o.Batch) {
+				break
+			}
+		}
+	}
+	return nil
+}
 
 // Opener opens a store from a URL of its scheme. The store is connected but not migrated.
 type Opener func(ctx context.Context, url string) (Store, error)

@@ -340,8 +340,17 @@ func ParkedLabel(source, eventName, wireType string) string {
 type Housekept struct {
 	ReceivedIDs    int64
 	ParkedMessages int64
-	Deliveries     int64
+	// Deliveries counts deleted deliveries, succeeded and dismissed.
+	Deliveries int64
+	Outbox     int64
+	// Statements is how many deleting statements ran; Busy says a table may have more
+	// to delete (a full last batch, or the deadline reached).
+	Statements int
+	Busy       bool
 }
+
+// Total is the number of rows deleted.
+func (h Housekept) Total() int64 { return h.ReceivedIDs + h.ParkedMessages + h.Deliveries + h.Outbox }
 
 // Stats counts the rows of the store.
 type Stats struct {
@@ -351,6 +360,27 @@ type Stats struct {
 	Deliveries map[DeliveryState]int64
 	// Parked counts parked messages by reason and state; absent when 0.
 	Parked map[ParkedKey]int64
+	// BySubscriber counts deliveries by subscriber and state; absent when 0.
+	BySubscriber map[SubscriberKey]int64
+	// OldestPending is when the oldest delivery not yet settled (pending, running or
+	// retry_wait) was written; zero when there is none.
+	OldestPending time.Time
+	// Tables are the store's tables with their rows, and their size on disk with
+	// indexes (PostgreSQL's pg_total_relation_size; -1 on SQLite, one file).
+	Tables []TableStats
+}
+
+// SubscriberKey is a (subscriber, state) pair of Stats.BySubscriber.
+type SubscriberKey struct {
+	Subscriber string
+	State      DeliveryState
+}
+
+// TableStats is one table's rows and bytes.
+type TableStats struct {
+	Name  string
+	Rows  int64
+	Bytes int64
 }
 
 // ParkedKey is a (reason, state) pair of Stats.Parked.

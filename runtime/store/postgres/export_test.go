@@ -13,3 +13,12 @@ func SchemaSQLUpTo(version int) string {
 	}
 	return schemaSQL(ms)
 }
+
+// HousekeepingSQL is each housekeeping statement by name, for the EXPLAIN test.
+func HousekeepingSQL() map[string]string {
+	out := map[string]string{}
+	for _, st := range []sqlcommon.Statement{stmtForgetReceived, stmtForgetParked, stmtForgetSucceeded, stmtForgetDismissed, stmtForgetOutbox} {
+		out[st.Name] = st.SQL
+	}
+	return out
+}

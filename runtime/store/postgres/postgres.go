@@ -714,27 +714,43 @@ func (s *Store) transition(ctx context.Context, op string, now time.Time, ids []
 	return nil
 }
 
-// Housekeep deletes received ids older than 30 days, and parked messages and deliveries
-// dismissed more than 30 days ago.
-func (s *Store) Housekeep(ctx context.Context, now time.Time) (store.Housekept, error) {
-	before := sqlcommon.Micro(now).Add(-store.HousekeepAfter)
+// Housekeep deletes what the retention no longer keeps, in bounded batches
+// (store.Store.Housekeep). Each batch is one statement, its own transaction.
+func (s *Store) Housekeep(ctx context.Context, now time.Time, o store.Housekeeping) (store.Housekept, error) {
+	o = o.WithDefaults()
+	now = sqlcommon.Micro(now)
 	var h store.Housekept
-	for _, q := range []struct {
-		st sqlcommon.Statement
-		n  *int64
-	}{{stmtForgetReceived, &h.ReceivedIDs}, {stmtForgetParked, &h.ParkedMessages}, {stmtForgetDeliveries, &h.Deliveries}} {
-		tag, err := s.pool.Exec(ctx, q.st.SQL, before)
-		if err != nil {
-			return h, wrap("housekeep", err)
-		}
-		*q.n = tag.RowsAffected()
+	step := func(st sqlcommon.Statement, before time.Time, n *int64, counted bool) store.HousekeepStep {
+		return store.HousekeepStep{Table: st.Tables[0], N: n, Run: func(ctx context.Context, batch int) (int64, error) {
+			if counted {
+				var c int64
+				err := s.pool.QueryRow(ctx, st.SQL, before, batch).Scan(&c)
+				return c, err
+			}
+			tag, err := s.pool.Exec(ctx, st.SQL, before, batch)
+			return tag.RowsAffected(), err
+		}}
+	}
+	old := now.Add(-store.HousekeepAfter)
+	// Deliveries before the outbox, so that an outbox row goes in the same call as its
+	// last delivery.
+	err := store.RunHousekeeping(ctx, o, &h, []store.HousekeepStep{
+		step(stmtForgetReceived, old, &h.ReceivedIDs, false),
+		step(stmtForgetParked, old, &h.ParkedMessages, false),
+		step(stmtForgetSucceeded, now.Add(-o.Succeeded), &h.Deliveries, true),
+		step(stmtForgetDismissed, old, &h.Deliveries, true),
+		step(stmtForgetOutbox, now.Add(-o.Outbox), &h.Outbox, false),
+	})
+	if err != nil {
+		return h, wrap("housekeep", err)
 	}
 	return h, nil
 }
 
 // Stats counts the rows of each table.
 func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
-	st := store.Stats{Deliveries: map[store.DeliveryState]int64{}, Parked: map[store.ParkedKey]int64{}}
+	st := store.Stats{Deliveries: map[store.DeliveryState]int64{}, Parked: map[store.ParkedKey]int64{},
+		BySubscriber: map[store.SubscriberKey]int64{}}
 	if err := s.pool.QueryRow(ctx, stmtCountReceived.SQL).Scan(&st.ReceivedIDs); err != nil {
 		return st, wrap("stats", err)
 	}
@@ -745,10 +761,11 @@ func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
 	if err != nil {
 		return st, wrap("stats", err)
 	}
-	var state, reason string
+	var state, reason, sub string
 	var n int64
-	if _, err := pgx.ForEachRow(rows, []any{&state, &n}, func() error {
-		st.Deliveries[store.DeliveryState(state)] = n
+	if _, err := pgx.ForEachRow(rows, []any{&sub, &state, &n}, func() error {
+		st.Deliveries[store.DeliveryState(state)] += n
+		st.BySubscriber[store.SubscriberKey{Subscriber: sub, State: store.DeliveryState(state)}] = n
 		return nil
 	}); err != nil {
 		return st, wrap("stats", err)
@@ -763,5 +780,18 @@ func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
 	}); err != nil {
 		return st, wrap("stats", err)
 	}
+	var oldest *time.Time
+	if err := s.pool.QueryRow(ctx, stmtOldestPending.SQL).Scan(&oldest); err != nil {
+		return st, wrap("stats", err)
+	}
+	if oldest != nil {
+		st.OldestPending = oldest.UTC()
+	}
+	var sizes [4]int64
+	if err := s.pool.QueryRow(ctx, stmtTableSizes.SQL).Scan(&sizes[0], &sizes[1], &sizes[2], &sizes[3]); err != nil {
+		return st, wrap("stats", err)
+	}
+	st.Tables = []store.TableStats{{Name: tReceived, Rows: st.ReceivedIDs, Bytes: sizes[0]}, {Name: tOutbox, Rows: st.Outbox, Bytes: sizes[1]},
+		{Name: tDeliveries, Rows: st.DeliveriesTotal(), Bytes: sizes[2]}, {Name: tParked, Rows: st.ParkedTotal(), Bytes: sizes[3]}}
 	return st, nil
 }

@@ -105,6 +105,23 @@ ALTER TABLE jadpo_outbox ADD COLUMN headers text;
 	SQL: `
 ALTER TABLE jadpo_parked_messages ADD COLUMN received_id text;
 `,
+}, {
+	Version: 5,
+	Name:    "retention: the outbox settled time, an index per housekeeping statement",
+	// settled_at is when the last delivery of the row was settled: written at
+	// keep for a row with no subscriber, raised by housekeeping as it deletes
+	// the row's deliveries. Rows kept before count as settled long ago
+	// (-infinity, a constant default: added without rewriting the table), so
+	// they go once no delivery references them. Each housekeeping statement
+	// reads its rows oldest first from one partial index.
+	SQL: `
+ALTER TABLE jadpo_outbox ADD COLUMN settled_at timestamptz DEFAULT '-infinity';
+ALTER TABLE jadpo_outbox ALTER COLUMN settled_at DROP DEFAULT;
+CREATE INDEX jadpo_outbox_settled ON jadpo_outbox (settled_at) WHERE settled_at IS NOT NULL;
+CREATE INDEX jadpo_deliveries_succeeded ON jadpo_deliveries (settled_at) WHERE state = 'succeeded';
+CREATE INDEX jadpo_deliveries_dismissed ON jadpo_deliveries (dismissed_at) WHERE state = 'dismissed';
+CREATE INDEX jadpo_parked_messages_dismissed ON jadpo_parked_messages (dismissed_at) WHERE state = 'dismissed';
+`,
 }}
 
 // SchemaSQL is the store's whole PostgreSQL schema as one SQL text, written by jadpo build

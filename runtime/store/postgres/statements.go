@@ -25,8 +25,8 @@ var stmtKeep = sqlcommon.Statement{
     ON CONFLICT (source, received_id) DO NOTHING
     RETURNING 1
 ), o AS (
-    INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at, headers)
-    SELECT $1, $4, $5, $2, $3, $8 FROM r
+    INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at, headers, settled_at)
+    SELECT $1, $4, $5, $2, $3, $8, CASE WHEN coalesce(cardinality($6::text[]), 0) = 0 THEN $3::timestamptz END FROM r
     RETURNING id
 ), d AS (
     INSERT INTO jadpo_deliveries (outbox_id, subscriber, state, attempts, next_attempt_at, fencing_token, created_at, updated_at)
@@ -200,22 +200,60 @@ var stmtDismissParked = sqlcommon.Statement{
 WHERE id = ANY($1::bigint[]) AND state = 'failed'`,
 }
 
+// Housekeeping: each statement deletes at most $2 rows, read oldest first from its
+// partial index and locked with SKIP LOCKED, so that processes housekeeping at once take
+// disjoint rows and never wait for each other. The EXPLAIN of each is in docs/store.md.
 var stmtForgetReceived = sqlcommon.Statement{
 	Name:   "housekeep received ids",
 	Tables: []string{tReceived},
-	SQL:    `DELETE FROM jadpo_received_events WHERE received_at < $1`,
+	SQL: `DELETE FROM jadpo_received_events WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM jadpo_received_events WHERE received_at < $1
+    ORDER BY received_at LIMIT $2 FOR UPDATE SKIP LOCKED))`,
 }
 
 var stmtForgetParked = sqlcommon.Statement{
 	Name:   "housekeep parked messages",
 	Tables: []string{tParked},
-	SQL:    `DELETE FROM jadpo_parked_messages WHERE state = 'dismissed' AND dismissed_at < $1`,
+	SQL: `DELETE FROM jadpo_parked_messages WHERE id = ANY(ARRAY(
+    SELECT id FROM jadpo_parked_messages WHERE state = 'dismissed' AND dismissed_at < $1
+    ORDER BY dismissed_at LIMIT $2 FOR UPDATE SKIP LOCKED))`,
 }
 
-var stmtForgetDeliveries = sqlcommon.Statement{
-	Name:   "housekeep deliveries",
-	Tables: []string{tDeliveries},
-	SQL:    `DELETE FROM jadpo_deliveries WHERE state = 'dismissed' AND dismissed_at < $1`,
+// forgetDeliveries deletes settled deliveries of one kind and raises each outbox row's
+// settled_at to the latest settled time of its deleted deliveries, in one statement.
+func forgetDeliveries(name, state, at string) sqlcommon.Statement {
+	return sqlcommon.Statement{
+		Name:   name,
+		Tables: []string{tDeliveries, tOutbox},
+		SQL: `WITH gone AS (
+    DELETE FROM jadpo_deliveries WHERE id = ANY(ARRAY(
+        SELECT id FROM jadpo_deliveries WHERE state = '` + state + `' AND ` + at + ` < $1
+        ORDER BY ` + at + ` LIMIT $2 FOR UPDATE SKIP LOCKED))
+    RETURNING outbox_id, ` + at + ` AS at
+), settled AS (
+    UPDATE jadpo_outbox AS o SET settled_at = GREATEST(o.settled_at, g.at)
+    FROM (SELECT outbox_id, max(at) AS at FROM gone GROUP BY outbox_id) AS g
+    WHERE o.id = g.outbox_id
+)
+SELECT count(*) FROM gone`,
+	}
+}
+
+var (
+	stmtForgetSucceeded = forgetDeliveries("housekeep succeeded deliveries", "succeeded", "settled_at")
+	stmtForgetDismissed = forgetDeliveries("housekeep dismissed deliveries", "dismissed", "dismissed_at")
+)
+
+// An outbox row goes once settled long enough and no delivery references it (the
+// deliveries' unique index on (outbox_id, subscriber) answers NOT EXISTS).
+var stmtForgetOutbox = sqlcommon.Statement{
+	Name:   "housekeep outbox",
+	Tables: []string{tOutbox, tDeliveries},
+	SQL: `DELETE FROM jadpo_outbox WHERE id = ANY(ARRAY(
+    SELECT o.id FROM jadpo_outbox AS o
+    WHERE o.settled_at < $1
+      AND NOT EXISTS (SELECT 1 FROM jadpo_deliveries AS d WHERE d.outbox_id = o.id)
+    ORDER BY o.settled_at LIMIT $2 FOR UPDATE SKIP LOCKED))`,
 }
 
 var stmtCountReceived = sqlcommon.Statement{
@@ -233,7 +271,21 @@ var stmtCountOutbox = sqlcommon.Statement{
 var stmtCountDeliveries = sqlcommon.Statement{
 	Name:   "count deliveries",
 	Tables: []string{tDeliveries},
-	SQL:    `SELECT state, count(*) FROM jadpo_deliveries GROUP BY state`,
+	SQL:    `SELECT subscriber, state, count(*) FROM jadpo_deliveries GROUP BY subscriber, state`,
+}
+
+// The oldest unsettled delivery, from the claim's partial index.
+var stmtOldestPending = sqlcommon.Statement{
+	Name:   "oldest pending delivery",
+	Tables: []string{tDeliveries},
+	SQL:    `SELECT min(created_at) FROM jadpo_deliveries WHERE state IN ('pending', 'retry_wait', 'running')`,
+}
+
+var stmtTableSizes = sqlcommon.Statement{
+	Name:   "table sizes",
+	Tables: []string{tReceived, tOutbox, tDeliveries, tParked},
+	SQL: `SELECT pg_total_relation_size('jadpo_received_events'), pg_total_relation_size('jadpo_outbox'),
+    pg_total_relation_size('jadpo_deliveries'), pg_total_relation_size('jadpo_parked_messages')`,
 }
 
 var stmtCountParked = sqlcommon.Statement{
@@ -255,8 +307,8 @@ var statements = []sqlcommon.Statement{
 	stmtListDeliveries, stmtShowDelivery, stmtListParked, stmtShowParked,
 	stmtLockDeliveries, stmtLockParked, stmtRetryDeliveries, stmtRetryParked,
 	stmtDismissDeliveries, stmtDismissParked,
-	stmtForgetReceived, stmtForgetParked, stmtForgetDeliveries,
-	stmtCountReceived, stmtCountOutbox, stmtCountDeliveries, stmtCountParked,
+	stmtForgetReceived, stmtForgetParked, stmtForgetSucceeded, stmtForgetDismissed, stmtForgetOutbox,
+	stmtCountReceived, stmtCountOutbox, stmtCountDeliveries, stmtCountParked, stmtOldestPending, stmtTableSizes,
 	stmtMigrationVersions,
 }
 

@@ -436,10 +436,13 @@ func (k keepStmts) keep(ctx context.Context, at int64, m store.Keep) (store.Keep
 		var id int64
 		var headers sql.NullString
 		headers.String, headers.Valid = sqlcommon.HeadersJSON(m.Headers)
-		if err := k.outbox.QueryRowContext(ctx, m.Source, m.EventName, string(m.EventJSON), m.ReceivedID, at, headers).Scan(&id); err != nil {
+		subs := sqlcommon.Subscribers(m.Subscribers)
+		var settled sql.NullInt64 // a row with no subscriber is settled when written
+		settled.Int64, settled.Valid = at, len(subs) == 0
+		if err := k.outbox.QueryRowContext(ctx, m.Source, m.EventName, string(m.EventJSON), m.ReceivedID, at, headers, settled).Scan(&id); err != nil {
 			return store.KeepResult{}, err
 		}
-		if _, err := k.deliveries.ExecContext(ctx, id, at, jsonList(sqlcommon.Subscribers(m.Subscribers))); err != nil {
+		if _, err := k.deliveries.ExecContext(ctx, id, at, jsonList(subs)); err != nil {
 			return store.KeepResult{}, err
 		}
 		out = store.KeepResult{Outcome: store.Kept, OutboxID: id}
@@ -902,33 +905,96 @@ func (s *Store) transition(ctx context.Context, op string, now time.Time, ids []
 	return wrap(op, tx.Commit())
 }
 
-// Housekeep deletes received ids older than 30 days, and parked messages and deliveries
-// dismissed more than 30 days ago.
-func (s *Store) Housekeep(ctx context.Context, now time.Time) (store.Housekept, error) {
-	before := micros(now.Add(-store.HousekeepAfter))
+// Housekeep deletes what the retention no longer keeps, in bounded batches
+// (store.Store.Housekeep). Each batch is its own short write transaction.
+func (s *Store) Housekeep(ctx context.Context, now time.Time, o store.Housekeeping) (store.Housekept, error) {
+	o = o.WithDefaults()
 	var h store.Housekept
-	for _, q := range []struct {
-		st statement
-		n  *int64
-	}{{stmtForgetReceived, &h.ReceivedIDs}, {stmtForgetParked, &h.ParkedMessages}, {stmtForgetDeliveries, &h.Deliveries}} {
-		p, err := s.stmt(ctx, q.st)
-		if err != nil {
-			return h, wrap("housekeep", err)
-		}
-		res, err := p.ExecContext(ctx, before)
-		if err != nil {
-			return h, wrap("housekeep", err)
-		}
-		if *q.n, err = res.RowsAffected(); err != nil {
-			return h, wrap("housekeep", err)
-		}
+	plain := func(st statement, before time.Time, n *int64) store.HousekeepStep {
+		return store.HousekeepStep{Table: st.Tables[0], N: n, Run: func(ctx context.Context, batch int) (int64, error) {
+			p, err := s.stmt(ctx, st)
+			if err != nil {
+				return 0, err
+			}
+			res, err := p.ExecContext(ctx, micros(before), batch)
+			if err != nil {
+				return 0, err
+			}
+			return res.RowsAffected()
+		}}
+	}
+	deliveries := func(pick statement, before time.Time) store.HousekeepStep {
+		return store.HousekeepStep{Table: tDeliveries, N: &h.Deliveries, Run: func(ctx context.Context, batch int) (int64, error) {
+			return s.forgetDeliveries(ctx, pick, micros(before), batch)
+		}}
+	}
+	old := now.Add(-store.HousekeepAfter)
+	err := store.RunHousekeeping(ctx, o, &h, []store.HousekeepStep{
+		plain(stmtForgetReceived, old, &h.ReceivedIDs),
+		plain(stmtForgetParked, old, &h.ParkedMessages),
+		deliveries(stmtPickSucceeded, now.Add(-o.Succeeded)),
+		deliveries(stmtPickDismissed, old),
+		plain(stmtForgetOutbox, now.Add(-o.Outbox), &h.Outbox),
+	})
+	if err != nil {
+		return h, wrap("housekeep", err)
 	}
 	return h, nil
 }
 
+// forgetDeliveries deletes one batch of settled deliveries, raising their outbox rows'
+// settled_at first, in one transaction.
+func (s *Store) forgetDeliveries(ctx context.Context, pick statement, before int64, batch int) (int64, error) {
+	ps, err := s.stmts(ctx, pick, stmtSettleOutbox, stmtForgetDeliveries)
+	if err != nil {
+		return 0, err
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.StmtContext(ctx, ps[0]).QueryContext(ctx, before, batch)
+	if err != nil {
+		return 0, err
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Close(); err != nil {
+		return 0, err
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	list := jsonList(ids)
+	if _, err := tx.StmtContext(ctx, ps[1]).ExecContext(ctx, list); err != nil {
+		return 0, err
+	}
+	res, err := tx.StmtContext(ctx, ps[2]).ExecContext(ctx, list)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, err
+	}
+	return n, tx.Commit()
+}
+
 // Stats counts the rows of each table.
 func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
-	st := store.Stats{Deliveries: map[store.DeliveryState]int64{}, Parked: map[store.ParkedKey]int64{}}
+	st := store.Stats{Deliveries: map[store.DeliveryState]int64{}, Parked: map[store.ParkedKey]int64{},
+		BySubscriber: map[store.SubscriberKey]int64{}}
 	for _, q := range []struct {
 		st statement
 		n  *int64
@@ -942,12 +1008,13 @@ func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
 		}
 	}
 	if err := s.eachRow(ctx, stmtCountDeliveries, func(rows *sql.Rows) error {
-		var state string
+		var sub, state string
 		var n int64
-		if err := rows.Scan(&state, &n); err != nil {
+		if err := rows.Scan(&sub, &state, &n); err != nil {
 			return err
 		}
-		st.Deliveries[store.DeliveryState(state)] = n
+		st.Deliveries[store.DeliveryState(state)] += n
+		st.BySubscriber[store.SubscriberKey{Subscriber: sub, State: store.DeliveryState(state)}] = n
 		return nil
 	}); err != nil {
 		return st, wrap("stats", err)
@@ -963,6 +1030,19 @@ func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
 	}); err != nil {
 		return st, wrap("stats", err)
 	}
+	p, err := s.stmt(ctx, stmtOldestPending)
+	if err != nil {
+		return st, wrap("stats", err)
+	}
+	var oldest sql.NullInt64
+	if err := p.QueryRowContext(ctx).Scan(&oldest); err != nil {
+		return st, wrap("stats", err)
+	}
+	if oldest.Valid {
+		st.OldestPending = time.UnixMicro(oldest.Int64).UTC()
+	}
+	st.Tables = []store.TableStats{{Name: tReceived, Rows: st.ReceivedIDs, Bytes: -1}, {Name: tOutbox, Rows: st.Outbox, Bytes: -1},
+		{Name: tDeliveries, Rows: st.DeliveriesTotal(), Bytes: -1}, {Name: tParked, Rows: st.ParkedTotal(), Bytes: -1}}
 	return st, nil
 }
 

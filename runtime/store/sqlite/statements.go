@@ -34,8 +34,8 @@ var (
 VALUES (?1, ?2, ?3)
 ON CONFLICT (source, received_id) DO NOTHING`, tReceived)
 
-	stmtWriteOutbox = writer("write outbox", `INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at, headers)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+	stmtWriteOutbox = writer("write outbox", `INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at, headers, settled_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
 RETURNING id`, tOutbox)
 
 	stmtWriteDeliveries = writer("write deliveries", `INSERT INTO jadpo_deliveries
@@ -142,19 +142,45 @@ WHERE id IN (SELECT value FROM json_each(?1)) AND state = 'failed'`, tDeliveries
 	stmtDismissParked = writer("dismiss parked messages", `UPDATE jadpo_parked_messages SET state = 'dismissed', dismissed_at = ?2, updated_at = ?2
 WHERE id IN (SELECT value FROM json_each(?1)) AND state = 'failed'`, tParked)
 
-	stmtForgetReceived = writer("housekeep received ids",
-		`DELETE FROM jadpo_received_events WHERE received_at < ?1`, tReceived)
+	// Housekeeping: each statement deletes at most ?2 rows, read oldest first from its
+	// partial index (docs/store.md shows each plan). SQLite has one writer at a time, so
+	// no two housekeepers ever delete (or count) the same row.
+	stmtForgetReceived = writer("housekeep received ids", `DELETE FROM jadpo_received_events WHERE rowid IN (
+    SELECT rowid FROM jadpo_received_events WHERE received_at < ?1 ORDER BY received_at LIMIT ?2)`, tReceived)
 
-	stmtForgetParked = writer("housekeep parked messages",
-		`DELETE FROM jadpo_parked_messages WHERE state = 'dismissed' AND dismissed_at < ?1`, tParked)
+	stmtForgetParked = writer("housekeep parked messages", `DELETE FROM jadpo_parked_messages WHERE id IN (
+    SELECT id FROM jadpo_parked_messages INDEXED BY jadpo_parked_messages_dismissed
+    WHERE state = 'dismissed' AND dismissed_at < ?1
+    ORDER BY dismissed_at LIMIT ?2)`, tParked)
+
+	stmtPickSucceeded = writer("pick succeeded deliveries", `SELECT id FROM jadpo_deliveries
+WHERE state = 'succeeded' AND settled_at < ?1 ORDER BY settled_at LIMIT ?2`, tDeliveries)
+
+	stmtPickDismissed = writer("pick dismissed deliveries", `SELECT id FROM jadpo_deliveries
+WHERE state = 'dismissed' AND dismissed_at < ?1 ORDER BY dismissed_at LIMIT ?2`, tDeliveries)
+
+	// The picked deliveries' outbox rows take the latest settled time among them.
+	stmtSettleOutbox = writer("settle outbox", `UPDATE jadpo_outbox AS o
+SET settled_at = max(ifnull(o.settled_at, 0), g.at)
+FROM (SELECT outbox_id, max(max(ifnull(settled_at, 0), ifnull(dismissed_at, 0))) AS at FROM jadpo_deliveries
+      WHERE id IN (SELECT value FROM json_each(?1)) GROUP BY outbox_id) AS g
+WHERE o.id = g.outbox_id`, tOutbox, tDeliveries)
 
 	stmtForgetDeliveries = writer("housekeep deliveries",
-		`DELETE FROM jadpo_deliveries WHERE state = 'dismissed' AND dismissed_at < ?1`, tDeliveries)
+		`DELETE FROM jadpo_deliveries WHERE id IN (SELECT value FROM json_each(?1))`, tDeliveries)
+
+	stmtForgetOutbox = writer("housekeep outbox", `DELETE FROM jadpo_outbox WHERE id IN (
+    SELECT o.id FROM jadpo_outbox AS o
+    WHERE o.settled_at < ?1
+      AND NOT EXISTS (SELECT 1 FROM jadpo_deliveries AS d WHERE d.outbox_id = o.id)
+    ORDER BY o.settled_at LIMIT ?2)`, tOutbox, tDeliveries)
 
 	stmtCountReceived   = reader("count received ids", `SELECT count(*) FROM jadpo_received_events`, tReceived)
 	stmtCountOutbox     = reader("count outbox", `SELECT count(*) FROM jadpo_outbox`, tOutbox)
-	stmtCountDeliveries = reader("count deliveries", `SELECT state, count(*) FROM jadpo_deliveries GROUP BY state`, tDeliveries)
-	stmtCountParked     = reader("count parked messages",
+	stmtCountDeliveries = reader("count deliveries", `SELECT subscriber, state, count(*) FROM jadpo_deliveries GROUP BY subscriber, state`, tDeliveries)
+	stmtOldestPending   = reader("oldest pending delivery",
+		`SELECT min(created_at) FROM jadpo_deliveries WHERE state IN ('pending', 'retry_wait', 'running')`, tDeliveries)
+	stmtCountParked = reader("count parked messages",
 		`SELECT reason, state, count(*) FROM jadpo_parked_messages GROUP BY reason, state`, tParked)
 
 	stmtMigrationVersions = writer("migration versions",
@@ -168,8 +194,9 @@ var statements = []statement{
 	stmtListDeliveries, stmtShowDelivery, stmtListParked, stmtShowParked,
 	stmtStatesDeliveries, stmtStatesParked, stmtRetryDeliveries, stmtRetryParked,
 	stmtDismissDeliveries, stmtDismissParked,
-	stmtForgetReceived, stmtForgetParked, stmtForgetDeliveries,
-	stmtCountReceived, stmtCountOutbox, stmtCountDeliveries, stmtCountParked,
+	stmtForgetReceived, stmtForgetParked, stmtPickSucceeded, stmtPickDismissed, stmtSettleOutbox,
+	stmtForgetDeliveries, stmtForgetOutbox,
+	stmtCountReceived, stmtCountOutbox, stmtCountDeliveries, stmtCountParked, stmtOldestPending,
 	stmtMigrationVersions,
 }
 

@@ -83,6 +83,8 @@ func Run(t *testing.T, h Harness) {
 		{"RetryDismissStateMachine", testRetryDismissStateMachine},
 		{"ListAndShow", testListAndShow},
 		{"Housekeep", testHousekeep},
+		{"HousekeepRetentionRules", testHousekeepRetentionRules},
+		{"HousekeepBacklogInBatches", testHousekeepBacklogInBatches},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
@@ -1262,25 +1264,206 @@ func testHousekeep(t *testing.T, h Harness) {
 		t.Fatalf("pending = %v, want the new message's delivery", ids(newer))
 	}
 
-	h0, err := s.Housekeep(ctx, t0.Add(store.HousekeepAfter))
-	if err != nil {
-		t.Fatalf("Housekeep: %v", err)
-	}
-	if h0 != (store.Housekept{}) {
+	h0 := housekeep(t, s, t0.Add(store.HousekeepAfter), store.Housekeeping{})
+	if h0.Total() != 0 {
 		t.Fatalf("Housekeep at exactly 30 days deleted %+v", h0)
 	}
-	h1, err := s.Housekeep(ctx, t0.Add(store.HousekeepAfter+time.Microsecond))
-	if err != nil {
-		t.Fatalf("Housekeep: %v", err)
-	}
-	if h1 != (store.Housekept{ReceivedIDs: 2, ParkedMessages: 1, Deliveries: 1}) {
-		t.Fatalf("Housekeep after 30 days = %+v, want 2 received ids, 1 parked message, 1 delivery", h1)
+	// The dismissed delivery's outbox row (settled when dismissed, 30 days ago) goes
+	// with it.
+	h1 := housekeep(t, s, t0.Add(store.HousekeepAfter+time.Microsecond), store.Housekeeping{})
+	if deletedOf(h1) != (deleted{Received: 2, Parked: 1, Deliveries: 1, Outbox: 1}) {
+		t.Fatalf("Housekeep after 30 days = %+v, want 2 received ids, 1 parked message, 1 delivery, 1 outbox row", h1)
 	}
 	wantIDs(t, "left", list(t, s, store.Filter{State: store.ListAll}), store.DeliveryID(d2), p2, newer[0].ID)
 	// A forgotten id is kept again; a remembered one is a repeat.
 	wantOutcomes(t, keepBatch(t, s, t0.Add(store.HousekeepAfter+time.Hour), keepOf(srcWarehouse, "old", "pack_order"), keepOf(srcWarehouse, "new", "pack_order")),
 		store.Kept, store.Repeat)
-	if h2, err := s.Housekeep(ctx, t0.Add(store.HousekeepAfter+time.Microsecond)); err != nil || h2 != (store.Housekept{}) {
-		t.Fatalf("second Housekeep = %+v, %v; want nothing", h2, err)
+	if h2 := housekeep(t, s, t0.Add(store.HousekeepAfter+time.Microsecond), store.Housekeeping{}); h2.Total() != 0 {
+		t.Fatalf("second Housekeep = %+v; want nothing", h2)
 	}
+}
+
+// deleted is the part of Housekept the tests compare.
+type deleted struct{ Received, Parked, Deliveries, Outbox int64 }
+
+func deletedOf(h store.Housekept) deleted {
+	return deleted{h.ReceivedIDs, h.ParkedMessages, h.Deliveries, h.Outbox}
+}
+
+func housekeep(t *testing.T, s store.Store, now time.Time, o store.Housekeeping) store.Housekept {
+	t.Helper()
+	h, err := s.Housekeep(context.Background(), now, o)
+	if err != nil {
+		t.Fatalf("Housekeep: %v", err)
+	}
+	return h
+}
+
+// testHousekeepRetentionRules: what goes and what stays, with a 2-day retention of
+// succeeded deliveries and 1 day of settled outbox rows.
+func testHousekeepRetentionRules(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	ctx := context.Background()
+	o := store.Housekeeping{Succeeded: 48 * time.Hour, Outbox: 24 * time.Hour}
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "succ", "pack_order"), keepOf(srcWarehouse, "two", "pack_order", "notify")),
+		store.Kept, store.Kept)
+	cs := claim(t, s, t0, 100, time.Minute)
+	if len(cs) != 3 {
+		t.Fatalf("claimed %d, want 3", len(cs))
+	}
+	for _, c := range cs {
+		st := store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleSucceeded}
+		if c.ReceivedID == "two" && c.Subscriber == "notify" {
+			st = store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleRetryWait, NextAttemptAt: t0.Add(100 * 24 * time.Hour)}
+		}
+		if !settle(t, s, t0, st) {
+			t.Fatalf("could not settle d%d", c.ID)
+		}
+	}
+	failedDelivery(t, s, t0, "failed", "pack_order")
+	dism := failedDelivery(t, s, t0, "dismissed", "pack_order")
+	if err := s.Dismiss(ctx, t0.Add(10*24*time.Hour), []store.ID{store.DeliveryID(dism)}); err != nil {
+		t.Fatalf("Dismiss: %v", err)
+	}
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "nosub"), keepOf(srcWarehouse, "pending", "pack_order")), store.Kept, store.Kept)
+	p1 := parkID(t, s, t0, parkedOf(srcWarehouse, `{"id":"dismissed"}`))
+	parkID(t, s, t0, parkedOf(srcWarehouse, `{"id":"failed"}`))
+	if err := s.Dismiss(ctx, t0.Add(10*24*time.Hour), []store.ID{p1}); err != nil {
+		t.Fatalf("Dismiss: %v", err)
+	}
+	wantCounts(t, s, counts{Received: 6, Outbox: 6, Deliveries: 6, Parked: 2})
+
+	// A day on: only the outbox row of no subscriber, settled when written.
+	if got := deletedOf(housekeep(t, s, t0.Add(24*time.Hour+time.Microsecond), o)); got != (deleted{Outbox: 1}) {
+		t.Fatalf("after a day deleted %+v, want the outbox row without subscriber", got)
+	}
+	// Exactly two days: nothing more.
+	if got := deletedOf(housekeep(t, s, t0.Add(48*time.Hour), o)); got != (deleted{}) {
+		t.Fatalf("at exactly two days deleted %+v", got)
+	}
+	// Past two days: both succeeded deliveries; "succ"'s outbox row goes with its last
+	// delivery, "two"'s stays while its retry_wait delivery does.
+	if got := deletedOf(housekeep(t, s, t0.Add(48*time.Hour+time.Microsecond), o)); got != (deleted{Deliveries: 2, Outbox: 1}) {
+		t.Fatalf("after two days deleted %+v, want 2 deliveries and 1 outbox row", got)
+	}
+	// 20 days on: failed, pending, retry_wait and a delivery dismissed 10 days ago stay,
+	// and so do their outbox rows and every received id.
+	if got := deletedOf(housekeep(t, s, t0.Add(20*24*time.Hour), o)); got != (deleted{}) {
+		t.Fatalf("after 20 days deleted %+v", got)
+	}
+	wantCounts(t, s, counts{Received: 6, Outbox: 4, Deliveries: 4, Parked: 2})
+	st := stats(t, s)
+	if st.Deliveries[store.DeliveryRetryWait] != 1 || st.Deliveries[store.DeliveryPending] != 1 ||
+		st.Deliveries[store.DeliveryFailed] != 1 || st.Deliveries[store.DeliveryDismissed] != 1 {
+		t.Fatalf("deliveries left = %v", st.Deliveries)
+	}
+	if st.BySubscriber[store.SubscriberKey{Subscriber: "notify", State: store.DeliveryRetryWait}] != 1 ||
+		st.BySubscriber[store.SubscriberKey{Subscriber: "pack_order", State: store.DeliveryPending}] != 1 || len(st.BySubscriber) != 4 {
+		t.Fatalf("deliveries by subscriber = %v", st.BySubscriber)
+	}
+	if !st.OldestPending.Equal(t0) || len(st.Tables) != 4 || st.Tables[1].Name != "jadpo_outbox" || st.Tables[1].Rows != 4 {
+		t.Fatalf("oldest pending %v, tables %+v", st.OldestPending, st.Tables)
+	}
+	// 40 days and a moment on: received ids after 30 days, the dismissed delivery and
+	// parked message 30 days after dismissal, and the dismissed delivery's outbox row.
+	if got := deletedOf(housekeep(t, s, t0.Add(40*24*time.Hour+time.Microsecond), o)); got != (deleted{Received: 6, Parked: 1, Deliveries: 1, Outbox: 1}) {
+		t.Fatalf("after 40 days deleted %+v", got)
+	}
+	wantCounts(t, s, counts{Received: 0, Outbox: 3, Deliveries: 3, Parked: 1})
+}
+
+// testHousekeepBacklogInBatches: a backlog of 200,000 deletable rows (20,000 with
+// -short) goes over several calls, no statement deleting more than the batch, while
+// messages are kept at the same time, by two stores at once that never count a row twice.
+func testHousekeepBacklogInBatches(t *testing.T, h Harness) {
+	db, s := fresh(t, h)
+	s2 := migrated(t, db)
+	ctx := context.Background()
+	const seed = 1000
+	copies := 100
+	if testing.Short() {
+		copies = 10
+	}
+	var keeps []store.Keep
+	for i := range seed {
+		keeps = append(keeps, keepOf(srcWarehouse, fmt.Sprintf("b%d", i)))
+	}
+	keepBatch(t, s, t0, keeps...)
+	// Each row copied copies-1 times over: the same times, as the same rows' would be.
+	series := fmt.Sprintf("(WITH RECURSIVE g (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < %d) SELECT n FROM g) AS g", copies-1)
+	db.Exec(t, `INSERT INTO jadpo_received_events (source, received_id, received_at)
+SELECT source, received_id || '-' || CAST(g.n AS TEXT), received_at FROM jadpo_received_events CROSS JOIN `+series)
+	db.Exec(t, `INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at, headers, settled_at)
+SELECT source, event_name, event_json, received_id, created_at, headers, settled_at FROM jadpo_outbox CROSS JOIN `+series)
+	total := int64(2 * seed * copies)
+	wantCounts(t, s, counts{Received: total / 2, Outbox: total / 2})
+
+	const batch = 1000
+	var mu sync.Mutex
+	var statements int
+	o := store.Housekeeping{Batch: batch, MaxBatches: 2, OnBatch: func(table string, n int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		statements++
+		if n > batch {
+			t.Errorf("a statement on %s deleted %d rows, more than the batch of %d", table, n, batch)
+		}
+	}}
+	now := t0.Add(31 * 24 * time.Hour)
+	var sum int64
+	calls, received := 0, 0
+	for {
+		var wg sync.WaitGroup
+		var hs [2]store.Housekept
+		var errs [2]error
+		for i, st := range []store.Store{s, s2} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				hs[i], errs[i] = st.Housekeep(ctx, now, o)
+			}()
+		}
+		// Receiving goes on while both housekeep, and its rows stay. (A SQLite keep may
+		// outwait the tests' short busy timeout; it is tried again, as its queue would.)
+		keep := keepOf(srcReturns, fmt.Sprintf("r%d", received), "pack_order")
+		var res []store.KeepResult
+		var err error
+		for try := 0; try < 5; try++ {
+			if res, err = s.KeepBatch(ctx, now, []store.Keep{keep}); err == nil || !store.IsTransient(err) {
+				break
+			}
+		}
+		if err != nil {
+			t.Fatalf("KeepBatch while housekeeping: %v", err)
+		}
+		wantOutcomes(t, res, store.Kept)
+		received++
+		wg.Wait()
+		calls++
+		n := hs[0].Total() + hs[1].Total()
+		for _, err := range errs {
+			// SQLite's other writer may outwait the tests' short busy timeout: what
+			// went before counts, the rest is left for the next call, as in a tick.
+			if err != nil && !store.IsTransient(err) {
+				t.Fatalf("Housekeep: %v", err)
+			}
+		}
+		sum += n
+		if n == 0 && errs[0] == nil && errs[1] == nil {
+			break
+		}
+		if calls > 1000 {
+			t.Fatalf("housekeeping does not end: %d rows in %d calls", sum, calls)
+		}
+	}
+	if sum != total {
+		t.Fatalf("housekeeping counted %d rows, want %d (each once)", sum, total)
+	}
+	if calls < 3 {
+		t.Fatalf("the backlog went in %d calls; each call should do a bounded part", calls)
+	}
+	if min := int(total / batch); statements < min {
+		t.Fatalf("%d statements for %d rows in batches of %d", statements, total, batch)
+	}
+	wantCounts(t, s, counts{Received: int64(received), Outbox: int64(received), Deliveries: int64(received)})
 }
