@@ -1,6 +1,8 @@
 package standin
 
 import (
+	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,5 +55,49 @@ func TestDevRefusesAConnectionWithoutAStandIn(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "connection returns_queue (package AmazonSqs.v2012_11_05) speaks aws_json (AmazonSNS), which has no local stand-in") ||
 		!strings.Contains(err.Error(), "leave the connection out while developing") {
 		t.Fatalf("wire = %v", err)
+	}
+}
+
+// Start points a copy of the plan at the stand-ins, leaving the caller's
+// plan as it was; Send reaches the app's queue on the SQS fake, and a queue
+// that is not the app's is ErrNoQueue.
+func TestStartPointsACopyOfThePlan(t *testing.T) {
+	res := check.Check(project.Load(filepath.Join(repoRoot, "examples", "warehouse")))
+	if res.Diags.HasErrors() {
+		t.Fatal("examples/warehouse does not check")
+	}
+	p := res.Program
+	for i := range p.Connections {
+		if c := &p.Connections[i]; c.Name == "returns_queue" {
+			c.Host, c.Provider.Host = nil, "https://sqs.us-east-1.amazonaws.com"
+		}
+	}
+	w, err := Start(context.Background(), p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for i, c := range w.Plan.Connections {
+		if c.Name != "returns_queue" {
+			continue
+		}
+		if c.Host == nil || string(c.Host.Literal) != `"`+w.SQS.URL+`"` {
+			t.Fatalf("the fixed host was not pointed at the fake: %+v", c.Host)
+		}
+		if p.Connections[i].Host != nil {
+			t.Fatalf("the caller's plan was changed: %+v", p.Connections[i].Host)
+		}
+	}
+	if got := strings.Join(w.Queues(), " "); got != "returns_queue warehouse_queue" {
+		t.Fatalf("Queues() = %s", got)
+	}
+	if _, err := w.Send(context.Background(), "warehouse_queue", `{"id":"m-1"}`); err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := w.SQS.Stats("warehouse_queue"); !ok || s.Visible != 1 {
+		t.Fatalf("the fake's queue after Send: %+v %v", s, ok)
+	}
+	if _, err := w.Send(context.Background(), "nowhere", "{}"); !errors.Is(err, ErrNoQueue) {
+		t.Fatalf("Send to no queue: %v", err)
 	}
 }
