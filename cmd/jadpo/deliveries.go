@@ -15,10 +15,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
-	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/codegen"
-	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/termtext"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -384,25 +381,17 @@ func entryJSON(en store.Entry, withBody bool) map[string]any {
 // attempt budget when the plan's applies): --plan, or the project in dir
 // when it has an app.jadpo and checks. It prints nothing; nil when none.
 func quietPlan(dir string, f *appFlags) *ir.Program {
-	if f.plan != "" {
-		b, err := os.ReadFile(f.plan)
-		if err != nil {
+	if f.plan == "" {
+		if _, err := os.Stat(filepath.Join(dir, "app.jadpo")); err != nil {
 			return nil
 		}
-		p, err := codegen.DecodePlan(b)
-		if err != nil {
-			return nil
-		}
-		return p
 	}
-	if _, err := os.Stat(filepath.Join(dir, "app.jadpo")); err != nil {
+	quiet := &env{stdout: discard{}, stderr: discard{}} // loadPlan's report goes nowhere
+	p, err := quiet.loadPlan(dir, f)
+	if err != nil {
 		return nil
 	}
-	res := check.Check(project.Load(dir))
-	if res.Diags.HasErrors() {
-		return nil
-	}
-	return res.Program
+	return p
 }
 
 // budgetStore fills in a delivery's attempt budget from the plan where the

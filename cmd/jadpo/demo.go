@@ -49,11 +49,11 @@ func (e *env) runDemo(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := w.queueURLs["warehouse_queue"]; !ok {
+	if _, ok := w.SQSQueue("warehouse_queue"); !ok {
 		w.close()
 		return startupError{msg: "the demo is written for examples/warehouse: it needs queue warehouse_queue"}
 	}
-	fmt.Fprintf(out, "jadpo demo: %s receiving from a local SQS fake (%s) into the embedded store (%s, started afresh)\n\n", dir, w.fake.URL, shownStore(url))
+	fmt.Fprintf(out, "jadpo demo: %s receiving from a local SQS fake (%s) into the embedded store (%s, started afresh)\n\n", dir, w.SQS.URL, shownStore(url))
 
 	big := `{"id":"m-1003","type":"order_shipped","order_id":"o-3","shipped_at":"2026-11-30T10:00:00Z","carrier":"ups","lines":[` +
 		strings.TrimSuffix(strings.Repeat(`{"sku":"SKU-LONG-PART-NUMBER-000000","quantity":1},`, 1500), ",") + `]}`
@@ -67,7 +67,7 @@ func (e *env) runDemo(ctx context.Context, dir string) error {
 	}
 	fmt.Fprintln(out, "1. Sending six messages to warehouse_queue:")
 	for i, s := range sends {
-		if _, err := w.fake.SendMessage("warehouse_queue", s.body); err != nil {
+		if _, err := w.SQS.SendMessage("warehouse_queue", s.body); err != nil {
 			w.close()
 			return err
 		}
@@ -85,7 +85,7 @@ func (e *env) runDemo(ctx context.Context, dir string) error {
 		w.close()
 		return err
 	}
-	qs, _ := w.fake.Stats("warehouse_queue")
+	qs, _ := w.SQS.Stats("warehouse_queue")
 	fmt.Fprintf(out, "   the store holds %d event(s) with %d received id(s); the queue holds %d message(s)\n", stats.Outbox, stats.ReceivedIDs, qs.Visible+qs.InFlight)
 	fmt.Fprintf(out, "   deliveries: %s\n", deliveryStates(stats))
 

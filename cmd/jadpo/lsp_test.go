@@ -6,15 +6,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jadpo/jadpo/lang/source"
 )
+
+// JSON-RPC and LSP error codes, as the protocol numbers them.
+const (
+	lspInvalidRequest       = -32600
+	lspServerNotInitialized = -32002
+)
+
+func pathURI(p string) string { return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String() }
 
 type lspClient struct {
 	t   *testing.T
@@ -130,18 +137,5 @@ func TestLanguageServer(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server did not exit")
-	}
-}
-
-// LSP counts characters in UTF-16 code units: an emoji outside the Basic
-// Multilingual Plane is two.
-func TestLSPRangeCountsUTF16(t *testing.T) {
-	f := source.NewFile("app.jadpo", []byte("x\n// 😀é abc\n"))
-	start := strings.Index(string(f.Content), "abc")
-	r := lspRange(source.Range{File: f, Span: source.Span{Start: start, End: start + 3}})
-	got := fmt.Sprint(r)
-	want := "map[end:map[character:10 line:1] start:map[character:7 line:1]]"
-	if got != want {
-		t.Fatalf("%s, want %s", got, want)
 	}
 }

@@ -1,7 +1,13 @@
-package main
+// Package lsp is jadpo's language server: JSON-RPC over a byte stream,
+// LSP's UTF-16 positions, open documents laid over the disk, and the
+// workspace folders that bound where a project is looked for. `jadpo lsp`
+// serves it on stdin and stdout; an editor gets the same diagnostics
+// `jadpo check` reports, as the user types.
+package lsp
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,31 +22,28 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/source"
 )
 
-// jadpo lsp serves the Language Server Protocol on stdin and stdout: an
-// editor gets the same diagnostics `jadpo check` reports, as the user types,
-// with positions in UTF-16 code units as LSP counts them.
-func (e *env) lspCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:     "lsp",
-		Example: "  jadpo lsp    # started by an editor, which speaks LSP on its stdin and stdout",
-		Short:   "Serve the Language Server Protocol on stdin and stdout (diagnostics as you type)",
-		Args:    cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			s := &lspServer{in: bufio.NewReader(e.stdin), out: e.stdout, open: map[string][]byte{}, published: map[string]bool{}}
-			return s.serve()
-		},
-	}
+// Options are what the server says of itself.
+type Options struct {
+	Version string // serverInfo.version in initialize's answer
+}
+
+// Serve reads LSP messages from in and writes answers and diagnostics to
+// out until exit, the end of in, or ctx is done (looked at between
+// messages: a read in progress is not interrupted).
+func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
+	s := &lspServer{ctx: ctx, in: bufio.NewReader(in), out: out, version: opts.Version, open: map[string][]byte{}, published: map[string]bool{}}
+	return s.serve()
 }
 
 type lspServer struct {
+	ctx       context.Context
+	version   string
 	in        *bufio.Reader
 	out       io.Writer
 	open      map[string][]byte // open documents by absolute path
@@ -88,6 +91,9 @@ type lspError struct {
 
 func (s *lspServer) serve() error {
 	for {
+		if err := s.ctx.Err(); err != nil {
+			return err
+		}
 		body, err := s.read()
 		if err == io.EOF {
 			return nil
@@ -199,7 +205,7 @@ func (s *lspServer) handle(m lspMessage) {
 		s.workspaces = workspaceFolders(m.Params)
 		reply(map[string]any{
 			"capabilities": map[string]any{"textDocumentSync": map[string]any{"openClose": true, "change": 1, "save": true}},
-			"serverInfo":   map[string]any{"name": "jadpo", "version": version},
+			"serverInfo":   map[string]any{"name": "jadpo", "version": s.version},
 		})
 	case "shutdown":
 		s.shutdown = true

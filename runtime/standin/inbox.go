@@ -1,4 +1,4 @@
-package main
+package standin
 
 import (
 	"bytes"
@@ -17,8 +17,8 @@ import (
 	"github.com/jadpo/jadpo/runtime"
 )
 
-// devInbox is a SQL inbox table jadpo dev sends typed lines to, as rows.
-type devInbox struct {
+// inbox is a SQL inbox table jadpo dev sends typed lines to, as rows.
+type inbox struct {
 	pool    *pgxpool.Pool
 	table   sqlinbox.Table
 	name    string // the table as the app names it: schema.table or table
@@ -30,29 +30,29 @@ type devInbox struct {
 // has refused any other) and creates its table there, in its schema, when it
 // is missing, with columns typed after the queue's events, so an example
 // runs as it is.
-func (w *devWorld) prepareInboxes(ctx context.Context, cfg *runtime.Config) error {
-	for i := range w.plan.Connections {
-		c := &w.plan.Connections[i]
+func (w *World) prepareInboxes(ctx context.Context, cfg *runtime.Config) error {
+	for i := range w.Plan.Connections {
+		c := &w.Plan.Connections[i]
 		if c.Receiving == nil || c.Receiving.Driver != "sql_inbox" {
 			continue
 		}
 		var q *ir.Queue
-		for j := range w.plan.Queues {
-			if w.plan.Queues[j].Connection == c.Name {
-				q = &w.plan.Queues[j]
+		for j := range w.Plan.Queues {
+			if w.Plan.Queues[j].Connection == c.Name {
+				q = &w.Plan.Queues[j]
 			}
 		}
 		if q == nil {
 			continue
 		}
 		fail := func(format string, args ...any) error {
-			return startupError{msg: "jadpo dev: connection " + c.Name + ": " + fmt.Sprintf(format, args...)}
+			return Error{"jadpo dev: connection " + c.Name + ": " + fmt.Sprintf(format, args...)}
 		}
 		t, err := runtime.SQLInboxTable(c, cfg)
 		if err != nil {
 			return fail("%v", err)
 		}
-		in := &devInbox{table: t, name: t.Name, where: "its database"}
+		in := &inbox{table: t, name: t.Name, where: "its database"}
 		if t.Schema != "" {
 			in.name = t.Schema + "." + t.Name
 		}
@@ -70,7 +70,7 @@ func (w *devWorld) prepareInboxes(ctx context.Context, cfg *runtime.Config) erro
 			return fail("%s is not a PostgreSQL URL", in.where)
 		}
 		pc.MaxConns = 2
-		pc.ConnConfig.DialFunc = pgconn.DialFunc(loopbackOnly(devDial))
+		pc.ConnConfig.DialFunc = pgconn.DialFunc(w.dial)
 		pc.ConnConfig.LookupFunc = func(_ context.Context, host string) ([]string, error) { return []string{host}, nil }
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		in.pool, err = pgxpool.NewWithConfig(cctx, pc)
@@ -78,7 +78,7 @@ func (w *devWorld) prepareInboxes(ctx context.Context, cfg *runtime.Config) erro
 			err = in.pool.Ping(cctx)
 		}
 		if err == nil {
-			err = in.create(cctx, w.plan, q)
+			err = in.create(cctx, w.Plan, q)
 		}
 		cancel()
 		if err != nil {
@@ -88,7 +88,7 @@ func (w *devWorld) prepareInboxes(ctx context.Context, cfg *runtime.Config) erro
 			return fail("the SQL inbox table %s in %s: %v", in.name, in.where, err)
 		}
 		if w.inboxes == nil {
-			w.inboxes = map[string]*devInbox{}
+			w.inboxes = map[string]*inbox{}
 		}
 		w.inboxes[q.Name] = in
 	}
@@ -99,7 +99,7 @@ func (w *devWorld) prepareInboxes(ctx context.Context, cfg *runtime.Config) erro
 // column, the group text, the attempt an integer from 0, locked_until a
 // timestamptz, and each header and column typed as the queue's events type
 // the field it fills (text when no event names it).
-func (in *devInbox) create(ctx context.Context, p *ir.Program, q *ir.Queue) error {
+func (in *inbox) create(ctx context.Context, p *ir.Program, q *ir.Queue) error {
 	t := in.table
 	ident := func(s string) string { return `"` + s + `"` }
 	for _, n := range append([]string{t.Schema, t.Name, t.ID, t.Group, t.Attempt, t.LockedUntil}, append(t.Headers, append(t.Columns, t.LockKey...)...)...) {
@@ -206,7 +206,7 @@ func plainIdent(s string) bool {
 
 // insert adds a row from a typed JSON object (column: value), each value cast
 // to its column's type by PostgreSQL; it returns the new row's id.
-func (in *devInbox) insert(ctx context.Context, body string) (string, error) {
+func (in *inbox) insert(ctx context.Context, body string) (string, error) {
 	var obj map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader([]byte(body)))
 	if err := dec.Decode(&obj); err != nil || obj == nil {
@@ -241,9 +241,9 @@ func (in *devInbox) insert(ctx context.Context, body string) (string, error) {
 
 // inboxHint says how to give a SQL inbox its database when its URL is not
 // set: a database on this machine, where dev creates the table.
-func (w *devWorld) inboxHint(problem string) string {
+func (w *World) inboxHint(problem string) string {
 	var hints []string
-	for _, c := range w.plan.Connections {
+	for _, c := range w.Plan.Connections {
 		if c.Receiving == nil || c.Receiving.Driver != "sql_inbox" {
 			continue
 		}

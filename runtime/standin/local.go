@@ -1,4 +1,4 @@
-package main
+package standin
 
 import (
 	"context"
@@ -6,23 +6,17 @@ import (
 	"net"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// dialFunc opens a network connection, as net.Dialer.DialContext does.
-type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+// DialFunc opens a network connection, as net.Dialer.DialContext does.
+type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 
-// devDial is what every connection jadpo dev's app opens goes through, once
-// loopbackOnly has let it pass. Tests replace it with one that records each
-// address dialled.
-var devDial dialFunc = (&net.Dialer{Timeout: 30 * time.Second}).DialContext
-
-// loopbackOnly refuses every address that is not on this machine before
+// LoopbackOnly refuses every address that is not on this machine before
 // anything is dialled or looked up: dev's last guard, should a connection
 // escape the stand-ins (they all listen on 127.0.0.1).
-func loopbackOnly(dial dialFunc) dialFunc {
+func LoopbackOnly(dial DialFunc) DialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		if network == "unix" {
 			return dial(ctx, network, addr)

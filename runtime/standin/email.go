@@ -1,4 +1,4 @@
-package main
+package standin
 
 import (
 	"fmt"
@@ -11,10 +11,10 @@ import (
 	"github.com/jadpo/jadpo/providers/emailfake"
 )
 
-// devMail is jadpo dev's stand-in for the app's email connections (those
+// mail is jadpo dev's stand-in for the app's email connections (those
 // whose package provides `email`): one local emailfake per connection, its
 // host and token pointed at it, each mail printed instead of sent.
-type devMail struct {
+type mail struct {
 	out     io.Writer
 	mu      sync.Mutex // one mail's line at a time
 	servers []*emailfake.Server
@@ -24,7 +24,7 @@ type devMail struct {
 // wireEmail starts the stand-in for connection c and points its host and
 // token at it, however they are written (wire's point): a literal host or
 // the package's own is replaced in dev's plan, so no mail leaves the machine.
-func (w *devWorld) wireEmail(c *ir.Connection, point func(*ir.Value, string) *ir.Value) error {
+func (w *World) wireEmail(c *ir.Connection, point func(*ir.Value, string) *ir.Value) error {
 	m := &w.mail
 	opts := emailfake.Options{Token: emailfake.DefaultToken, Members: map[string]string{}}
 	var input *ir.Record
@@ -37,7 +37,7 @@ func (w *devWorld) wireEmail(c *ir.Connection, point func(*ir.Value, string) *ir
 			opts.Path = o.Path
 		}
 		if o.Input != nil {
-			input = w.plan.RecordByID(o.Input.Name)
+			input = w.Plan.RecordByID(o.Input.Name)
 		}
 	}
 	for field, v := range c.Email.Input {
@@ -77,7 +77,7 @@ func (w *devWorld) wireEmail(c *ir.Connection, point func(*ir.Value, string) *ir
 }
 
 // describe names each stand-in for dev's first line.
-func (m *devMail) describe() []string {
+func (m *mail) describe() []string {
 	var out []string
 	for i, s := range m.servers {
 		out = append(out, "email stand-in for "+m.names[i]+" on "+s.URL+" (mails are printed, not sent)")
@@ -85,7 +85,7 @@ func (m *devMail) describe() []string {
 	return out
 }
 
-func (m *devMail) close() {
+func (m *mail) close() {
 	for _, s := range m.servers {
 		_ = s.Close()
 	}

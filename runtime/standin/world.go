@@ -1,0 +1,526 @@
+// Package standin is the world of local stand-ins `jadpo dev` and its demo
+// run an app against: an SQS fake, a Cloudflare Queues fake, a stand-in for
+// json_http services and one for each email connection, a copy of the plan
+// with every connection pointed at them however its values are written, a
+// dialer that refuses every address off this machine, and the SQL inbox
+// tables created in a local database. It reads plans, never source.
+package standin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/providers/cfqueuesfake"
+	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/runtime"
+)
+
+// Options change what Start sets up.
+type Options struct {
+	// EnvFile is read for config values the environment does not set
+	// (the project's .env.local); "" reads none.
+	EnvFile string
+	// Mail is where each mail the email stand-ins take is printed; nil
+	// prints none.
+	Mail io.Writer
+	// Store names the events' store once the config is loaded (the CLI's
+	// rule); Start refuses it unless it is on this machine. Its error is
+	// returned as it is. Nil: no store is looked for.
+	Store func(*runtime.Config) (string, error)
+	// Dial is what the loopback-only guard passes an address on this
+	// machine to; nil dials directly, with a 30 s timeout.
+	Dial DialFunc
+}
+
+// Error is a start refused or failed: its message says why and how to fix
+// it, on the lines the CLI prints.
+type Error struct{ Msg string }
+
+func (e Error) Error() string { return e.Msg }
+
+// ErrNoQueue is Send's answer for a queue that is not the app's.
+var ErrNoQueue = errors.New("no such queue")
+
+// World is the app's plan pointed at local stand-ins, and the stand-ins.
+type World struct {
+	// Plan is a copy of the plan given to Start, each connection's literal
+	// host (or package's fixed host), credential and queue settings
+	// replaced by the stand-in's.
+	Plan *ir.Program
+	// Config is the plan's config, loaded from Environ and the EnvFile.
+	Config *runtime.Config
+	// Environ is the environment given to the app: the process's, each
+	// config field a connection takes set to its stand-in's value, and a
+	// placeholder for each other required field that is unset.
+	Environ []string
+	// StoreURL is Options.Store's answer, checked to be on this machine.
+	StoreURL string
+	// SQS is the SQS fake; each queue received over AWS's JSON protocol is
+	// one of its queues, by the app's queue name.
+	SQS *sqsfake.Server
+	// Cloudflare is the Cloudflare Queues fake, started when a connection
+	// uses the cloudflare_queues driver; nil otherwise.
+	Cloudflare *cfqueuesfake.Server
+
+	dial      DialFunc
+	cfQueues  map[string][2]string // by app queue: its account id and queue id on Cloudflare
+	sink      *http.Server
+	sinkURL   string
+	queueURLs map[string]string // by app queue
+	inboxes   map[string]*inbox // SQL inbox tables, by app queue
+	mail      mail              // email.go
+}
+
+// Start starts the stand-ins, points a copy of plan's connections at them
+// and loads its config. A connection of a kind with no stand-in, a host,
+// database or store off this machine, or a config that does not load is
+// refused with an Error naming the connection and the fix. On an error,
+// what was started is stopped.
+func Start(ctx context.Context, plan *ir.Program, opts Options) (*World, error) {
+	p := *plan
+	p.Connections = append([]ir.Connection(nil), plan.Connections...)
+	dial := opts.Dial
+	if dial == nil {
+		dial = (&net.Dialer{Timeout: 30 * time.Second}).DialContext
+	}
+	w := &World{Plan: &p, queueURLs: map[string]string{}, cfQueues: map[string][2]string{}, dial: LoopbackOnly(dial)}
+	w.mail.out = opts.Mail
+	var err error
+	if w.SQS, err = sqsfake.Start("", sqsfake.Options{}); err != nil {
+		return nil, Error{"cannot start the SQS fake: " + err.Error()}
+	}
+	if err := w.startSink(); err != nil {
+		w.Close()
+		return nil, Error{"cannot start the service stand-in: " + err.Error()}
+	}
+	if err := w.wire(); err != nil {
+		w.Close()
+		return nil, Error{"jadpo dev: " + err.Error()}
+	}
+	if w.Config, err = runtime.LoadConfig(w.Plan, w.Environ, opts.EnvFile); err != nil {
+		w.Close()
+		return nil, Error{"cannot start: " + strings.ReplaceAll(err.Error(), "\n", "; ") + w.inboxHint(err.Error())}
+	}
+	if err := w.checkLocal(w.Config); err != nil {
+		w.Close()
+		return nil, Error{"jadpo dev: " + err.Error()}
+	}
+	if opts.Store != nil {
+		if w.StoreURL, err = opts.Store(w.Config); err != nil {
+			w.Close()
+			return nil, err
+		}
+		if err := checkLocalStore(w.StoreURL); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
+	if err := w.prepareInboxes(ctx, w.Config); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Dial opens a connection for the app, refusing every address that is not
+// on this machine: give it to runtime.Options.Dial.
+func (w *World) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	return w.dial(ctx, network, addr)
+}
+
+// Close stops every stand-in and closes the inboxes' databases.
+func (w *World) Close() {
+	if w.SQS != nil {
+		w.SQS.Close()
+	}
+	if w.Cloudflare != nil {
+		w.Cloudflare.Close()
+	}
+	if w.sink != nil {
+		w.sink.Close()
+	}
+	w.mail.close()
+	for _, in := range w.inboxes {
+		in.pool.Close()
+	}
+}
+
+// wire points every connection of the app at a local stand-in, whatever its
+// values are written as: a config field is set in the environment dev gives
+// the app, a literal (or a package's fixed host) is replaced in dev's plan.
+// Each SQS connection gets its host, credential and queue_url; each
+// Cloudflare queue its host and token; each json_http service its host. A
+// connection with no stand-in refuses the start, naming it and the fix.
+// Other config fields keep their environment values, or a dev placeholder
+// when unset.
+func (w *World) wire() error {
+	set := map[string]string{}
+	real := map[string]bool{} // config fields that must come from the environment
+	point := func(v *ir.Value, to string) *ir.Value {
+		if v != nil && v.Config != "" {
+			set[v.Config] = to
+			return v
+		}
+		lit, _ := json.Marshal(to)
+		return &ir.Value{Literal: lit}
+	}
+	for i := range w.Plan.Connections {
+		c := &w.Plan.Connections[i]
+		switch {
+		case c.Provider.Protocol == "aws_json" && c.Provider.AWSTarget == "AmazonSQS":
+			c.Host = point(c.Host, w.SQS.URL)
+			c.Credential = maps.Clone(c.Credential)
+			for member, to := range map[string]string{"key_id": sqsfake.DefaultKeyID, "secret": sqsfake.DefaultSecret} {
+				if v, ok := c.Credential[member]; ok {
+					c.Credential[member] = *point(&v, to)
+				}
+			}
+			if v, ok := c.Settings["queue_url"]; ok {
+				u, err := w.SQS.CreateQueue(c.Name, nil)
+				if err != nil {
+					return err
+				}
+				c.Settings = maps.Clone(c.Settings)
+				c.Settings["queue_url"] = *point(&v, u)
+				w.queueURLs[c.Name] = u
+			}
+		case c.Receiving != nil && c.Receiving.Driver == "cloudflare_queues":
+			if err := w.wireCloudflare(c, set, point); err != nil {
+				return err
+			}
+		case c.Email != nil && c.Receiving == nil:
+			if err := w.wireEmail(c, point); err != nil {
+				return err
+			}
+		case c.Provider.Protocol == "json_http":
+			c.Host = point(c.Host, w.sinkURL)
+		case c.Provider.Protocol == "sql":
+			// A SQL inbox is a table of a real database: no stand-in, and no
+			// placeholder, so an unset URL is named at start-up. Its database
+			// must be on this machine (checkLocal).
+			if v, ok := c.Credential["url"]; ok && v.Config != "" {
+				real[v.Config] = true
+			}
+		default:
+			what := c.Provider.Protocol
+			if c.Provider.AWSTarget != "" {
+				what += " (" + c.Provider.AWSTarget + ")"
+			}
+			return fmt.Errorf("connection %s (package %s) speaks %s, which has no local stand-in, and dev never leaves this machine: "+
+				"run the app with `jadpo run` against a test account, or leave the connection out while developing", c.Name, c.Package, what)
+		}
+	}
+	env := os.Environ()
+	for _, cf := range w.Plan.Config {
+		if v, ok := set[cf.Name]; ok {
+			env = append(env, cf.Binding+"="+v)
+		} else if os.Getenv(cf.Binding) == "" && cf.Default == nil && !cf.Type.Optional && !real[cf.Name] {
+			env = append(env, cf.Binding+"="+placeholder(cf))
+		}
+	}
+	w.Environ = env
+	return nil
+}
+
+// placeholder is an unset config field's dev value, of its type; a URL is on
+// this machine.
+func placeholder(cf ir.ConfigField) string {
+	name := "dev-" + strings.ReplaceAll(cf.Name, "_", "-")
+	switch cf.Type.Kind {
+	case ir.Url:
+		return "http://127.0.0.1/" + name
+	case ir.Int, ir.Decimal:
+		return "1"
+	case ir.Bool:
+		return "false"
+	case ir.Email:
+		return name + "@example.com"
+	}
+	return name
+}
+
+// checkLocal refuses a start that would leave this machine, once the config
+// is loaded: a connection whose host is not a local stand-in (wire points
+// each one; this catches what it could not), a SQL inbox's database or the
+// store on another host. Each refusal names the connection and the fix,
+// never a URL (it may hold a password).
+func (w *World) checkLocal(cfg *runtime.Config) error {
+	for _, c := range w.Plan.Connections {
+		if c.Provider.Protocol == "sql" {
+			v, ok := c.Credential["url"]
+			if !ok {
+				continue
+			}
+			u, err := cfg.Value(v)
+			if err != nil {
+				return err
+			}
+			s, _ := u.(string)
+			host, err := remoteDatabaseHost(s)
+			if err == nil && host == "" {
+				continue
+			}
+			where := "its credential's url"
+			if v.Config != "" {
+				where = w.binding(v.Config)
+			}
+			if err != nil {
+				return fmt.Errorf("connection %s: %s is %s", c.Name, where, err)
+			}
+			return fmt.Errorf("connection %s: its database is on %s, not this machine, and dev never leaves it: set %s to a PostgreSQL database on this machine (postgres://postgres@127.0.0.1:5432/postgres)", c.Name, host, where)
+		}
+		host := c.Provider.Host
+		if c.Host != nil {
+			v, err := cfg.Value(*c.Host)
+			if err != nil {
+				return err
+			}
+			host, _ = v.(string)
+		}
+		if !loopbackURL(host) {
+			return fmt.Errorf("connection %s would call %s, not a local stand-in, and dev never leaves this machine", c.Name, hostOf(host))
+		}
+	}
+	return nil
+}
+
+// checkLocalStore refuses a store that is not on this machine.
+func checkLocalStore(u string) error {
+	host, err := remoteDatabaseHost(u)
+	switch {
+	case err != nil:
+		return Error{"jadpo dev: the events' store: " + err.Error()}
+	case host != "":
+		return Error{fmt.Sprintf("jadpo dev: the events' store is on %s, not this machine, and dev never leaves it: "+
+			"leave DATABASE_URL and the store's database unset (dev keeps events in build/), or give --database sqlite:PATH or a PostgreSQL URL on 127.0.0.1", host)}
+	}
+	return nil
+}
+
+// binding is the environment variable of a config field.
+func (w *World) binding(field string) string {
+	for _, cf := range w.Plan.Config {
+		if cf.Name == field {
+			return cf.Binding
+		}
+	}
+	return "config." + field
+}
+
+// hostOf is the host of a URL, for naming it without its path or user.
+func hostOf(u string) string {
+	if p, err := url.Parse(u); err == nil && p.Host != "" {
+		return p.Host
+	}
+	return fmt.Sprintf("%q", u)
+}
+
+// wireCloudflare points a cloudflare_queues connection at a local Cloudflare
+// Queues fake: its host and token (written as config or literally), and its
+// account_id and queue_id when they come from config (a literal one is used
+// as it is: it names the queue on the fake).
+func (w *World) wireCloudflare(c *ir.Connection, set map[string]string, point func(*ir.Value, string) *ir.Value) error {
+	if w.Cloudflare == nil {
+		cf, err := cfqueuesfake.Start("", cfqueuesfake.Options{})
+		if err != nil {
+			return fmt.Errorf("cannot start the Cloudflare Queues fake: %w", err)
+		}
+		w.Cloudflare = cf
+	}
+	c.Host = point(c.Host, w.Cloudflare.URL)
+	if v, ok := c.Credential["token"]; ok {
+		c.Credential = maps.Clone(c.Credential)
+		c.Credential["token"] = *point(&v, cfqueuesfake.DefaultToken)
+	}
+	ids := [2]string{"dev-account", c.Name}
+	for i, name := range []string{"account_id", "queue_id"} {
+		v := c.Settings[name]
+		switch {
+		case v.Config != "":
+			set[v.Config] = ids[i]
+		case v.Literal != nil:
+			if err := json.Unmarshal(v.Literal, &ids[i]); err != nil {
+				return fmt.Errorf("connection %s: setting %s: %w", c.Name, name, err)
+			}
+		}
+	}
+	if err := w.Cloudflare.CreateQueue(ids[0], ids[1], cfqueuesfake.QueueOptions{}); err != nil {
+		return err
+	}
+	w.cfQueues[c.Name] = ids
+	return nil
+}
+
+// startSink serves a stand-in for json_http services: every call succeeds
+// with an answer shaped like the operation's output.
+func (w *World) startSink() error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	w.sinkURL = "http://" + ln.Addr().String()
+	type route struct {
+		method string
+		re     *regexp.Regexp
+		output *ir.Type
+	}
+	var routes []route
+	for _, c := range w.Plan.Connections {
+		if c.Provider.Protocol != "json_http" {
+			continue
+		}
+		for _, o := range c.Operations {
+			pattern := "^" + regexp.MustCompile(`\\\{[^}]*\\\}`).ReplaceAllString(regexp.QuoteMeta(o.Path), `[^/]+`) + "$"
+			routes = append(routes, route{o.Method, regexp.MustCompile(pattern), o.Output})
+		}
+	}
+	mux := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Content-Type", "application/json")
+		for _, rt := range routes {
+			if rt.method == r.Method && rt.re.MatchString(r.URL.Path) {
+				var v any = map[string]any{}
+				if rt.output != nil {
+					v = sample(w.Plan, *rt.output, 0)
+				}
+				_ = json.NewEncoder(rw).Encode(v)
+				return
+			}
+		}
+		rw.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(rw, `{"error":{"code":"not_found"}}`)
+	})
+	w.sink = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = w.sink.Serve(ln) }()
+	return nil
+}
+
+// sample makes a value of a type: what a service's answer could hold.
+func sample(p *ir.Program, t ir.Type, depth int) any {
+	switch t.Kind {
+	case ir.Int, ir.Decimal:
+		if t.Rules != nil && t.Rules.Min != nil {
+			return json.Number(*t.Rules.Min)
+		}
+		return 0
+	case ir.Bool:
+		return false
+	case ir.List:
+		return []any{}
+	case ir.Map:
+		return map[string]any{}
+	case ir.Enum:
+		return t.Variants[0]
+	case ir.Uuid:
+		return "00000000-0000-4000-8000-000000000000"
+	case ir.Instant:
+		return time.Now().UTC().Format(time.RFC3339)
+	case ir.Email:
+		return "dev@example.com"
+	case ir.Url:
+		return "http://127.0.0.1/"
+	case ir.Duration:
+		return "1s"
+	case ir.RecordK:
+		out := map[string]any{}
+		if r := p.RecordByID(t.Name); r != nil && depth < 8 {
+			for _, f := range r.Fields {
+				if !f.Type.Optional {
+					out[f.Name] = sample(p, f.Type, depth+1)
+				}
+			}
+		}
+		return out
+	}
+	return "dev"
+}
+
+// Send sends body to the app's queue: a message on the SQS or Cloudflare
+// Queues fake, or a row inserted in a SQL inbox table (body is the row,
+// {"column": value, ...}); for a row, what names it ("id=7 of jobs").
+// A queue that is not the app's is ErrNoQueue.
+func (w *World) Send(ctx context.Context, queue, body string) (what string, err error) {
+	if ids, ok := w.cfQueues[queue]; ok {
+		_, err = w.Cloudflare.Send(ids[0], ids[1], body)
+	} else if _, ok := w.queueURLs[queue]; ok {
+		_, err = w.SQS.SendMessage(queue, body)
+	} else if in, ok := w.inboxes[queue]; ok {
+		var id string
+		id, err = in.insert(ctx, body)
+		what = fmt.Sprintf("%s=%s of %s", in.table.ID, id, in.name)
+	} else {
+		return "", ErrNoQueue
+	}
+	return what, err
+}
+
+// SQSQueue is the URL of the app's queue on the SQS fake; false when the
+// queue is not received over AWS's JSON protocol.
+func (w *World) SQSQueue(queue string) (string, bool) {
+	u, ok := w.queueURLs[queue]
+	return u, ok
+}
+
+// Queues are the app's queues Send can send to, sorted: on the fakes and
+// the SQL inbox tables.
+func (w *World) Queues() []string {
+	out := append(sortedKeys(w.queueURLs), sortedKeys(w.cfQueues)...)
+	out = append(out, sortedKeys(w.inboxes)...)
+	sort.Strings(out)
+	return out
+}
+
+// Inbox is a SQL inbox table Send inserts rows in.
+type Inbox struct {
+	Queue   string // the app's queue
+	Name    string // the table as the app names it: schema.table or table
+	Where   string // the database, as the app names it: "JOBS_DATABASE_URL's database"
+	Created string // the columns Start created the table with; "" when it was there
+}
+
+// Inboxes are the SQL inbox tables, by queue name.
+func (w *World) Inboxes() []Inbox {
+	var out []Inbox
+	for _, q := range sortedKeys(w.inboxes) {
+		in := w.inboxes[q]
+		out = append(out, Inbox{Queue: q, Name: in.name, Where: in.where, Created: in.created})
+	}
+	return out
+}
+
+// Describe names each stand-in, for a first line: the fakes, the SQL inbox
+// tables and the email stand-ins.
+func (w *World) Describe() []string {
+	var out []string
+	if len(w.queueURLs) > 0 {
+		out = append(out, "SQS fake on "+w.SQS.URL)
+	}
+	if w.Cloudflare != nil {
+		out = append(out, "Cloudflare Queues fake on "+w.Cloudflare.URL)
+	}
+	for _, in := range w.Inboxes() {
+		out = append(out, "SQL inbox table "+in.Name+" in "+in.Where)
+	}
+	return append(out, w.mail.describe()...)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
