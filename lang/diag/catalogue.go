@@ -28,6 +28,15 @@ func init() {
 // DocsPath is where a code's page lives, relative to the repository root.
 func DocsPath(code string) string { return "docs/diagnostics/" + code + ".md" }
 
+// DocsBase is the canonical address of the repository's files on the web
+// (docs/json.md, "Where a code's page is"): a page's URI is DocsBase
+// followed by its DocsPath.
+const DocsBase = "https://github.com/jadpo/jadpo/blob/main/"
+
+// DocsURI is the absolute address of a code's page, for editors and the JSON
+// report's docsUri.
+func DocsURI(code string) string { return DocsBase + DocsPath(code) }
+
 var entries = []Entry{
 	// Lexical and syntax problems: the parser knows no rules, only shapes.
 	{"syntax.unexpected_token", Error, "unexpected `{token}`",
