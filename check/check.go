@@ -34,6 +34,8 @@ func Check(p *project.Project) Result {
 	c := newChecker(p)
 	if p.App != nil && !p.HasSyntaxErrors() {
 		c.run()
+	} else if p.HasSyntaxErrors() {
+		p.ReadAllResources()
 	}
 	diags := append(append(diag.List(nil), p.Diags...), c.diags...)
 	diags = onlySyntaxIfAny(diags)
