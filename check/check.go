@@ -141,8 +141,12 @@ type namespace struct {
 	// qualifier prefixes record ids: the module path, or the package name.
 	qualifier string
 	decls     map[string]*decl
-	module    *module // set for a module's namespace
-	pkg       *pkg    // set for a package's namespace
+	// miscased holds a declaration named in the wrong case under the name it
+	// should have: its semantic.name_case is the one diagnostic, and uses
+	// spelt correctly find it rather than failing too.
+	miscased map[string]*decl
+	module   *module // set for a module's namespace
+	pkg      *pkg    // set for a package's namespace
 }
 
 // checker carries one run's state.

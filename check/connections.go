@@ -46,7 +46,14 @@ func (c *checker) checkConnection(cn *connection) {
 	}
 	parts := refParts(pm.Value)
 	if len(parts) != 2 {
-		c.add("connection.value_invalid", f.Range(pm.Value.Span()), "`package` takes a package name with its version, such as `AmazonSqs.v2012_11_05`")
+		d := c.add("connection.value_invalid", f.Range(pm.Value.Span()), "`package` takes a package name with its version, such as `AmazonSqs.v2012_11_05`")
+		if pm.Value.Text != nil {
+			name := pm.Value.TextValue()
+			d.WithLabel("write it without quotes").
+				WithHelp("`package` takes the installed package's name, unquoted: `package: " + name + "`")
+		} else {
+			d.WithHelp("name an installed package and its version, as under packages/: `package: AmazonSqs.v2012_11_05`")
+		}
 		return
 	}
 	dir := parts[0] + "." + parts[1]

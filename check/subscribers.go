@@ -111,7 +111,8 @@ func (c *checker) checkRetry(f *ast.File, m *ast.Member, r *ir.Retry) bool {
 			n, good = parseInt64(*mm.Value.Number)
 		}
 		if !good || n < 1 || n > 1000 {
-			c.add("subscriber.invalid", f.Range(mm.Value.Span()), "`max_attempts` takes a whole number from 1 to 1000")
+			c.add("subscriber.invalid", f.Range(mm.Value.Span()), "`max_attempts` takes a whole number from 1 to 1000").
+				WithHelp("write how many times to try in all, e.g. `max_attempts: 8`")
 			ok = false
 		} else {
 			r.MaxAttempts = int(n)
@@ -124,7 +125,13 @@ func (c *checker) checkRetry(f *ast.File, m *ast.Member, r *ir.Retry) bool {
 		}
 		ms, good := durationMS(mm.Value)
 		if !good || ms <= 0 {
-			c.add("subscriber.invalid", f.Range(mm.Value.Span()), "`%s` takes a positive duration such as `10s` or `1h`", k)
+			d := c.add("subscriber.invalid", f.Range(mm.Value.Span()), "`%s` takes a positive duration such as `10s` or `1h`", k)
+			if mm.Value.Number != nil {
+				d.WithLabel("a duration needs a unit: `" + *mm.Value.Number + "s`?").
+					WithHelp("a duration is a number with its unit, one of ms, s, m, h, d: `" + k + ": " + *mm.Value.Number + "s`")
+			} else {
+				d.WithHelp("a duration is a number with its unit, one of ms, s, m, h, d, e.g. `" + k + ": 10s`")
+			}
 			ok = false
 			continue
 		}
@@ -135,7 +142,8 @@ func (c *checker) checkRetry(f *ast.File, m *ast.Member, r *ir.Retry) bool {
 		}
 	}
 	if ok && r.FirstDelayMS > r.MaxDelayMS {
-		c.add("subscriber.invalid", f.Range(blk.Span()), "`first_delay` is longer than `max_delay`")
+		c.add("subscriber.invalid", f.Range(blk.Span()), "`first_delay` is longer than `max_delay`").
+			WithHelp("retries wait from `first_delay` up to `max_delay`: make `max_delay` the longer")
 		ok = false
 	}
 	return ok
