@@ -78,7 +78,8 @@ func (c *checker) checkConnection(cn *connection) {
 	} else if hm != nil {
 		v, vok := c.connectionValue(f, hm.Value, ir.Type{Kind: ir.Url}, "`host`", false)
 		if vok && v.Literal != nil && !isHTTPURL(hm.Value.TextValue()) {
-			c.add("connection.value_invalid", f.Range(hm.Value.Span()), "`host` takes an http or https URL")
+			c.add("connection.value_invalid", f.Range(hm.Value.Span()), "`host` takes an http or https URL").
+				WithHelp("give the service's address with its scheme, such as \"https://sqs.eu-west-1.amazonaws.com\", or a config field: `host: config.sqs_host`")
 			vok = false
 		}
 		if vok {

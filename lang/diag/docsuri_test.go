@@ -41,3 +41,17 @@ func TestDocsURIMapsToAPage(t *testing.T) {
 		t.Fatalf("report: minor %d, docs %q, docsUri %q", rep.SchemaMinor, rep.Diagnostics[0].Docs, rep.Diagnostics[0].DocsURI)
 	}
 }
+
+// A name cut short suggests the one candidate it starts, before a nearer edit.
+func TestNearestPrefersTheNameItStarts(t *testing.T) {
+	opts := []string{"binding", "secret", "default", "min", "max", "min_length", "max_length", "pattern", "format"}
+	if got := Nearest("bind", opts); got != "binding" {
+		t.Fatalf("bind: %q, want binding", got)
+	}
+	if got := Nearest("mi", opts); got != "" && got != "min" {
+		t.Fatalf("mi: %q", got)
+	}
+	if got := Nearest("max_len", opts); got != "max_length" {
+		t.Fatalf("max_len: %q", got)
+	}
+}

@@ -11,6 +11,23 @@ func Nearest(name string, candidates []string) string {
 		limit = 3
 	}
 	lower := strings.ToLower(name)
+	// `bind` means `binding` more likely than `min`, however near by edits:
+	// a cut-short name is the likelier typo when it is the start of one candidate.
+	if len(name) >= 3 {
+		prefixed := ""
+		for _, c := range candidates {
+			if c != name && strings.HasPrefix(strings.ToLower(c), lower) {
+				if prefixed != "" {
+					prefixed = ""
+					break
+				}
+				prefixed = c
+			}
+		}
+		if prefixed != "" {
+			return prefixed
+		}
+	}
 	for _, c := range candidates {
 		if c == name {
 			continue

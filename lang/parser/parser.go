@@ -329,13 +329,16 @@ func syntaxDiag(f *source.File, chunk []plexer.Token, err error) *diag.Diagnosti
 		// the usual cause, and the place to point at.
 		if open, ok := unclosed(chunk); ok {
 			return l.Addf("syntax.unexpected_token", tokenRange(f, open),
-				"this `%s` is not closed", open.Value).WithLabel("no matching `" + closer(open.Value) + "` before the next declaration")
+				"this `%s` is not closed", open.Value).WithLabel("no matching `" + closer(open.Value) + "` before the next declaration").
+				WithHelp("add the `" + closer(open.Value) + "` that closes it, before the next declaration starts")
 		}
 		last := chunk[len(chunk)-1]
 		d := l.Addf("syntax.unexpected_token", tokenRange(f, last),
 			"the declaration ends after `%s` before it is complete", last.Value)
 		if expect != "" {
-			d.WithLabel("expected `" + expect + "` after this")
+			d.WithLabel("expected `" + expect + "` after this").WithHelp("finish the declaration with `" + expect + "`, or remove it")
+		} else {
+			d.WithHelp("finish the declaration, or remove it")
 		}
 		return d
 	}
@@ -345,7 +348,8 @@ func syntaxDiag(f *source.File, chunk []plexer.Token, err error) *diag.Diagnosti
 		// mistake is the missing `:` after it.
 		next := chunk[idx+1]
 		return l.Addf("syntax.unexpected_token", tokenRange(f, next), "unexpected `%s`", next.Value).
-			WithLabel("expected `:` between `" + tok.Value + "` and its type")
+			WithLabel("expected `:` between `" + tok.Value + "` and its type").
+			WithHelp("a field is its name, `:` and its type: `" + tok.Value + ": " + next.Value + "`")
 	}
 	if d := fixableMistake(f, chunk, idx); d != nil {
 		return d
@@ -353,11 +357,16 @@ func syntaxDiag(f *source.File, chunk []plexer.Token, err error) *diag.Diagnosti
 	d := l.Addf("syntax.unexpected_token", tokenRange(f, tok), "unexpected `%s`", tok.Value)
 	switch {
 	case tok.Value == "," && tok.Type == lexer.Punct && insideBraces(chunk, idx):
-		d.WithLabel("members are separated by whitespace, not commas")
+		d.WithLabel("members are separated by whitespace, not commas").
+			WithHelp("remove the comma: inside `{ }` members stand apart by spaces or line breaks")
 	case isValueStart(tok) && idx >= 1 && chunk[idx-1].Type == lexer.Ident && (idx < 2 || chunk[idx-2].Value != ":"):
-		d.WithLabel("expected `:` between `" + chunk[idx-1].Value + "` and its value")
+		d.WithLabel("expected `:` between `" + chunk[idx-1].Value + "` and its value").
+			WithHelp("a member is its name, `:` and its value: `" + chunk[idx-1].Value + ": " + tok.Value + "`")
+	case expect == "}":
+		d.WithLabel("expected `}`").
+			WithHelp("end the block with `}` here, or remove `" + tok.Value + "`, which does not belong in it")
 	case expect != "":
-		d.WithLabel("expected `" + expect + "`")
+		d.WithLabel("expected `" + expect + "`").WithHelp("write `" + expect + "` here")
 	}
 	return d
 }
@@ -533,7 +542,7 @@ func fixableMistake(f *source.File, chunk []plexer.Token, idx int) *diag.Diagnos
 			"a URL must be quoted").
 			WithLabel("write \"" + url + "\"").
 			WithHelp("a URL is text, written in double quotes: \"" + url + "\" (unquoted, its `//` starts a comment)")
-	case tok.Type == lexer.Punct && tok.Value == "=" && prev(1).Type == lexer.Ident:
+	case tok.Type == lexer.Punct && tok.Value == "=" && prev(1).Type == lexer.Ident && prev(2).Value != ":" && !atTopLevel(chunk, idx):
 		return l.Add("syntax.unexpected_token", tokenRange(f, tok), "unexpected `=`").
 			WithLabel("members take `:`, not `=`").
 			WithHelp("write `" + prev(1).Value + ": ...`: a member's name and its value are separated by `:`")
