@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
@@ -29,9 +31,13 @@ func TestInitStarterAppChecksAndRuns(t *testing.T) {
 		t.Errorf(".gitignore keeps out neither build/ nor .env.local:\n%s", gi)
 	}
 	envEx, _ := os.ReadFile(filepath.Join(dir, ".env.example"))
-	for _, b := range []string{"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "SQS_HOST=", "SIGNUPS_QUEUE_URL="} {
-		if !strings.Contains(string(envEx), b) {
-			t.Errorf(".env.example lacks the binding %s", b)
+	res := check.Check(project.Load(dir))
+	if res.Program == nil || len(res.Program.Config) == 0 {
+		t.Fatalf("the starter app does not check: %v", res.Diags)
+	}
+	for _, cf := range res.Program.Config {
+		if !strings.Contains(string(envEx), cf.Binding+"=") {
+			t.Errorf(".env.example lacks the binding %s", cf.Binding)
 		}
 	}
 	if out, errOut, code := runCLI("check", dir); code != 0 {
