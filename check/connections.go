@@ -233,19 +233,22 @@ func (c *checker) connectionValue(f *ast.File, e *ast.Expr, t ir.Type, place str
 		}
 		if !assignable(cf.ir.Type, t) {
 			c.add("connection.value_invalid", f.Range(e.Span()), "%s is %s; config field `%s` is %s", place, describe(t), cf.ir.Name, describe(cf.ir.Type)).
-				WithRelated(cf.file.Range(cf.field.Type.Span()), "its type is declared here")
+				WithRelated(cf.file.Range(cf.field.Type.Span()), "its type is declared here").
+				WithHelp("give " + place + " a config field declared " + describe(t))
 			return ir.Value{}, false
 		}
 		return ir.Value{Config: cf.ir.Name}, true
 	}
 	// An enum's variant is written as its bare name, as a default is.
 	if !isLiteral(e) && !(t.Kind == ir.Enum && len(refParts(e)) == 1) {
-		c.add("connection.value_invalid", f.Range(e.Span()), "%s takes a literal or a config field, `config.<name>`", place)
+		c.add("connection.value_invalid", f.Range(e.Span()), "%s takes a literal or a config field, `config.<name>`", place).
+			WithHelp("write the value itself (text in double quotes, a number, true or false), or `config.<field>` to read it from the environment")
 		return ir.Value{}, false
 	}
 	raw, problem := literalValue(e, t)
 	if problem != "" {
-		c.add("connection.value_invalid", f.Range(e.Span()), "%s is %s: %s", place, describe(t), problem)
+		c.add("connection.value_invalid", f.Range(e.Span()), "%s is %s: %s", place, describe(t), problem).
+			WithHelp("give a value that fits " + describe(t) + "; the message says why this one does not")
 		return ir.Value{}, false
 	}
 	return ir.Value{Literal: raw}, true
