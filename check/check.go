@@ -39,6 +39,8 @@ func checkFor(p *project.Project, target string) Result {
 		if target == TargetWorkers && !c.diags.HasErrors() {
 			c.checkWorkers()
 		}
+	} else if p.HasSyntaxErrors() {
+		p.ReadAllResources()
 	}
 	diags := append(append(diag.List(nil), p.Diags...), c.diags...)
 	diags = onlySyntaxIfAny(diags)
@@ -144,8 +146,12 @@ type namespace struct {
 	// qualifier prefixes record ids: the module path, or the package name.
 	qualifier string
 	decls     map[string]*decl
-	module    *module // set for a module's namespace
-	pkg       *pkg    // set for a package's namespace
+	// miscased holds a declaration named in the wrong case under the name it
+	// should have: its semantic.name_case is the one diagnostic, and uses
+	// spelt correctly find it rather than failing too.
+	miscased map[string]*decl
+	module   *module // set for a module's namespace
+	pkg      *pkg    // set for a package's namespace
 }
 
 // checker carries one run's state.
@@ -215,11 +221,11 @@ func (c *checker) checkName(f *ast.File, id *ast.Ident, upper bool, what string)
 	}
 	if upper && !isUpperCamel(id.Name) {
 		c.add("semantic.name_case", f.Range(id.Span()), "%s `%s` should be UpperCamelCase", what, id.Name).
-			Suggest(toUpperCamel(id.Name)).WithHelp("types, enums, values, events, config declarations and packages are named in UpperCamelCase")
+			Suggest(toUpperCamel(id.Name)).WithHelp("rename it `" + toUpperCamel(id.Name) + "`: types, enums, values, events, config declarations and packages are named in UpperCamelCase")
 	}
 	if !upper && !isLowerSnake(id.Name) {
 		c.add("semantic.name_case", f.Range(id.Span()), "%s `%s` should be lower_snake_case", what, id.Name).
-			Suggest(toLowerSnake(id.Name)).WithHelp("fields, settings, connections, queues, subscribers, resources, operations and enum variants are named in lower_snake_case")
+			Suggest(toLowerSnake(id.Name)).WithHelp("rename it `" + toLowerSnake(id.Name) + "`: fields, settings, connections, queues, subscribers, resources, operations and enum variants are named in lower_snake_case")
 	}
 }
 

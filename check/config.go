@@ -67,7 +67,12 @@ func (c *checker) checkConfig() {
 				cf.ir.Secret = true
 			case "false":
 			default:
-				c.add("config.unknown_option", d.file.Range(sm.Value.Span()), "`secret` takes `true` or `false`")
+				c.add("config.unknown_option", d.file.Range(sm.Value.Span()), "`secret` takes `true` or `false`").
+					WithLabel("write `secret: true` or `secret: false`").
+					WithHelp("`secret` is `true` (the value is never shown) or `false`; leave it out for `false`")
+				// Taken as secret, the safe reading: its uses are not
+				// reported again as taking a field that is not secret.
+				cf.ir.Secret = true
 			}
 		}
 		if dm := opts["default"]; dm != nil {

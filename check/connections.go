@@ -46,7 +46,14 @@ func (c *checker) checkConnection(cn *connection) {
 	}
 	parts := refParts(pm.Value)
 	if len(parts) != 2 {
-		c.add("connection.value_invalid", f.Range(pm.Value.Span()), "`package` takes a package name with its version, such as `AmazonSqs.v2012_11_05`")
+		d := c.add("connection.value_invalid", f.Range(pm.Value.Span()), "`package` takes a package name with its version, such as `AmazonSqs.v2012_11_05`")
+		if pm.Value.Text != nil {
+			name := pm.Value.TextValue()
+			d.WithLabel("write it without quotes").
+				WithHelp("`package` takes the installed package's name, unquoted: `package: " + name + "`")
+		} else {
+			d.WithHelp("name an installed package and its version, as under packages/: `package: AmazonSqs.v2012_11_05`")
+		}
 		return
 	}
 	dir := parts[0] + "." + parts[1]
@@ -71,7 +78,8 @@ func (c *checker) checkConnection(cn *connection) {
 	} else if hm != nil {
 		v, vok := c.connectionValue(f, hm.Value, ir.Type{Kind: ir.Url}, "`host`", false)
 		if vok && v.Literal != nil && !isHTTPURL(hm.Value.TextValue()) {
-			c.add("connection.value_invalid", f.Range(hm.Value.Span()), "`host` takes an http or https URL")
+			c.add("connection.value_invalid", f.Range(hm.Value.Span()), "`host` takes an http or https URL").
+				WithHelp("give the service's address with its scheme, such as \"https://sqs.eu-west-1.amazonaws.com\", or a config field: `host: config.sqs_host`")
 			vok = false
 		}
 		if vok {
@@ -225,19 +233,22 @@ func (c *checker) connectionValue(f *ast.File, e *ast.Expr, t ir.Type, place str
 		}
 		if !assignable(cf.ir.Type, t) {
 			c.add("connection.value_invalid", f.Range(e.Span()), "%s is %s; config field `%s` is %s", place, describe(t), cf.ir.Name, describe(cf.ir.Type)).
-				WithRelated(cf.file.Range(cf.field.Type.Span()), "its type is declared here")
+				WithRelated(cf.file.Range(cf.field.Type.Span()), "its type is declared here").
+				WithHelp("give " + place + " a config field declared " + describe(t))
 			return ir.Value{}, false
 		}
 		return ir.Value{Config: cf.ir.Name}, true
 	}
 	// An enum's variant is written as its bare name, as a default is.
 	if !isLiteral(e) && !(t.Kind == ir.Enum && len(refParts(e)) == 1) {
-		c.add("connection.value_invalid", f.Range(e.Span()), "%s takes a literal or a config field, `config.<name>`", place)
+		c.add("connection.value_invalid", f.Range(e.Span()), "%s takes a literal or a config field, `config.<name>`", place).
+			WithHelp("write the value itself (text in double quotes, a number, true or false), or `config.<field>` to read it from the environment")
 		return ir.Value{}, false
 	}
 	raw, problem := literalValue(e, t)
 	if problem != "" {
-		c.add("connection.value_invalid", f.Range(e.Span()), "%s is %s: %s", place, describe(t), problem)
+		c.add("connection.value_invalid", f.Range(e.Span()), "%s is %s: %s", place, describe(t), problem).
+			WithHelp("give a value that fits " + describe(t) + "; the message says why this one does not")
 		return ir.Value{}, false
 	}
 	return ir.Value{Literal: raw}, true

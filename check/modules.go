@@ -42,6 +42,9 @@ func (c *checker) lookup(s scope, q *ast.QualName) lookupResult {
 		if d, ok := s.ns.decls[name]; ok {
 			return lookupResult{decl: d}
 		}
+		if d, ok := s.ns.miscased[name]; ok {
+			return lookupResult{decl: d}
+		}
 		if s.mod != nil {
 			if d, ok := s.mod.imports[name]; ok {
 				return lookupResult{decl: d, silenced: d == nil}
@@ -204,6 +207,14 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 	case kindType, kindEnum, kindValue, kindEvent:
 		c.checkName(f, dd.ident, true, kindWords[dd.kind])
 		c.addUnique(m.ns.decls, dd)
+		if right := toUpperCamel(dd.name); !isUpperCamel(dd.name) && right != dd.name && right != "" {
+			if m.ns.miscased == nil {
+				m.ns.miscased = map[string]*decl{}
+			}
+			if _, taken := m.ns.miscased[right]; !taken {
+				m.ns.miscased[right] = dd
+			}
+		}
 	case kindConfig:
 		c.checkName(f, dd.ident, true, "config")
 		if c.configDecl != nil {
@@ -302,6 +313,11 @@ func (c *checker) importName(m, tm *module, target string, n *ast.Ident) {
 		return
 	}
 	d, ok := tm.ns.decls[n.Name]
+	if !ok {
+		// `use m { UserSignedUp }` of a declaration spelt userSignedUp: the
+		// declaration's name_case says to fix it there, not here.
+		d, ok = tm.ns.miscased[n.Name]
+	}
 	if !ok {
 		var names []string
 		for k := range tm.ns.decls {

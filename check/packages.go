@@ -447,7 +447,19 @@ func (c *checker) checkOperation(p *pkg, r *resource, f *ast.File, op *ast.Opera
 	}
 	if m := ms["method"]; m != nil {
 		if m.Value.Text == nil || !contains(httpMethods, m.Value.TextValue()) {
-			c.add("package.operation_invalid", f.Range(m.Value.Span()), "`method` takes one of %s", keyList(httpMethods))
+			quoted := make([]string, len(httpMethods))
+			for i, hm := range httpMethods {
+				quoted[i] = `"` + hm + `"`
+			}
+			d := c.add("package.operation_invalid", f.Range(m.Value.Span()), "`method` takes one of %s, as text in double quotes", strings.Join(quoted, ", "))
+			if bare := refName(m.Value); m.Value.Text == nil && contains(httpMethods, strings.ToUpper(bare)) {
+				d.WithLabel("write \"" + strings.ToUpper(bare) + "\"").
+					WithHelp("`method` is text: `method: \"" + strings.ToUpper(bare) + "\"`")
+			} else if m.Value.Text != nil {
+				d.WithHelp("json_http sends only these methods; pick the one the API's documentation gives, e.g. `method: \"POST\"`")
+			} else {
+				d.WithHelp("write the HTTP method in double quotes, e.g. `method: \"POST\"`")
+			}
 		} else {
 			o.ir.Method = m.Value.TextValue()
 		}

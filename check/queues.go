@@ -132,7 +132,8 @@ func (c *checker) queueEvents(d *decl, blk *ast.Block, typeAt *ast.Member) ([]ir
 		ev := r.decl
 		if prev, dup := seenEvent[ev.id()]; dup {
 			c.add("receiving.invalid", f.Range(m.Entry.Span()), "`events` lists `%s` twice", name).
-				WithRelated(f.Range(prev.Entry.Span()), "first listed here")
+				WithRelated(f.Range(prev.Entry.Span()), "first listed here").
+				WithHelp("list each event once; remove this one")
 			ok = false
 			continue
 		}
@@ -190,7 +191,8 @@ func (c *checker) unknownEvent(s scope, f *ast.File, q *ast.QualName, found *dec
 	name := q.String()
 	if found != nil {
 		c.add(code, f.Range(q.Span()), "`%s` is %s %s, not an event", name, article(kindWords[found.kind]), kindWords[found.kind]).
-			WithRelated(found.rng(), "declared here").With("name", name)
+			WithRelated(found.rng(), "declared here").With("name", name).
+			WithHelp("list only events here; " + article(kindWords[found.kind]) + " " + kindWords[found.kind] + " is the type of an event's field")
 		return
 	}
 	if len(q.Parts) == 2 {

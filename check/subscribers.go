@@ -111,7 +111,8 @@ func (c *checker) checkRetry(f *ast.File, m *ast.Member, r *ir.Retry) bool {
 			n, good = parseInt64(*mm.Value.Number)
 		}
 		if !good || n < 1 || n > 1000 {
-			c.add("subscriber.invalid", f.Range(mm.Value.Span()), "`max_attempts` takes a whole number from 1 to 1000")
+			c.add("subscriber.invalid", f.Range(mm.Value.Span()), "`max_attempts` takes a whole number from 1 to 1000").
+				WithHelp("write how many times to try in all, e.g. `max_attempts: 8`")
 			ok = false
 		} else {
 			r.MaxAttempts = int(n)
@@ -124,7 +125,13 @@ func (c *checker) checkRetry(f *ast.File, m *ast.Member, r *ir.Retry) bool {
 		}
 		ms, good := durationMS(mm.Value)
 		if !good || ms <= 0 {
-			c.add("subscriber.invalid", f.Range(mm.Value.Span()), "`%s` takes a positive duration such as `10s` or `1h`", k)
+			d := c.add("subscriber.invalid", f.Range(mm.Value.Span()), "`%s` takes a positive duration such as `10s` or `1h`", k)
+			if mm.Value.Number != nil {
+				d.WithLabel("a duration needs a unit: `" + *mm.Value.Number + "s`?").
+					WithHelp("a duration is a number with its unit, one of ms, s, m, h, d: `" + k + ": " + *mm.Value.Number + "s`")
+			} else {
+				d.WithHelp("a duration is a number with its unit, one of ms, s, m, h, d, e.g. `" + k + ": 10s`")
+			}
 			ok = false
 			continue
 		}
@@ -135,7 +142,8 @@ func (c *checker) checkRetry(f *ast.File, m *ast.Member, r *ir.Retry) bool {
 		}
 	}
 	if ok && r.FirstDelayMS > r.MaxDelayMS {
-		c.add("subscriber.invalid", f.Range(blk.Span()), "`first_delay` is longer than `max_delay`")
+		c.add("subscriber.invalid", f.Range(blk.Span()), "`first_delay` is longer than `max_delay`").
+			WithHelp("retries wait from `first_delay` up to `max_delay`: make `max_delay` the longer")
 		ok = false
 	}
 	return ok
@@ -171,7 +179,8 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 	cn := c.connections[conn]
 	if cn == nil {
 		c.add("subscriber.invalid", f.Range(path.Parts[0].Span()), "there is no connection `%s`", conn).
-			Suggest(suggest(conn, sortedKeys(c.connections)))
+			Suggest(suggest(conn, sortedKeys(c.connections))).
+			WithHelp("`attempt` calls an operation of a connection the app declares: `attempt <connection>.<resource>.<operation>(...)`")
 		return ir.Step{}, false
 	}
 	if cn.pkg == nil || !cn.ok {
@@ -188,7 +197,8 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 	ref := path.Parts[1].Name + "." + path.Parts[2].Name
 	op, why := c.findOperation(cn.pkg, ref)
 	if op == nil {
-		d := c.add("subscriber.invalid", f.Range(path.Span()), "connection `%s` cannot call `%s`: %s", conn, ref, why)
+		d := c.add("subscriber.invalid", f.Range(path.Span()), "connection `%s` cannot call `%s`: %s", conn, ref, why).
+			WithHelp("call an operation that the package's resources/" + path.Parts[1].Name + ".jadpo declares")
 		if r := cn.pkg.resources[path.Parts[1].Name]; r != nil {
 			d.Suggest(conn + "." + path.Parts[1].Name + "." + suggest(path.Parts[2].Name, sortedKeys(r.ops)))
 			if d.Label == "did you mean `"+conn+"."+path.Parts[1].Name+".`?" {
@@ -262,7 +272,8 @@ func (c *checker) checkArgs(f *ast.File, e *ast.Expr, fields []ir.Field, env *ha
 			continue
 		}
 		if _, dup := out[a.Name.Name]; dup {
-			c.add("semantic.duplicate_name", f.Range(a.Name.Span()), "argument `%s` is given twice", a.Name.Name)
+			c.add("semantic.duplicate_name", f.Range(a.Name.Span()), "argument `%s` is given twice", a.Name.Name).
+				WithHelp("give each argument once; remove one of the two")
 			ok = false
 			continue
 		}
@@ -281,7 +292,8 @@ func (c *checker) checkArgs(f *ast.File, e *ast.Expr, fields []ir.Field, env *ha
 		}
 	}
 	if len(missing) > 0 {
-		c.add("subscriber.invalid", f.Range(e.Ref.Path.Span()), "the call to %s leaves required input %s out", callee, keyList(missing))
+		c.add("subscriber.invalid", f.Range(e.Ref.Path.Span()), "the call to %s leaves required input %s out", callee, keyList(missing)).
+			WithHelp("add " + missingArgs(missing) + " to the call's arguments")
 		ok = false
 	}
 	return ok
@@ -398,7 +410,8 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 			fl := rd.field(p.Name)
 			if fl == nil {
 				c.add("subscriber.invalid", f.Range(p.Span()), "`%s` has no field `%s`", rd.name, p.Name).
-					Suggest(suggest(p.Name, fieldNamesOf(rd))).WithRelated(rd.rng(), "declared here")
+					Suggest(suggest(p.Name, fieldNamesOf(rd))).WithRelated(rd.rng(), "declared here").
+					WithHelp("use a field `" + rd.name + "` declares: " + keyList(fieldNamesOf(rd)))
 				return ir.Expr{}, false
 			}
 			t = fl.Type
@@ -420,4 +433,13 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 		return ir.Expr{Path: parts[1:]}, true
 	}
 	return mismatch("a value of another kind")
+}
+
+// missingArgs shows required inputs as the arguments to add: `payload: ...`.
+func missingArgs(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "`" + n + ": ...`"
+	}
+	return strings.Join(out, ", ")
 }

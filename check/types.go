@@ -357,7 +357,8 @@ func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []stri
 		}
 	}
 	if rules.Min != nil && rules.Max != nil && cmpText(*rules.Min, *rules.Max) > 0 {
-		c.add("type.constraint_invalid", f.Range(b.Span()), "`min` %s is above `max` %s: no value fits", *rules.Min, *rules.Max)
+		c.add("type.constraint_invalid", f.Range(b.Span()), "`min` %s is above `max` %s: no value fits", *rules.Min, *rules.Max).
+			WithHelp("make `min` at most `max`; they bound the value from below and above")
 	}
 	if rules.MinLength != nil && rules.MaxLength != nil && *rules.MinLength > *rules.MaxLength {
 		c.add("type.constraint_invalid", f.Range(b.Span()), "`min_length` %d is above `max_length` %d: no text fits", *rules.MinLength, *rules.MaxLength)

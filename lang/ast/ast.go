@@ -55,6 +55,9 @@ func (n *Node) FromTokens() {
 type File struct {
 	Source *source.File
 	Decls  []*Decl
+	// Unparsed counts the declarations (`use` lines aside) left out for a
+	// syntax error, so that a summary counts the file's declarations.
+	Unparsed int
 }
 
 // Range is a span of this file as a diagnostic's range.

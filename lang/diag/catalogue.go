@@ -28,10 +28,19 @@ func init() {
 // DocsPath is where a code's page lives, relative to the repository root.
 func DocsPath(code string) string { return "docs/diagnostics/" + code + ".md" }
 
+// DocsBase is the canonical address of the repository's files on the web
+// (docs/json.md, "Where a code's page is"): a page's URI is DocsBase
+// followed by its DocsPath.
+const DocsBase = "https://github.com/jadpo/jadpo/blob/main/"
+
+// DocsURI is the absolute address of a code's page, for editors and the JSON
+// report's docsUri.
+func DocsURI(code string) string { return DocsBase + DocsPath(code) }
+
 var entries = []Entry{
 	// Lexical and syntax problems: the parser knows no rules, only shapes.
 	{"syntax.unexpected_token", Error, "unexpected `{token}`",
-		"check the declaration's shape against the language reference"},
+		"fix the token the label points at; `jadpo explain syntax.unexpected_token` shows the usual causes"},
 	{"syntax.unterminated_string", Error, "text is not closed before the end of the line",
 		"close the text with `\"`; text literals stay on one line"},
 	{"syntax.invalid_escape", Error, "`{escape}` is not an escape text may use",
@@ -123,7 +132,7 @@ var entries = []Entry{
 	{"package.invalid", Error, "a package's files are not laid out as a package",
 		"a package holds package.jadpo, resources/<name>.jadpo and provides/<capability>.jadpo"},
 	{"package.provider_invalid", Error, "a package's provider or capability mapping is wrong",
-		"see the provider keys and the mapping rules in the language reference"},
+		"compare it with a catalogue package: `jadpo package add AmazonSqs.v2012_11_05` installs one whose provides/receiving.jadpo maps each part"},
 	{"package.operation_invalid", Error, "a package's operation is declared wrongly",
 		"an operation takes `input`, `output`, `retry_safe`, `decode`, and for json_http `method` and `path`"},
 	{"toolchain.not_built_yet", Error, "the feature is not built yet",

@@ -156,13 +156,16 @@ func forward(b []byte, i, hi, n int) int {
 
 // Report is the JSON document editors and scripts read (diagnostics.md).
 type Report struct {
-	SchemaVersion int          `json:"schemaVersion"`
-	Kind          string       `json:"kind"`
-	Command       string       `json:"command"`
-	Status        string       `json:"status"`
-	Project       string       `json:"project"`
-	Summary       Totals       `json:"summary"`
-	Diagnostics   []JSONRecord `json:"diagnostics"`
+	SchemaVersion int `json:"schemaVersion"`
+	// SchemaMinor counts the fields added within SchemaVersion (docs/json.md):
+	// 1 added each diagnostic's docsUri.
+	SchemaMinor int          `json:"schemaMinor"`
+	Kind        string       `json:"kind"`
+	Command     string       `json:"command"`
+	Status      string       `json:"status"`
+	Project     string       `json:"project"`
+	Summary     Totals       `json:"summary"`
+	Diagnostics []JSONRecord `json:"diagnostics"`
 }
 
 // Totals counts what was read and found.
@@ -184,6 +187,8 @@ type JSONRecord struct {
 	Related  []JSONRelated     `json:"related"`
 	Context  map[string]string `json:"context"`
 	Docs     string            `json:"docs"`
+	// DocsURI is Docs as an absolute address (DocsURI).
+	DocsURI string `json:"docsUri"`
 }
 
 // JSONLocation is a file and a range in it.
@@ -208,6 +213,7 @@ type JSONRelated struct {
 func NewReport(command, project string, files, declarations int, l List) Report {
 	r := Report{
 		SchemaVersion: 1,
+		SchemaMinor:   1,
 		Kind:          "diagnostic_report",
 		Command:       command,
 		Status:        "passed",
@@ -222,7 +228,7 @@ func NewReport(command, project string, files, declarations int, l List) Report 
 		rec := JSONRecord{
 			Code: d.Code, Severity: d.Severity.String(), Summary: d.Summary, Label: d.Label,
 			Help: d.HelpText(), Location: location(d.Subject), Related: []JSONRelated{},
-			Context: d.Context, Docs: DocsPath(d.Code),
+			Context: d.Context, Docs: DocsPath(d.Code), DocsURI: DocsURI(d.Code),
 		}
 		if rec.Context == nil {
 			rec.Context = map[string]string{}

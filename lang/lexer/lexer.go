@@ -94,6 +94,19 @@ func (l *lexState) run() {
 			l.number(start)
 		case c == '"':
 			l.text(start)
+		case c == '\'':
+			// 'id': text in single quotes is one mistake, not two stray
+			// characters; the problem spans it, closing quote included.
+			end := l.i + 1
+			for end < len(src) && src[end] != '\'' && src[end] != '\n' && src[end] != '"' {
+				end++
+			}
+			if end < len(src) && src[end] == '\'' {
+				l.i = end + 1
+			} else {
+				l.i++
+			}
+			l.problem("syntax.stray_character", start, l.i)
 		case c == '{' || c == '}' || c == '[' || c == ']' || c == '(' || c == ')' || c == '<' ||
 			c == '>' || c == ':' || c == ',' || c == '.' || c == '=' || c == '?' || c == '/':
 			l.i++

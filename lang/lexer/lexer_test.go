@@ -251,3 +251,18 @@ func TestLexSkipsLeadingBOM(t *testing.T) {
 		t.Fatalf("a mark after the start: %+v", probs)
 	}
 }
+
+// Text in single quotes is one problem spanning the quotes, not two stray
+// characters; a lone quote stays one character's problem.
+func TestSingleQuotedTextIsOneProblem(t *testing.T) {
+	for src, want := range map[string][]Problem{
+		`id_at: 'id'`:        {{Code: "syntax.stray_character", Span: source.Span{Start: 7, End: 11}, Detail: "'id'"}},
+		`note: 'it`:          {{Code: "syntax.stray_character", Span: source.Span{Start: 6, End: 7}, Detail: "'"}},
+		`a: "it's" // don't`: nil,
+	} {
+		_, probs := Lex(src)
+		if fmt.Sprint(probs) != fmt.Sprint(want) {
+			t.Errorf("%s: %v, want %v", src, probs, want)
+		}
+	}
+}

@@ -66,7 +66,17 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 		case "syntax.invalid_escape":
 			diags.Addf(p.Code, rng, "`%s` is not an escape text may use", p.Detail)
 		case "syntax.stray_character":
-			diags.Addf(p.Code, rng, "`%s` cannot appear here", p.Detail)
+			if len(p.Detail) >= 2 && p.Detail[0] == '\'' && p.Detail[len(p.Detail)-1] == '\'' {
+				inner := p.Detail[1 : len(p.Detail)-1]
+				diags.Add(p.Code, rng, "text is written in double quotes, not single ones").
+					WithLabel("write \"" + inner + "\"").
+					WithHelp("text takes double quotes: \"" + inner + "\"")
+				break
+			}
+			d := diags.Addf(p.Code, rng, "`%s` cannot appear here", p.Detail)
+			if p.Detail == "'" {
+				d.WithHelp("text takes double quotes (\"like this\"), on one line")
+			}
 		case "syntax.unexpected_token":
 			diags.Addf(p.Code, rng, "unexpected `%s`", p.Detail).WithLabel("a number's unit is one of ms, s, m, h, d")
 		default:
@@ -82,6 +92,7 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 	for _, chunk := range splitDecls(f.Content, toks) {
 		if lexicalProblemIn(probStarts, chunk) {
 			// The lexical problem is this declaration's one diagnostic.
+			out.Unparsed += countsAsDecl(chunk)
 			continue
 		}
 		if open, ok := tooDeep(chunk); ok {
@@ -90,16 +101,27 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 			diags = append(diags, (&diag.List{}).Addf("syntax.unexpected_token", tokenRange(f, open),
 				"`%s` nests more than %d levels deep", open.Value, maxNesting).
 				WithLabel("a declaration nests at most "+fmt.Sprint(maxNesting)+" brackets"))
+			out.Unparsed += countsAsDecl(chunk)
 			continue
 		}
 		decl, err := parseDecl(chunk, &slab)
 		if err != nil {
 			diags = append(diags, syntaxDiag(f, chunk, err))
+			out.Unparsed += countsAsDecl(chunk)
 			continue
 		}
 		out.Decls = append(out.Decls, decl)
 	}
 	return out, diags
+}
+
+// countsAsDecl is 1 for a chunk that is a declaration, 0 for a `use` line, which
+// the summary does not count.
+func countsAsDecl(chunk []plexer.Token) int {
+	if len(chunk) > 0 && chunk[0].Type == lexer.Ident && chunk[0].Value == "use" {
+		return 0
+	}
+	return 1
 }
 
 // maxNesting bounds how deep brackets ({ [ ( <) may nest in a declaration.
@@ -175,6 +197,13 @@ func splitDecls(src []byte, toks []plexer.Token) [][]plexer.Token {
 			}
 			continue
 		}
+		if t.Type == lexer.Ident && !declKeywords[t.Value] && i != start && misspeltDecl(src, toks, i, depth) {
+			// `Store main {` after a complete declaration: its own chunk, so
+			// that the one before parses and the mistake is reported alone.
+			chunks = append(chunks, toks[start:i])
+			start, depth = i, 0
+			continue
+		}
 		if t.Type != lexer.Ident || !declKeywords[t.Value] || i == start {
 			continue
 		}
@@ -195,6 +224,13 @@ func splitDecls(src []byte, toks []plexer.Token) [][]plexer.Token {
 		chunks = append(chunks, toks[start:len(toks)-1])
 	}
 	return chunks
+}
+
+// misspeltDecl: toks[i], in column 1 after a complete declaration's `}`, is followed
+// by a name and `{` as a declaration is: a misspelt keyword.
+func misspeltDecl(src []byte, toks []plexer.Token, i, depth int) bool {
+	return depth == 0 && toks[i-1].Type == lexer.Punct && toks[i-1].Value == "}" && atLineStart(src, toks[i]) &&
+		i+2 < len(toks) && toks[i+1].Type == lexer.Ident && toks[i+2].Value == "{"
 }
 
 // atLineStart reports whether the token stands in column 1.
@@ -293,13 +329,16 @@ func syntaxDiag(f *source.File, chunk []plexer.Token, err error) *diag.Diagnosti
 		// the usual cause, and the place to point at.
 		if open, ok := unclosed(chunk); ok {
 			return l.Addf("syntax.unexpected_token", tokenRange(f, open),
-				"this `%s` is not closed", open.Value).WithLabel("no matching `" + closer(open.Value) + "` before the next declaration")
+				"this `%s` is not closed", open.Value).WithLabel("no matching `" + closer(open.Value) + "` before the next declaration").
+				WithHelp("add the `" + closer(open.Value) + "` that closes it, before the next declaration starts")
 		}
 		last := chunk[len(chunk)-1]
 		d := l.Addf("syntax.unexpected_token", tokenRange(f, last),
 			"the declaration ends after `%s` before it is complete", last.Value)
 		if expect != "" {
-			d.WithLabel("expected `" + expect + "` after this")
+			d.WithLabel("expected `" + expect + "` after this").WithHelp("finish the declaration with `" + expect + "`, or remove it")
+		} else {
+			d.WithHelp("finish the declaration, or remove it")
 		}
 		return d
 	}
@@ -309,16 +348,25 @@ func syntaxDiag(f *source.File, chunk []plexer.Token, err error) *diag.Diagnosti
 		// mistake is the missing `:` after it.
 		next := chunk[idx+1]
 		return l.Addf("syntax.unexpected_token", tokenRange(f, next), "unexpected `%s`", next.Value).
-			WithLabel("expected `:` between `" + tok.Value + "` and its type")
+			WithLabel("expected `:` between `" + tok.Value + "` and its type").
+			WithHelp("a field is its name, `:` and its type: `" + tok.Value + ": " + next.Value + "`")
+	}
+	if d := fixableMistake(f, chunk, idx); d != nil {
+		return d
 	}
 	d := l.Addf("syntax.unexpected_token", tokenRange(f, tok), "unexpected `%s`", tok.Value)
 	switch {
 	case tok.Value == "," && tok.Type == lexer.Punct && insideBraces(chunk, idx):
-		d.WithLabel("members are separated by whitespace, not commas")
+		d.WithLabel("members are separated by whitespace, not commas").
+			WithHelp("remove the comma: inside `{ }` members stand apart by spaces or line breaks")
 	case isValueStart(tok) && idx >= 1 && chunk[idx-1].Type == lexer.Ident && (idx < 2 || chunk[idx-2].Value != ":"):
-		d.WithLabel("expected `:` between `" + chunk[idx-1].Value + "` and its value")
+		d.WithLabel("expected `:` between `" + chunk[idx-1].Value + "` and its value").
+			WithHelp("a member is its name, `:` and its value: `" + chunk[idx-1].Value + ": " + tok.Value + "`")
+	case expect == "}":
+		d.WithLabel("expected `}`").
+			WithHelp("end the block with `}` here, or remove `" + tok.Value + "`, which does not belong in it")
 	case expect != "":
-		d.WithLabel("expected `" + expect + "`")
+		d.WithLabel("expected `" + expect + "`").WithHelp("write `" + expect + "` here")
 	}
 	return d
 }
@@ -461,4 +509,84 @@ func (tokenDefinition) Symbols() map[string]plexer.TokenType { return lexer.Symb
 
 func (tokenDefinition) Lex(string, io.Reader) (plexer.Lexer, error) {
 	return nil, fmt.Errorf("parser: lex through ParseFile")
+}
+
+// declKeywordList names the declaration keywords in the order a file uses them.
+var declKeywordList = []string{"use", "public", "type", "enum", "value", "event", "config", "store",
+	"connection", "queue", "subscriber", "package", "provider", "settings", "resource", "provide"}
+
+// fixableMistake recognises the mistakes a first app makes, at the token the parser
+// could not take, and says how to fix each in the author's terms; nil when it is
+// none of them.
+func fixableMistake(f *source.File, chunk []plexer.Token, idx int) *diag.Diagnostic {
+	var l diag.List
+	tok := chunk[idx]
+	prev := func(n int) plexer.Token {
+		if idx-n < 0 {
+			return plexer.Token{}
+		}
+		return chunk[idx-n]
+	}
+	src := f.Content
+	switch {
+	case tok.Type == lexer.Punct && tok.Value == ":" && prev(1).Type == lexer.Ident &&
+		bytesAt(src, tok.Pos.Offset+1, "//"):
+		// host: https://sqs...: the `//` starts a comment, so the URL was cut at `:`.
+		start := prev(1).Pos.Offset
+		end := tok.Pos.Offset + 1
+		for end < len(src) && src[end] != ' ' && src[end] != '\t' && src[end] != '\n' && src[end] != '\r' && src[end] != '}' {
+			end++
+		}
+		url := string(src[start:end])
+		return l.Add("syntax.unexpected_token", source.Range{File: f, Span: source.Span{Start: start, End: end}},
+			"a URL must be quoted").
+			WithLabel("write \"" + url + "\"").
+			WithHelp("a URL is text, written in double quotes: \"" + url + "\" (unquoted, its `//` starts a comment)")
+	case tok.Type == lexer.Punct && tok.Value == "=" && prev(1).Type == lexer.Ident && prev(2).Value != ":" && !atTopLevel(chunk, idx):
+		return l.Add("syntax.unexpected_token", tokenRange(f, tok), "unexpected `=`").
+			WithLabel("members take `:`, not `=`").
+			WithHelp("write `" + prev(1).Value + ": ...`: a member's name and its value are separated by `:`")
+	case tok.Type == lexer.Punct && tok.Value == "{" && prev(1).Type == lexer.Ident && prev(2).Type == lexer.Ident && prev(2).Value == "on":
+		ev := prev(1).Value
+		return l.Addf("syntax.unexpected_token", tokenRange(f, tok), "the handler of `%s` names no parameter", ev).
+			WithLabel("expected `(` and the parameter's name").
+			WithHelp("a handler names its parameter: `on " + ev + "(e) {`, then reads the event as `e`")
+	case tok.Type == lexer.Punct && tok.Value == "." && idx+1 < len(chunk) && chunk[idx+1].Type == lexer.Ident &&
+		chunk[idx+1].Value == "jadpo" && len(chunk) > 0 && chunk[0].Value == "use":
+		path := string(src[chunk[1].Pos.Offset:tok.Pos.Offset])
+		ext := chunk[idx+1]
+		return l.Add("syntax.unexpected_token", source.Range{File: f, Span: source.Span{Start: tok.Pos.Offset, End: ext.Pos.Offset + len(ext.Value)}},
+			"a module path has no `.jadpo`").
+			WithLabel("remove `.jadpo`").
+			WithHelp("a module path names the file without its extension: `use " + path + " { ... }`")
+	case tok.Type == lexer.Ident && !declKeywords[tok.Value] && atTopLevel(chunk, idx) && atLineStart(src, tok):
+		d := l.Addf("syntax.unexpected_token", tokenRange(f, tok), "`%s` does not start a declaration", tok.Value)
+		if near := diag.Nearest(tok.Value, declKeywordList); near != "" {
+			return d.WithLabel("did you mean `" + near + "`?").
+				WithHelp("declarations start with a lowercase keyword: `" + near + "`")
+		}
+		return d.WithHelp("a declaration starts with one of: " + strings.Join(declKeywordList, ", "))
+	}
+	return nil
+}
+
+func bytesAt(src []byte, at int, s string) bool {
+	return at+len(s) <= len(src) && string(src[at:at+len(s)]) == s
+}
+
+// atTopLevel: chunk[idx] stands outside every bracket of its chunk.
+func atTopLevel(chunk []plexer.Token, idx int) bool {
+	depth := 0
+	for _, t := range chunk[:idx] {
+		if t.Type != lexer.Punct {
+			continue
+		}
+		switch t.Value {
+		case "{", "(", "[":
+			depth++
+		case "}", ")", "]":
+			depth--
+		}
+	}
+	return depth == 0
 }

@@ -308,6 +308,7 @@ func (p *Project) isSymlink(name string) bool {
 func (p *Project) Declarations() int {
 	n := 0
 	for _, f := range p.Parsed {
+		n += f.Unparsed
 		for _, d := range f.Decls {
 			if d.Use == nil {
 				n++
@@ -315,6 +316,23 @@ func (p *Project) Declarations() int {
 		}
 	}
 	return n
+}
+
+// ReadAllResources parses every package's resources, which a check reads only
+// when called: with a syntax error the check stops early, and the summary still
+// counts the project's files.
+func (p *Project) ReadAllResources() {
+	names := make([]string, 0, len(p.Packages))
+	for n := range p.Packages {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		pkg := p.Packages[n]
+		for _, r := range pkg.ResourceNames() {
+			pkg.Resource(r)
+		}
+	}
 }
 
 // HasSyntaxErrors reports whether any parsed file has a syntax problem.

@@ -391,7 +391,7 @@ func lspDiagnostic(d *diag.Diagnostic, root string) map[string]any {
 	}
 	out := map[string]any{
 		"range": lspRange(d.Subject), "severity": severity, "code": d.Code, "source": "jadpo", "message": message,
-		"codeDescription": map[string]any{"href": diag.DocsPath(d.Code)},
+		"codeDescription": map[string]any{"href": diag.DocsURI(d.Code)},
 	}
 	var related []map[string]any
 	for _, r := range d.Related {

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// jadpo explain prints a code's page as docs/diagnostics/ has it, from the binary.
+func TestExplainPrintsThePage(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "diagnostics", "receiving.invalid.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arg := range []string{"receiving.invalid", "error[receiving.invalid]"} {
+		out, errOut, code := runCLI("explain", arg)
+		if code != 0 || out != string(want) {
+			t.Fatalf("explain %s: exit %d, printed\n%s%s", arg, code, out, errOut)
+		}
+	}
+}
+
+// An unknown code exits non-zero and suggests the code it likely meant.
+func TestExplainUnknownCode(t *testing.T) {
+	for arg, want := range map[string]string{
+		"recieving.invalid": "did you mean receiving.invalid?",
+		"receiving":         "did you mean receiving.invalid or receiving.target_unsupported?",
+		"nothing.like.it":   "a code looks like receiving.invalid",
+	} {
+		out, errOut, code := runCLI("explain", arg)
+		if code != exitFound || out != "" || !strings.Contains(errOut, want) {
+			t.Errorf("explain %s: exit %d, want %d and %q\n%s%s", arg, code, exitFound, want, out, errOut)
+		}
+	}
+}
