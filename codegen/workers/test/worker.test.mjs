@@ -264,8 +264,8 @@ test("jadpo deliveries reads the local D1 database (SQLite)", async () => {
   const file = findSQLite(persist);
   assert.ok(file, "miniflare persisted no D1 database");
   const db1 = `sqlite:${file}`;
-  const listed = JSON.parse(jadpo("deliveries", "list", "--json", "--database", db1));
-  const gift = listed.find((x) => x.wire_type === "gift_card");
+  const listed = JSON.parse(jadpo("deliveries", "list", "--json", "--database", db1)).entries;
+  const gift = listed.find((x) => x.wireType === "gift_card");
   assert.ok(gift, "the parked unlisted_type message is listed");
   assert.equal(gift.code, "unlisted_type");
   assert.match(jadpo("deliveries", "show", gift.id, "--body", "--database", db1), /gift_card/);
@@ -282,7 +282,7 @@ test("jadpo deliveries reads the local D1 database (SQLite)", async () => {
   for (let i = 0; i < 200 && ["pending", "running"].includes((await row()).state); i++) await new Promise((r) => setTimeout(r, 25));
   const failed = await row();
   assert.equal(failed.state, "failed");
-  const listedFailed = JSON.parse(jadpo("deliveries", "list", "--json", "--database", db1));
+  const listedFailed = JSON.parse(jadpo("deliveries", "list", "--json", "--database", db1)).entries;
   assert.ok(listedFailed.some((x) => x.id === `d${failed.id}` && x.kind === "delivery"), "the failed delivery is listed");
   jadpo("deliveries", "retry", `d${failed.id}`, "--database", db1);
   assert.equal((await row()).state, "pending");
