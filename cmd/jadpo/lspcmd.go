@@ -16,6 +16,7 @@ func (e *env) lspCommand() *cobra.Command {
 		Short:   "Serve the Language Server Protocol on stdin and stdout (diagnostics as you type)",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			tightenGC()
 			return lsp.Serve(e.ctx, e.stdin, e.stdout, lsp.Options{Version: version})
 		},
 	}
