@@ -100,7 +100,12 @@ func (qr *queueRunner) receive(ctx context.Context, deadline time.Time, rep *Tic
 			return nil
 		}
 		slots <- struct{}{}
-		askCtx, cancel := context.WithDeadline(ctx, qr.askDeadline(time.Now(), deadline))
+		// A signal does not cut an ask halfway: a receive cut after the queue
+		// answered hides its messages for their visibility timeout (SQS), and a
+		// claim cut between its statements leaves its rows locked until the
+		// server notices the dropped connection; the budget (and a long poll's
+		// stretch) still bounds it, so a signal waits at most that long.
+		askCtx, cancel := context.WithDeadline(context.WithoutCancel(ctx), qr.askDeadline(time.Now(), deadline))
 		msgs, n, err := qr.ask(askCtx)
 		cut := askCtx.Err() != nil && ctx.Err() == nil
 		cancel()

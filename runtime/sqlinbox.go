@@ -113,17 +113,7 @@ func sqlInboxTable(settings map[string]any) (sqlinbox.Table, error) {
 }
 
 func (w *sqlInboxWire) fetch(ctx context.Context) ([]*message, int, error) {
-	// A claim is two short statements holding row locks: a signal does not
-	// cut it halfway (pgx would drop the connection, and the rows would stay
-	// locked until the server noticed, hiding them from the next claim); the
-	// tick's budget still bounds it.
-	claimCtx := context.WithoutCancel(ctx)
-	if dl, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		claimCtx, cancel = context.WithDeadline(claimCtx, dl)
-		defer cancel()
-	}
-	b, err := w.inbox.Claim(claimCtx, MaxBatch)
+	b, err := w.inbox.Claim(ctx, MaxBatch)
 	if err != nil {
 		return nil, 0, err
 	}
