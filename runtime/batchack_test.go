@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -34,25 +33,11 @@ func ops(w *world) (counts map[string]int, entries []int) {
 	return counts, entries
 }
 
-// metric reads one counter of the runtime's metrics ("name{k=v,...}").
-func metric(t *testing.T, rt *runtime.Runtime, key string) float64 {
+// metric reads one counter of the runtime's metrics (metricSample); a
+// counter never incremented reads 0.
+func metric(t *testing.T, rt *runtime.Runtime, name string, labels map[string]string) float64 {
 	t.Helper()
-	families, err := rt.Metrics().Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		for _, m := range f.GetMetric() {
-			var labels []string
-			for _, l := range m.GetLabel() {
-				labels = append(labels, l.GetName()+"="+l.GetValue())
-			}
-			if f.GetName()+"{"+strings.Join(labels, ",")+"}" == key && m.GetCounter() != nil {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	return 0
+	return max(metricSample(t, rt.Metrics(), name, labels), 0)
 }
 
 func sendShipped(w *world, n int) {
@@ -81,10 +66,10 @@ func TestBatchAckOneCallPerBatch(t *testing.T) {
 			if n := w.onQueue("warehouse_queue"); n != 0 {
 				t.Fatalf("%d messages on the queue", n)
 			}
-			if got := metric(t, w.rt, "jadpo_acknowledge_requests_total{form=batch,queue=warehouse_queue}"); got != 10 {
+			if got := metric(t, w.rt, "jadpo_acknowledge_requests_total", map[string]string{"form": "batch", "queue": "warehouse_queue"}); got != 10 {
 				t.Fatalf("batch acknowledge requests %v, want 10", got)
 			}
-			if got := metric(t, w.rt, "jadpo_acknowledge_requests_total{form=single,queue=warehouse_queue}"); got != 0 {
+			if got := metric(t, w.rt, "jadpo_acknowledge_requests_total", map[string]string{"form": "single", "queue": "warehouse_queue"}); got != 0 {
 				t.Fatalf("single acknowledge requests %v, want 0", got)
 			}
 		})
@@ -109,7 +94,7 @@ func TestBatchAckFailedEntriesComeBackAsRepeats(t *testing.T) {
 			if counts["DeleteMessageBatch"] != 3 || counts["DeleteMessage"] != 25 {
 				t.Fatalf("requests %v, want 3 DeleteMessageBatch and 25 DeleteMessage", counts)
 			}
-			if got := metric(t, w.rt, "jadpo_acknowledge_failed_entries_total{queue=warehouse_queue}"); got != 25 {
+			if got := metric(t, w.rt, "jadpo_acknowledge_failed_entries_total", map[string]string{"queue": "warehouse_queue"}); got != 25 {
 				t.Fatalf("failed entries %v, want 25", got)
 			}
 			if n := w.onQueue("warehouse_queue"); n != 25 {
@@ -147,7 +132,7 @@ func TestBatchAckFailedEntryTriedOnItsOwn(t *testing.T) {
 	if n := w.onQueue("warehouse_queue"); n != 0 {
 		t.Fatalf("%d on the queue", n)
 	}
-	if got := metric(t, w.rt, "jadpo_acknowledge_requests_total{form=single,queue=warehouse_queue}"); got != 3 {
+	if got := metric(t, w.rt, "jadpo_acknowledge_requests_total", map[string]string{"form": "single", "queue": "warehouse_queue"}); got != 3 {
 		t.Fatalf("single acknowledge requests %v, want 3", got)
 	}
 }
