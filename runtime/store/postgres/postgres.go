@@ -478,15 +478,8 @@ func (s *Store) SettleDeliveries(ctx context.Context, now time.Time, sts []store
 // transaction: one round trip, one commit, and a failing statement rolls back every one.
 func (s *Store) SettleAndClaim(ctx context.Context, now time.Time, sts []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
 	ok := make([]bool, len(sts))
-	if limit > 0 {
-		if err := sqlcommon.CheckLease(lease); err != nil {
-			return nil, nil, err
-		}
-	}
-	for _, st := range sts {
-		if err := sqlcommon.CheckSettlement(st); err != nil {
-			return nil, nil, err
-		}
+	if err := sqlcommon.CheckSettleAndClaim(sts, limit, lease); err != nil {
+		return nil, nil, err
 	}
 	if len(sts) == 0 && limit <= 0 {
 		return ok, nil, nil

@@ -397,3 +397,19 @@ func TooNew(have, latest int) error {
 	return &store.Error{Op: "migrate", Class: store.ClassOther,
 		Err: fmt.Errorf("the database's schema is at version %d, newer than this build of jadpo knows (%d): run a newer jadpo", have, latest)}
 }
+
+// CheckSettleAndClaim checks SettleAndClaim's arguments, as both adapters take
+// them: the lease when a claim is asked for (limit > 0), then each settlement.
+func CheckSettleAndClaim(sts []store.Settlement, limit int, lease time.Duration) error {
+	if limit > 0 {
+		if err := CheckLease(lease); err != nil {
+			return err
+		}
+	}
+	for _, st := range sts {
+		if err := CheckSettlement(st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
