@@ -70,7 +70,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(e.checkCommand(), e.buildCommand(), e.runCommand(), e.tickCommand(), e.deliveriesCommand(), e.storeCommand(), e.devCommand(), e.packageCommand(), e.initCommand(), e.explainCommand(), e.lspCommand(), e.versionCommand())
+	root.AddCommand(e.checkCommand(), e.buildCommand(), e.runCommand(), e.tickCommand(), e.deliveriesCommand(), e.storeCommand(), e.devCommand(), e.packageCommand(), e.initCommand(), e.explainCommand(), e.fmtCommand(), e.lspCommand(), e.versionCommand())
 	root.InitDefaultCompletionCmd()
 	completionExamples(root)
 	var wrapAll func(cs []*cobra.Command)

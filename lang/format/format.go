@@ -245,10 +245,13 @@ func (p *printer) flushComments(off int, w ws) ws {
 	for p.ci < len(p.comments) && p.comments[p.ci].start < off {
 		c := p.comments[p.ci]
 		p.ci++
-		if !c.ownLine && !p.lineEmpty && !p.ended {
-			p.write(" ")
-		} else {
+		// A comment goes on a line of its own where it stood on one and
+		// the layout breaks the line there; otherwise it trails the code.
+		ownLine := p.ended || p.lineEmpty || c.ownLine && w >= wsLine
+		if ownLine {
 			p.space(w, c.blankBefore)
+		} else {
+			p.write(" ")
 		}
 		if p.flat > 0 {
 			p.overflow = true
@@ -258,7 +261,7 @@ func (p *printer) flushComments(off int, w ws) ws {
 		p.ended = true
 		// A blank line between a comment and the item it comes before is
 		// the author's, as between items.
-		if w == wsLine || w == wsBlank {
+		if ownLine && (w == wsLine || w == wsBlank) {
 			w = wsItem
 		}
 	}

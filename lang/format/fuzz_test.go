@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -185,4 +186,40 @@ func repoSources(t testing.TB) map[string][]byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestFormatRelaidSources lays every repository source out at random (its
+// white space replaced, comments put between tokens) and checks the
+// formatter's properties on each; the fuzzer mostly makes files that do not
+// parse, and these all do (or nearly all).
+func TestFormatRelaidSources(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	spaces := []string{" ", "  ", "\n", "\n\n", "\t", "\n    ", " // note\n", "\n// own line\n", "\n\n// after a blank\n\n"}
+	parsed := 0
+	for path, src := range repoSources(t) {
+		toks, probs := lexer.Lex(string(src))
+		if len(probs) > 0 {
+			continue
+		}
+		for variant := range 20 {
+			var b []byte
+			for i, tok := range toks {
+				if tok.EOF() {
+					break
+				}
+				if i > 0 {
+					b = append(b, spaces[rng.IntN(len(spaces))]...)
+				}
+				b = append(b, tok.Value...)
+			}
+			b = append(b, '\n')
+			if _, diags := parser.ParseFile(source.NewFile("x.jadpo", b)); len(diags) == 0 {
+				parsed++
+			}
+			t.Run(fmt.Sprintf("%s#%d", path, variant), func(t *testing.T) { checkFormat(t, b) })
+		}
+	}
+	if parsed < 200 {
+		t.Fatalf("only %d relaid sources parse", parsed)
+	}
 }
