@@ -74,7 +74,7 @@ demo: build
 
 ## fuzz: every fuzz target for FUZZTIME each (default 30s).
 FUZZTIME ?= 30s
-FUZZ_TARGETS = ./lang/parser:FuzzParse ./lang/lockfile:FuzzLock ./codegen:FuzzDecodePlan \
+FUZZ_TARGETS = ./lang/parser:FuzzParse ./lang/format:FuzzFormat ./lang/lockfile:FuzzLock ./codegen:FuzzDecodePlan \
 	./runtime:FuzzDotenv ./runtime/reading:FuzzRead ./runtime/reading:FuzzPattern \
 	./providers/awsjson:FuzzDecodeAnswer ./providers/wire:FuzzDecodeItems ./providers/jsonhttp:FuzzDecodePullAnswer \
 	./providers/sqsfake:FuzzRequest \

@@ -2,6 +2,8 @@ package format
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -98,5 +100,26 @@ func TestSyntaxErrorIsTheParsersDiagnostics(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "app.jadpo:2:") {
 		t.Fatalf("the error does not say where: %v", err)
+	}
+}
+
+// TestDocsExampleIsFormatted: the example of docs/reference/formatting.md
+// is in the layout the page describes.
+func TestDocsExampleIsFormatted(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "reference", "formatting.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(page), "## The layout\n\n```text\n")
+	example, _, ok2 := strings.Cut(rest, "```\n")
+	if !ok || !ok2 {
+		t.Fatal("docs/reference/formatting.md has no example under \"The layout\"")
+	}
+	got, err := Source("example.jadpo", []byte(example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != example {
+		t.Fatalf("the example is not formatted; formatted it reads:\n%s", got)
 	}
 }

@@ -148,15 +148,15 @@ func dumpValue(b *strings.Builder, v reflect.Value) {
 	}
 }
 
-// repoSources reads every .jadpo file of the repository.
-func repoSources(t testing.TB) map[string][]byte {
+// repoRoot is the folder holding go.mod.
+func repoRoot(t testing.TB) string {
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
+			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -164,8 +164,13 @@ func repoSources(t testing.TB) map[string][]byte {
 		}
 		dir = parent
 	}
+}
+
+// repoSources reads every .jadpo file of the repository.
+func repoSources(t testing.TB) map[string][]byte {
+	dir := repoRoot(t)
 	out := map[string][]byte{}
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
