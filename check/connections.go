@@ -15,18 +15,6 @@ type connection struct {
 	ok   bool
 }
 
-// credentialMembers lists, per scheme, each member and whether it is secret
-// and required.
-var credentialMembers = map[string][]struct {
-	name             string
-	secret, required bool
-}{
-	"aws_sigv4": {{"key_id", false, true}, {"secret", true, true}, {"session_token", true, false}},
-	"bearer":    {{"token", true, true}},
-	// The database's URL: secret, as it usually holds a password.
-	"database_url": {{"url", true, true}},
-}
-
 func (c *checker) checkConnections() {
 	for _, name := range sortedKeys(c.connections) {
 		c.checkConnection(c.connections[name])
@@ -71,7 +59,7 @@ func (c *checker) checkConnection(cn *connection) {
 	cn.ir.Provider = p.provider
 	ok := p.providerOK
 	// host: a SQL database is reached through its credential's url instead.
-	if hm := ms["host"]; hm != nil && p.provider.Protocol == "sql" {
+	if hm := ms["host"]; hm != nil && p.provider.Protocol == ir.ProtocolSQL {
 		c.add("connection.value_invalid", f.Range(hm.Key.Span()), "a connection of `%s` takes no `host`: its database is the credential's `url`", dir).
 			WithHelp("remove host, and give credential: { url: config.<database url> }")
 		ok = false
@@ -87,7 +75,7 @@ func (c *checker) checkConnection(cn *connection) {
 		} else {
 			ok = false
 		}
-	} else if p.provider.Host == "" && p.providerOK && p.provider.Protocol != "sql" {
+	} else if p.provider.Host == "" && p.providerOK && p.provider.Protocol != ir.ProtocolSQL {
 		c.add("connection.value_invalid", d.rng(), "connection `%s` gives no `host`, and package `%s` has no fixed host", d.name, dir).
 			WithHelp("give the service's endpoint: host: config.sqs_host")
 		ok = false
@@ -106,7 +94,7 @@ func (c *checker) checkConnection(cn *connection) {
 func (c *checker) checkCredential(cn *connection, m *ast.Member) bool {
 	d, f, p := cn.decl, cn.decl.file, cn.pkg
 	scheme := p.provider.Credential
-	members := credentialMembers[scheme]
+	members := scheme.Members()
 	if m == nil {
 		if scheme == "" {
 			return true
@@ -125,54 +113,54 @@ func (c *checker) checkCredential(cn *connection, m *ast.Member) bool {
 	}
 	var names []string
 	for _, mm := range members {
-		names = append(names, mm.name)
+		names = append(names, mm.Name)
 	}
-	given := c.members(f, blk, "connection.value_invalid", "in a `"+scheme+"` credential", names...)
+	given := c.members(f, blk, "connection.value_invalid", "in a `"+string(scheme)+"` credential", names...)
 	ok := true
 	cn.ir.Credential = map[string]ir.Value{}
 	for _, mm := range members {
-		gm := given[mm.name]
+		gm := given[mm.Name]
 		if gm == nil {
-			if mm.required {
-				c.add("connection.value_invalid", f.Range(m.Key.Span()), "the credential has no `%s`", mm.name).
-					WithHelp("a `" + scheme + "` credential gives " + credentialExample(scheme))
+			if mm.Required {
+				c.add("connection.value_invalid", f.Range(m.Key.Span()), "the credential has no `%s`", mm.Name).
+					WithHelp("a `" + string(scheme) + "` credential gives " + credentialExample(scheme))
 				ok = false
 			}
 			continue
 		}
 		if _, _, isCfg := configRef(gm.Value); !isCfg {
-			c.add("connection.value_invalid", f.Range(gm.Value.Span()), "credential member `%s` takes a config field, `config.<name>`", mm.name).
+			c.add("connection.value_invalid", f.Range(gm.Value.Span()), "credential member `%s` takes a config field, `config.<name>`", mm.Name).
 				WithHelp("credentials come from the environment, never from source")
 			ok = false
 			continue
 		}
-		cf := c.useConfig(f, gm.Value, mm.secret, "credential member `"+mm.name+"`")
+		cf := c.useConfig(f, gm.Value, mm.Secret, "credential member `"+mm.Name+"`")
 		if cf == nil {
 			ok = false
 			continue
 		}
-		if mm.secret && !cf.ir.Secret {
-			c.add("connection.value_invalid", f.Range(gm.Value.Span()), "credential member `%s` takes a secret config field; `%s` is not secret", mm.name, cf.ir.Name).
+		if mm.Secret && !cf.ir.Secret {
+			c.add("connection.value_invalid", f.Range(gm.Value.Span()), "credential member `%s` takes a secret config field; `%s` is not secret", mm.Name, cf.ir.Name).
 				WithRelated(cf.file.Range(cf.field.Name.Span()), "declared here").
 				WithHelp("mark it `secret: true` in the config")
 			ok = false
 			continue
 		}
 		if !assignable(cf.ir.Type, ir.Type{Kind: ir.Text}) {
-			c.add("connection.value_invalid", f.Range(gm.Value.Span()), "credential member `%s` takes text; config field `%s` is %s", mm.name, cf.ir.Name, describe(cf.ir.Type))
+			c.add("connection.value_invalid", f.Range(gm.Value.Span()), "credential member `%s` takes text; config field `%s` is %s", mm.Name, cf.ir.Name, describe(cf.ir.Type))
 			ok = false
 			continue
 		}
-		cn.ir.Credential[mm.name] = ir.Value{Config: cf.ir.Name}
+		cn.ir.Credential[mm.Name] = ir.Value{Config: cf.ir.Name}
 	}
 	return ok
 }
 
-func credentialExample(scheme string) string {
+func credentialExample(scheme ir.CredentialScheme) string {
 	switch scheme {
-	case "bearer":
+	case ir.CredentialBearer:
 		return "credential: { token: config.<secret field> }"
-	case "database_url":
+	case ir.CredentialDatabaseURL:
 		return "credential: { url: config.<secret field> }"
 	}
 	return "credential: { key_id: config.<field> secret: config.<secret field> }"
@@ -212,7 +200,7 @@ func (c *checker) checkSettings(cn *connection, m *ast.Member) bool {
 			ok = false
 			continue
 		}
-		if name == "lease" && p.provider.Protocol == "sql" && zeroDuration(v) {
+		if name == "lease" && p.provider.Protocol == ir.ProtocolSQL && zeroDuration(v) {
 			// The sql_inbox driver's lease form: a lease of no time holds no row.
 			c.add("connection.value_invalid", f.Range(gm.Value.Span()), "setting `lease` is 0: a claim's lease must hold its rows for some time").
 				WithHelp("give a lease longer than 0, such as `30s`, or leave `lease` out for the default")

@@ -43,9 +43,9 @@ var cloudflareQueues = []driverCall{
 }
 
 // driverHelp says where a driver's contract is met, for its diagnostics.
-var driverHelp = map[string]string{
-	"cloudflare_queues": "declare the operations and members as the catalogue's CloudflareQueues.v4 does (`jadpo package add CloudflareQueues.v4`)",
-	"sql_inbox":         "declare the provider and settings as the catalogue's SqlInbox.v1 does (`jadpo package add SqlInbox.v1`)",
+var driverHelp = map[ir.Driver]string{
+	ir.DriverCloudflareQueues: "declare the operations and members as the catalogue's CloudflareQueues.v4 does (`jadpo package add CloudflareQueues.v4`)",
+	ir.DriverSQLInbox:         "declare the provider and settings as the catalogue's SqlInbox.v1 does (`jadpo package add SqlInbox.v1`)",
 }
 
 // sqlInboxSettings is the sql_inbox driver's contract (providers.md §6): the
@@ -68,10 +68,10 @@ func (c *checker) checkSQLInboxDriver(p *pkg, f *ast.File, m *ast.Member, name s
 	ok := true
 	bad := func(format string, args ...any) {
 		c.add("package.provider_invalid", f.Range(m.Value.Span()), "the `%s` driver "+format, append([]any{name}, args...)...).
-			WithHelp(driverHelp[name])
+			WithHelp(driverHelp[ir.Driver(name)])
 		ok = false
 	}
-	if p.provider.Protocol != "sql" {
+	if p.provider.Protocol != ir.ProtocolSQL {
 		bad("reads a table of a SQL database: the provider needs `protocol: Protocol.sql`")
 	}
 	for _, need := range sqlInboxSettings {
@@ -95,10 +95,10 @@ func (c *checker) checkSQLInboxDriver(p *pkg, f *ast.File, m *ast.Member, name s
 // checkDriver checks a package against its driver's contract and fills in
 // what the plan carries for it.
 func (c *checker) checkDriver(p *pkg, f *ast.File, m *ast.Member, name string, out *ir.Receiving) bool {
-	switch name {
-	case "cloudflare_queues":
+	switch ir.Driver(name) {
+	case ir.DriverCloudflareQueues:
 		return c.checkCloudflareDriver(p, f, m, name, out)
-	case "sql_inbox":
+	case ir.DriverSQLInbox:
 		return c.checkSQLInboxDriver(p, f, m, name)
 	}
 	return false
@@ -113,7 +113,7 @@ func (c *checker) checkCloudflareDriver(p *pkg, f *ast.File, m *ast.Member, name
 		op, why := c.findOperation(p, dc.op)
 		if op == nil {
 			c.add("package.provider_invalid", f.Range(m.Value.Span()), "the `%s` driver calls `%s`: %s", name, dc.op, why).
-				WithHelp(driverHelp[name])
+				WithHelp(driverHelp[ir.Driver(name)])
 			ok = false
 			continue
 		}
@@ -137,7 +137,7 @@ func (c *checker) checkCloudflareDriver(p *pkg, f *ast.File, m *ast.Member, name
 					c.add("package.provider_invalid", f.Range(m.Value.Span()), "the `%s` driver "+side.verb+": %s",
 						name, "`"+need.path+"`", need.kind, dc.op, problem).
 						WithRelated(op.file.Range(op.ident.Span()), "the operation is declared here").
-						WithHelp(driverHelp[name])
+						WithHelp(driverHelp[ir.Driver(name)])
 					ok = false
 				}
 			}

@@ -20,7 +20,7 @@ type emailResult struct {
 	ok bool
 }
 
-var receivingDrivers = []string{"cloudflare_queues", "sql_inbox"}
+var receivingDrivers = texts(ir.Drivers)
 
 // emailMessageMembers are what `message.` offers in an email mapping.
 var emailMessageMembers = []string{"html", "subject", "text", "to"}
@@ -55,7 +55,7 @@ func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
 				Suggest(suggest(name, receivingDrivers))
 			bad()
 		}
-		res.ir.Driver = name
+		res.ir.Driver = ir.Driver(name)
 		if contains(receivingDrivers, name) && !c.checkDriver(p, f, m, name, res.ir) {
 			bad()
 		}

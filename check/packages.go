@@ -223,10 +223,14 @@ func (c *checker) resolveSettings(p *pkg) {
 	}
 }
 
-// sql is the SQL inbox's: no operations, a database reached through the
-// database_url credential; only the sql_inbox receiving driver uses it.
-var protocols = []string{"aws_json", "json_http", "sql"}
-var credentialSchemes = []string{"aws_sigv4", "bearer", "database_url"}
+// texts lists the text of each of the plan's names, for diagnostics and suggestions.
+func texts[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
 
 // checkProvider reads the provider block.
 func (c *checker) checkProvider(p *pkg) {
@@ -257,8 +261,8 @@ func (c *checker) checkProvider(p *pkg) {
 		}
 		return parts[1]
 	}
-	p.provider.Protocol = enumRef("protocol", "Protocol", protocols)
-	p.provider.Credential = enumRef("credential", "CredentialScheme", credentialSchemes)
+	p.provider.Protocol = ir.Protocol(enumRef("protocol", "Protocol", texts(ir.Protocols)))
+	p.provider.Credential = ir.CredentialScheme(enumRef("credential", "CredentialScheme", texts(ir.CredentialSchemes)))
 	if ms["protocol"] == nil {
 		c.add("package.provider_invalid", f.Range(p.providerDecl.Span()), "the provider has no `protocol`").
 			WithHelp("protocol: Protocol.aws_json or Protocol.json_http")
@@ -284,17 +288,17 @@ func (c *checker) checkProvider(p *pkg) {
 			}
 		}
 	}
-	if p.provider.Protocol == "aws_json" && p.provider.AWSTarget == "" {
+	if p.provider.Protocol == ir.ProtocolAWSJSON && p.provider.AWSTarget == "" {
 		c.add("package.provider_invalid", f.Range(ms["protocol"].Value.Span()), "`Protocol.aws_json` needs `aws: { target: ... }`, the operations' prefix").
 			WithHelp(`add aws: { target: "AmazonSQS" } (the X-Amz-Target prefix)`)
 		ok = false
 	}
-	if (p.provider.Protocol == "sql") != (p.provider.Credential == "database_url") && p.provider.Protocol != "" && ms["credential"] != nil {
+	if (p.provider.Protocol == ir.ProtocolSQL) != (p.provider.Credential == ir.CredentialDatabaseURL) && p.provider.Protocol != "" && ms["credential"] != nil {
 		c.add("package.provider_invalid", f.Range(ms["credential"].Value.Span()), "`Protocol.sql` goes with `CredentialScheme.database_url`, and only with it").
 			WithHelp("a SQL inbox reaches its database through credential: CredentialScheme.database_url")
 		ok = false
 	}
-	if p.provider.Credential == "aws_sigv4" && p.provider.AWSService == "" {
+	if p.provider.Credential == ir.CredentialAWSSigV4 && p.provider.AWSService == "" {
 		c.add("package.provider_invalid", f.Range(ms["credential"].Value.Span()), "`CredentialScheme.aws_sigv4` needs `aws: { service: ... }`, the service requests are signed for").
 			WithHelp(`add aws: { service: "sqs" }`)
 		ok = false
@@ -479,7 +483,7 @@ func (c *checker) checkOperation(p *pkg, r *resource, f *ast.File, op *ast.Opera
 			}
 		}
 	}
-	if p.provider.Protocol == "json_http" && !o.decode {
+	if p.provider.Protocol == ir.ProtocolJSONHTTP && !o.decode {
 		if o.ir.Method == "" && ms["method"] == nil {
 			c.add("package.operation_invalid", f.Range(op.Name.Span()), "operation `%s` of a json_http package has no `method`", name)
 		}

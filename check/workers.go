@@ -44,10 +44,10 @@ func (c *checker) checkWorkers() {
 		if cn == nil || cn.pkg == nil || cn.pkg.receiving == nil || cn.pkg.receiving.ir == nil {
 			continue // reported by the queue's own rules
 		}
-		if drv := cn.pkg.receiving.ir.Driver; drv != "cloudflare_queues" {
+		if drv := cn.pkg.receiving.ir.Driver; drv != ir.DriverCloudflareQueues {
 			how := "through its receiving mapping"
 			if drv != "" {
-				how = "by the `" + drv + "` driver"
+				how = "by the `" + string(drv) + "` driver"
 			}
 			c.add(code, d.rng(), "queue `%s` cannot be consumed by a Worker: package `%s` is received %s", name, cn.ir.Package, how).
 				With("target", TargetWorkers).
@@ -101,7 +101,7 @@ func (c *checker) checkWorkers() {
 					c.add(code, d.rng(), "subscriber `%s` sends email through `%s`, which the Worker does not do yet", name, st.Connection).
 						With("target", TargetWorkers).
 						WithHelp("under --target workers, subscribers call json_http operations with a bearer credential or none")
-				case pr.Protocol != "json_http" || (pr.Credential != "" && pr.Credential != "bearer"):
+				case pr.Protocol != ir.ProtocolJSONHTTP || (pr.Credential != "" && pr.Credential != ir.CredentialBearer):
 					c.add(code, d.rng(), "subscriber `%s` calls `%s` over %s, which the Worker does not speak yet", name, st.Connection, protocolWords(pr)).
 						With("target", TargetWorkers).
 						WithRelated(cn.decl.rng(), "the connection is declared here").
@@ -117,9 +117,9 @@ func (c *checker) checkWorkers() {
 
 func protocolWords(p ir.Provider) string {
 	if p.Credential != "" {
-		return p.Protocol + " with " + p.Credential
+		return string(p.Protocol) + " with " + string(p.Credential)
 	}
-	return p.Protocol
+	return string(p.Protocol)
 }
 
 // buildTimeValue is a setting's value as text when the build knows it.

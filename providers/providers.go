@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/awsjson"
 	"github.com/jadpo/jadpo/providers/bearer"
 	"github.com/jadpo/jadpo/providers/jsonhttp"
@@ -21,23 +22,15 @@ import (
 	"github.com/jadpo/jadpo/providers/wire"
 )
 
-// Credential members each scheme takes; the secret ones must come from
-// secret config fields (the checker enforces it).
-var credentialMembers = map[string]struct{ required, optional []string }{
-	wire.CredentialAWSSigV4: {required: []string{"key_id", "secret"}, optional: []string{"session_token"}},
-	wire.CredentialBearer:   {required: []string{"token"}},
-	"":                      {},
-}
-
 // SecretMembers lists the credential members of scheme that hold secrets.
-func SecretMembers(scheme string) []string {
-	switch scheme {
-	case wire.CredentialAWSSigV4:
-		return []string{"secret", "session_token"}
-	case wire.CredentialBearer:
-		return []string{"token"}
+func SecretMembers(scheme ir.CredentialScheme) []string {
+	var out []string
+	for _, m := range scheme.Members() {
+		if m.Secret {
+			out = append(out, m.Name)
+		}
 	}
-	return nil
+	return out
 }
 
 // Parts builds the protocol and the authenticator of a connection.
@@ -47,20 +40,20 @@ func SecretMembers(scheme string) []string {
 // session_token for aws_sigv4; token for bearer); settings are the
 // connection's settings as text (json_http fills path placeholders with
 // them). Errors name members, never their values.
-func Parts(p wire.Provider, host string, credentials, settings map[string]string) (wire.Protocol, wire.Authenticator, error) {
+func Parts(p ir.Provider, host string, credentials, settings map[string]string) (wire.Protocol, wire.Authenticator, error) {
 	if host == "" {
 		host = p.Host
 	}
 	if host == "" {
 		return nil, nil, fmt.Errorf("the connection needs a host: the package has no fixed host")
 	}
-	members, ok := credentialMembers[p.Credential]
-	if !ok {
+	if !p.Credential.Known() || p.Credential == ir.CredentialDatabaseURL {
 		return nil, nil, fmt.Errorf("unknown credential scheme %q", p.Credential)
 	}
-	for _, m := range members.required {
-		if credentials[m] == "" {
-			return nil, nil, fmt.Errorf("credential scheme %s needs credential member %q", p.Credential, m)
+	members := p.Credential.Members()
+	for _, m := range members {
+		if m.Required && credentials[m.Name] == "" {
+			return nil, nil, fmt.Errorf("credential scheme %s needs credential member %q", p.Credential, m.Name)
 		}
 	}
 	keys := make([]string, 0, len(credentials))
@@ -69,20 +62,20 @@ func Parts(p wire.Provider, host string, credentials, settings map[string]string
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if !slices.Contains(members.required, k) && !slices.Contains(members.optional, k) {
+		if !slices.ContainsFunc(members, func(m ir.CredentialMember) bool { return m.Name == k }) {
 			return nil, nil, fmt.Errorf("credential scheme %q takes no credential member %q", p.Credential, k)
 		}
 	}
 
 	var proto wire.Protocol
 	switch p.Protocol {
-	case wire.ProtocolAWSJSON:
+	case ir.ProtocolAWSJSON:
 		ap, err := awsjson.New(p.AWSTarget, host, p.ErrorCode)
 		if err != nil {
 			return nil, nil, err
 		}
 		proto = ap
-	case wire.ProtocolJSONHTTP:
+	case ir.ProtocolJSONHTTP:
 		jp, err := jsonhttp.New(host, settings, p.ErrorCode)
 		if err != nil {
 			return nil, nil, err
@@ -94,7 +87,7 @@ func Parts(p wire.Provider, host string, credentials, settings map[string]string
 
 	var auth wire.Authenticator
 	switch p.Credential {
-	case wire.CredentialAWSSigV4:
+	case ir.CredentialAWSSigV4:
 		if p.AWSService == "" {
 			return nil, nil, fmt.Errorf("aws_sigv4 needs `aws: { service: }`")
 		}
@@ -104,7 +97,7 @@ func Parts(p wire.Provider, host string, credentials, settings map[string]string
 			return nil, nil, err
 		}
 		auth = s
-	case wire.CredentialBearer:
+	case ir.CredentialBearer:
 		t, err := bearer.New(credentials["token"])
 		if err != nil {
 			return nil, nil, err
@@ -117,7 +110,7 @@ func Parts(p wire.Provider, host string, credentials, settings map[string]string
 // NewClient builds the client of a connection (see Parts), sending with hc
 // (nil: a client with a 60 s timeout). Transport failures of retry-safe
 // operations are tried 3 times in all.
-func NewClient(p wire.Provider, host string, credentials, settings map[string]string, hc *http.Client) (*wire.Client, error) {
+func NewClient(p ir.Provider, host string, credentials, settings map[string]string, hc *http.Client) (*wire.Client, error) {
 	proto, auth, err := Parts(p, host, credentials, settings)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/providers/wire"
@@ -17,8 +18,8 @@ import (
 
 // The SQS package's provider and operations, built by hand as the runtime
 // builds them from the plan.
-var sqsProvider = wire.Provider{
-	Protocol: wire.ProtocolAWSJSON, Credential: wire.CredentialAWSSigV4,
+var sqsProvider = ir.Provider{
+	Protocol: ir.ProtocolAWSJSON, Credential: ir.CredentialAWSSigV4,
 	AWSService: "sqs", AWSTarget: "AmazonSQS", ErrorCode: "__type",
 }
 
@@ -198,18 +199,18 @@ func TestParts(t *testing.T) {
 	good := map[string]string{"key_id": "AKID", "secret": "s3cret-DO-NOT-PRINT"}
 	cases := []struct {
 		name  string
-		p     wire.Provider
+		p     ir.Provider
 		host  string
 		creds map[string]string
 		want  string
 	}{
 		{"no host", sqsProvider, "", good, "needs a host"},
-		{"no target", wire.Provider{Protocol: "aws_json", Credential: "aws_sigv4", AWSService: "sqs"}, "https://sqs.eu-west-1.amazonaws.com", good, "target"},
-		{"no service", wire.Provider{Protocol: "aws_json", Credential: "aws_sigv4", AWSTarget: "AmazonSQS"}, "https://sqs.eu-west-1.amazonaws.com", good, "service"},
+		{"no target", ir.Provider{Protocol: "aws_json", Credential: "aws_sigv4", AWSService: "sqs"}, "https://sqs.eu-west-1.amazonaws.com", good, "target"},
+		{"no service", ir.Provider{Protocol: "aws_json", Credential: "aws_sigv4", AWSTarget: "AmazonSQS"}, "https://sqs.eu-west-1.amazonaws.com", good, "service"},
 		{"missing secret", sqsProvider, "https://sqs.eu-west-1.amazonaws.com", map[string]string{"key_id": "AKID"}, `"secret"`},
 		{"unknown member", sqsProvider, "https://sqs.eu-west-1.amazonaws.com", map[string]string{"key_id": "AKID", "secret": "s3cret-DO-NOT-PRINT", "token": "x"}, `"token"`},
-		{"unknown protocol", wire.Provider{Protocol: "grpc"}, "https://x", nil, "grpc"},
-		{"unknown scheme", wire.Provider{Protocol: "json_http", Credential: "oauth"}, "https://x", nil, "oauth"},
+		{"unknown protocol", ir.Provider{Protocol: "grpc"}, "https://x", nil, "grpc"},
+		{"unknown scheme", ir.Provider{Protocol: "json_http", Credential: "oauth"}, "https://x", nil, "oauth"},
 	}
 	for _, c := range cases {
 		_, _, err := providers.Parts(c.p, c.host, c.creds, nil)
@@ -226,7 +227,7 @@ func TestParts(t *testing.T) {
 		t.Errorf("signer %s", s)
 	}
 	// A fixed host is used when the connection gives none.
-	fixed := wire.Provider{Protocol: "json_http", Credential: "bearer", Host: "https://api.cloudflare.com"}
+	fixed := ir.Provider{Protocol: "json_http", Credential: "bearer", Host: "https://api.cloudflare.com"}
 	if _, _, err := providers.Parts(fixed, "", map[string]string{"token": "t"}, nil); err != nil {
 		t.Errorf("fixed host: %v", err)
 	}

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,7 +68,7 @@ func LoadConfig(p *ir.Program, environ []string, dotenv string) (*Config, error)
 		raw, ok := env[f.Binding]
 		if !ok || raw == "" && !f.Type.Optional {
 			if f.Default != nil {
-				v, err := literal(f.Default)
+				v, err := ir.DecodeLiteral(f.Default)
 				if err != nil {
 					return nil, err
 				}
@@ -163,22 +162,6 @@ func parseConfigValue(raw string, t ir.Type) (any, string) {
 	return raw, ""
 }
 
-// literal decodes a plan literal: whole numbers as int64, others as json.Number.
-func literal(raw json.RawMessage) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("the plan holds an invalid literal: %w", err)
-	}
-	if n, ok := v.(json.Number); ok {
-		if i, err := n.Int64(); err == nil {
-			return i, nil
-		}
-	}
-	return v, nil
-}
-
 // value resolves a plan value to a Go value.
 func (c *Config) value(v ir.Value) (any, error) {
 	switch {
@@ -189,7 +172,7 @@ func (c *Config) value(v ir.Value) (any, error) {
 		}
 		return val, nil
 	case v.Literal != nil:
-		return literal(v.Literal)
+		return ir.DecodeLiteral(v.Literal)
 	}
 	return nil, fmt.Errorf("the plan holds a value this runtime cannot resolve here")
 }

@@ -308,10 +308,7 @@ func (d *deliverer) prepare(claimed []store.Claimed) []claim {
 	d.randMu.Lock()
 	defer d.randMu.Unlock()
 	for i, c := range claimed {
-		budget := c.MaxAttempts
-		if budget <= 0 {
-			budget = d.retry[c.Subscriber].MaxAttempts
-		}
+		budget := d.retry[c.Subscriber].Budget(c.MaxAttempts)
 		out[i] = claim{c: c, budget: budget}
 		if c.Attempt < budget {
 			out[i].jitter = d.backoff(d.retry[c.Subscriber], c.Attempt)
@@ -496,7 +493,7 @@ func (d *deliverer) runHandler(ctx context.Context, h *ir.Handler, eventJSON []b
 				case v.Setting != "":
 					in[k] = conn.settings[v.Setting]
 				case v.Literal != nil:
-					lv, err := literal(v.Literal)
+					lv, err := ir.DecodeLiteral(v.Literal)
 					if err != nil {
 						return err
 					}
@@ -525,7 +522,7 @@ func (d *deliverer) runHandler(ctx context.Context, h *ir.Handler, eventJSON []b
 func (d *deliverer) eval(x ir.Expr, event map[string]any, eventJSON []byte) (any, error) {
 	switch {
 	case x.Literal != nil:
-		return literal(x.Literal)
+		return ir.DecodeLiteral(x.Literal)
 	case x.Event:
 		return event, nil
 	case len(x.Path) > 0:

@@ -230,7 +230,7 @@ func (qr *queueRunner) keepAndPark(ctx context.Context, msgs []*message, rep *Ti
 			continue
 		}
 		if m.out.Park {
-			qr.park(ctx, m, store.Reason(m.out.Reason), problemsOf(m.out.Problems), 0, rep)
+			qr.park(ctx, m, m.out.Reason, m.out.Problems, 0, rep)
 			continue
 		}
 		keeps = append(keeps, qr.keepOf(m.out, m.headers, 0))
@@ -343,14 +343,6 @@ func (qr *queueRunner) parkedBody(m *message) []byte {
 	return []byte(m.body)
 }
 
-func problemsOf(ps []reading.Problem) []store.Problem {
-	out := make([]store.Problem, len(ps))
-	for i, p := range ps {
-		out[i] = store.Problem{Field: p.Field, Rule: p.Rule}
-	}
-	return out
-}
-
 // rereadRetried reads up to MaxRetriedParked operator-retried parked
 // messages with the plan running now: each is kept (its parked row goes in
 // the same transaction) or parked again.
@@ -373,7 +365,7 @@ func (r *Runtime) rereadRetried(ctx context.Context, rep *TickReport) error {
 		m.out = qr.reader.Read(pm.Body)
 		if m.out.Park {
 			before := rep.Parked
-			qr.park(ctx, m, store.Reason(m.out.Reason), problemsOf(m.out.Problems), pm.ID, rep)
+			qr.park(ctx, m, m.out.Reason, m.out.Problems, pm.ID, rep)
 			rep.RetriedParked += rep.Parked - before
 			continue
 		}

@@ -115,7 +115,7 @@ func New(opts Options) (*Runtime, error) {
 	r := &Runtime{
 		plan: opts.Plan, store: opts.Store, log: opts.Logger, now: opts.Now, after: opts.After, rand: opts.Rand,
 		budget: opts.Budget, ackTimeout: opts.AckTimeout, metrics: opts.Metrics, dial: opts.Dial, statsEvery: opts.StatsEvery,
-		bySource: map[string]*queueRunner{}, subscribers: map[string][]string{},
+		bySource: map[string]*queueRunner{},
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -157,11 +157,7 @@ func New(opts Options) (*Runtime, error) {
 		}
 		conns[c.name] = c
 	}
-	for _, s := range opts.Plan.Subscribers {
-		for _, h := range s.Handlers {
-			r.subscribers[h.Name] = append(r.subscribers[h.Name], s.Name)
-		}
-	}
+	r.subscribers = opts.Plan.SubscribersByEvent()
 	for i := range opts.Plan.Queues {
 		q := &opts.Plan.Queues[i]
 		qr, err := newQueueRunner(r, q, conns[q.Connection])
@@ -225,12 +221,12 @@ func newConnection(p *ir.Program, c *ir.Connection, cfg *Config, hc *http.Client
 		conn.settings[k] = val
 		settingsText[k] = text(val)
 	}
-	if c.Provider.Protocol == "sql" {
+	if c.Provider.Protocol == ir.ProtocolSQL {
 		// A database, not an HTTP service: the sql_inbox driver opens it.
 		conn.databaseURL = creds["url"]
 		return conn, nil
 	}
-	client, err := providers.NewClient(providerOf(c.Provider), host, creds, settingsText, hc)
+	client, err := providers.NewClient(c.Provider, host, creds, settingsText, hc)
 	if err != nil {
 		return fail(err)
 	}
@@ -255,7 +251,7 @@ func (c *connection) callInput(call *ir.Call, handle string) (map[string]any, er
 		case v.Message == "handle":
 			in[k] = handle
 		case v.Literal != nil:
-			val, err := literal(v.Literal)
+			val, err := ir.DecodeLiteral(v.Literal)
 			if err != nil {
 				return nil, err
 			}

@@ -68,8 +68,3 @@ func operationOf(p *ir.Program, o ir.Operation) (wire.Operation, error) {
 	}
 	return w, nil
 }
-
-func providerOf(p ir.Provider) wire.Provider {
-	return wire.Provider{Protocol: p.Protocol, Credential: p.Credential, AWSService: p.AWSService,
-		AWSTarget: p.AWSTarget, ErrorCode: p.ErrorCode, Host: p.Host}
-}

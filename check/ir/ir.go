@@ -142,12 +142,12 @@ type Connection struct {
 
 // Provider is how a package talks to its service.
 type Provider struct {
-	Protocol   string `json:"protocol"`             // aws_json | json_http | sql
-	Credential string `json:"credential,omitempty"` // aws_sigv4 | bearer | database_url
-	AWSService string `json:"aws_service,omitempty"`
-	AWSTarget  string `json:"aws_target,omitempty"`
-	ErrorCode  string `json:"error_code,omitempty"`
-	Host       string `json:"host,omitempty"` // a fixed host
+	Protocol   Protocol         `json:"protocol"`
+	Credential CredentialScheme `json:"credential,omitempty"` // "" for none
+	AWSService string           `json:"aws_service,omitempty"`
+	AWSTarget  string           `json:"aws_target,omitempty"`
+	ErrorCode  string           `json:"error_code,omitempty"`
+	Host       string           `json:"host,omitempty"` // a fixed host
 }
 
 // Operation is one call the app makes.
@@ -165,7 +165,7 @@ type Operation struct {
 // Receiving is how messages are fetched and acknowledged on a connection:
 // a mapping onto two operations, or a driver built into the toolchain.
 type Receiving struct {
-	Driver      string `json:"driver,omitempty"` // cloudflare_queues | sql_inbox
+	Driver      Driver `json:"driver,omitempty"` // DriverMapping ("") for the package's own mapping
 	Receive     *Call  `json:"receive,omitempty"`
 	Messages    string `json:"messages,omitempty"` // the response field holding the list
 	Body        string `json:"body,omitempty"`     // the item field holding the body
@@ -278,16 +278,25 @@ func (p *Program) ConnectionByName(name string) *Connection {
 	return nil
 }
 
-// SubscribersOf lists, in order, the subscribers with a handler for an event.
-func (p *Program) SubscribersOf(eventID string) []string {
-	var out []string
+// SubscribersByEvent maps each event's name (as operators see it) to the
+// subscribers with a handler for it, in the plan's order: a kept event
+// gets one delivery per subscriber listed.
+func (p *Program) SubscribersByEvent() map[string][]string {
+	out := map[string][]string{}
 	for _, s := range p.Subscribers {
 		for _, h := range s.Handlers {
-			if h.Event == eventID {
-				out = append(out, s.Name)
-				break
-			}
+			out[h.Name] = append(out[h.Name], s.Name)
 		}
 	}
 	return out
+}
+
+// Budget is a delivery's attempt budget: the one the store holds for it,
+// or, when that is 0 (the delivery was written to take its subscriber's),
+// the plan's MaxAttempts.
+func (r Retry) Budget(stored int) int {
+	if stored > 0 {
+		return stored
+	}
+	return r.MaxAttempts
 }

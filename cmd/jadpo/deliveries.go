@@ -398,23 +398,23 @@ func quietPlan(dir string, f *appFlags) *ir.Program {
 // store holds 0 (the plan's budget applies), so it is not shown as "of 0".
 type budgetStore struct {
 	store.Store
-	budgets map[string]int
+	retry map[string]ir.Retry // subscriber -> its retry budget in the plan
 }
 
 func withBudgets(st store.Store, p *ir.Program) store.Store {
 	if p == nil {
 		return st
 	}
-	b := map[string]int{}
+	b := map[string]ir.Retry{}
 	for _, s := range p.Subscribers {
-		b[s.Name] = s.Retry.MaxAttempts
+		b[s.Name] = s.Retry
 	}
-	return &budgetStore{Store: st, budgets: b}
+	return &budgetStore{Store: st, retry: b}
 }
 
 func (s *budgetStore) fill(en *store.Entry) {
-	if en.ID.Kind == store.KindDelivery && en.MaxAttempts == 0 {
-		en.MaxAttempts = s.budgets[en.Subscriber]
+	if en.ID.Kind == store.KindDelivery {
+		en.MaxAttempts = s.retry[en.Subscriber].Budget(en.MaxAttempts)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/wire"
 )
 
@@ -78,7 +79,7 @@ func ParseHost(host string) (*url.URL, error) {
 }
 
 // Name is "aws_json".
-func (p *Protocol) Name() string { return wire.ProtocolAWSJSON }
+func (p *Protocol) Name() string { return string(ir.ProtocolAWSJSON) }
 
 // Naming names members in UpperCamelCase.
 func (p *Protocol) Naming() wire.Naming { return UpperCamel }

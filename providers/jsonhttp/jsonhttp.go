@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/awsjson"
 	"github.com/jadpo/jadpo/providers/wire"
 )
@@ -49,7 +50,7 @@ func New(host string, settings map[string]string, errorCode string) (*Protocol, 
 }
 
 // Name is "json_http".
-func (p *Protocol) Name() string { return wire.ProtocolJSONHTTP }
+func (p *Protocol) Name() string { return string(ir.ProtocolJSONHTTP) }
 
 // Naming names members as the fields are named.
 func (p *Protocol) Naming() wire.Naming { return func(name string) string { return name } }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers"
 	"github.com/jadpo/jadpo/providers/bearer"
 	"github.com/jadpo/jadpo/providers/jsonhttp"
@@ -38,8 +39,8 @@ var pullOp = wire.Operation{
 	}},
 }
 
-func provider(errorCode string) wire.Provider {
-	return wire.Provider{Protocol: wire.ProtocolJSONHTTP, Credential: wire.CredentialBearer, ErrorCode: errorCode}
+func provider(errorCode string) ir.Provider {
+	return ir.Provider{Protocol: ir.ProtocolJSONHTTP, Credential: ir.CredentialBearer, ErrorCode: errorCode}
 }
 
 func TestCall(t *testing.T) {

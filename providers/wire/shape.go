@@ -100,25 +100,6 @@ func (o *Operation) FullName() string {
 	return o.Resource + "." + o.Name
 }
 
-// Protocol and credential scheme names, as the language spells their variants.
-const (
-	ProtocolAWSJSON  = "aws_json"
-	ProtocolJSONHTTP = "json_http"
-
-	CredentialAWSSigV4 = "aws_sigv4"
-	CredentialBearer   = "bearer"
-)
-
-// Provider is a package's `provider { }` block.
-type Provider struct {
-	Protocol   string // ProtocolAWSJSON or ProtocolJSONHTTP
-	Credential string // CredentialAWSSigV4, CredentialBearer or "" for none
-	AWSService string // aws: { service: } — the service requests are signed for
-	AWSTarget  string // aws: { target: } — the X-Amz-Target prefix
-	ErrorCode  string // error_code: — where a refusal's code is read
-	Host       string // host: — a fixed host, when the package has one
-}
-
 // ToLowerSnake turns a provider's error name into lower_snake_case:
 // "QueueDoesNotExist" -> "queue_does_not_exist", "KMSAccessDenied" ->
 // "kms_access_denied", "rate-limited" -> "rate_limited". A run of capitals is

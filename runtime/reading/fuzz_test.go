@@ -27,7 +27,7 @@ func FuzzRead(f *testing.F) {
 		r := rs[queue]
 		o := r.Read(body)
 		checkInvariants(t, body, o)
-		if !json.Valid(body) && !(o.Reason == Unreadable && len(o.Problems) == 1 && o.Problems[0] == Problem{"", RuleJSON}) {
+		if !json.Valid(body) && !(o.Reason == Unreadable && len(o.Problems) == 1 && o.Problems[0] == Problem{Field: "", Rule: RuleJSON}) {
 			t.Fatalf("encoding/json refuses the body, we read %+v", got(o))
 		}
 		for _, pb := range o.Problems {

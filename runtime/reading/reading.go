@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/runtime/store"
 )
 
 // MaxEventBytes is the most an event's canonical JSON may hold; a longer one
@@ -34,11 +35,12 @@ const MaxProblems = 100
 // maxKeyInPath caps how much of a map key a problem's field path repeats.
 const maxKeyInPath = 256
 
-// Reasons a message is parked.
+// Reasons a message is parked: the store's, which keeps them (reading
+// decides which, the store writes it).
 const (
-	UnlistedType = "unlisted_type"
-	Unreadable   = "unreadable"
-	TooLarge     = "too_large"
+	UnlistedType = store.ReasonUnlistedType
+	Unreadable   = store.ReasonUnreadable
+	TooLarge     = store.ReasonTooLarge
 )
 
 // Rules a problem names. The spec's own (language.md §3) and one more: json,
@@ -57,17 +59,15 @@ const (
 )
 
 // Problem is one reason a body can't be read as its event: where, and which
-// rule. It never holds a value from the body.
-type Problem struct {
-	Field string `json:"field"`
-	Rule  string `json:"rule"`
-}
+// rule. It never holds a value from the body. It is the store's type, so
+// what is read is parked as it is.
+type Problem = store.Problem
 
 // Outcome is what reading one body gives: an event to keep (EventJSON set)
 // or a reason to park it (Park set).
 type Outcome struct {
 	Park   bool
-	Reason string // UnlistedType, Unreadable or TooLarge when Park
+	Reason store.Reason // UnlistedType, Unreadable or TooLarge when Park
 	// Problems say why a body is unreadable, sorted by field then rule.
 	Problems []Problem
 	// ID is the message's id when it was read: its text, or the whole
@@ -168,10 +168,10 @@ func (r *Reader) read(st *state, body []byte) Outcome {
 	var head []Problem
 	switch id := st.find(&root, r.idAt); {
 	case id == nil || id.kind == kNull:
-		head = append(head, Problem{r.idField, RuleRequired})
+		head = append(head, Problem{Field: r.idField, Rule: RuleRequired})
 	case id.kind == kStr:
 		if id.val.len == 0 {
-			head = append(head, Problem{r.idField, RuleRequired})
+			head = append(head, Problem{Field: r.idField, Rule: RuleRequired})
 		} else {
 			o.ID = string(st.p.text(id.val))
 		}
@@ -180,18 +180,18 @@ func (r *Reader) read(st *state, body []byte) Outcome {
 		if n, st.num, ok = wholeNumber(st.p.text(id.val), st.num); ok {
 			o.ID = strconv.FormatInt(n, 10)
 		} else {
-			head = append(head, Problem{r.idField, RuleType})
+			head = append(head, Problem{Field: r.idField, Rule: RuleType})
 		}
 	default:
-		head = append(head, Problem{r.idField, RuleType})
+		head = append(head, Problem{Field: r.idField, Rule: RuleType})
 	}
 	ev := 0
 	if r.typeAt != nil {
 		switch t := st.find(&root, r.typeAt); {
 		case t == nil || t.kind == kNull:
-			head = append(head, Problem{r.typeField, RuleRequired})
+			head = append(head, Problem{Field: r.typeField, Rule: RuleRequired})
 		case t.kind != kStr:
-			head = append(head, Problem{r.typeField, RuleType})
+			head = append(head, Problem{Field: r.typeField, Rule: RuleType})
 		default:
 			wire := st.p.text(t.val)
 			if i, listed := r.byWire[string(wire)]; listed {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/runtime/store"
 )
 
 // canary marks values in test bodies: no problem may ever repeat it.
@@ -18,7 +19,7 @@ const canary = "CANARY"
 
 type want struct {
 	Park     bool
-	Reason   string
+	Reason   store.Reason
 	Problems []Problem
 	ID       string
 	WireType string

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/runtime/store"
 )
 
 // tablePath is the reading table shared with the Worker's reader
@@ -64,12 +65,12 @@ func (b *tableBytes) UnmarshalJSON(raw []byte) error {
 }
 
 type tableOutcome struct {
-	Reason   string      `json:"reason"`
-	Problems []Problem   `json:"problems"`
-	ID       string      `json:"id"`
-	WireType string      `json:"wire_type"`
-	Event    string      `json:"event"`
-	JSON     *tableBytes `json:"json"`
+	Reason   store.Reason `json:"reason"`
+	Problems []Problem    `json:"problems"`
+	ID       string       `json:"id"`
+	WireType string       `json:"wire_type"`
+	Event    string       `json:"event"`
+	JSON     *tableBytes  `json:"json"`
 }
 
 type tableCase struct {
@@ -150,7 +151,7 @@ func TestReadingTableCoversEveryRule(t *testing.T) {
 	var bodies [][]byte
 	for _, c := range tab.Cases {
 		if c.Parked != nil {
-			seen["reason "+c.Parked.Reason] = true
+			seen["reason "+string(c.Parked.Reason)] = true
 			for _, p := range c.Parked.Problems {
 				seen["rule "+p.Rule] = true
 			}
@@ -164,8 +165,8 @@ func TestReadingTableCoversEveryRule(t *testing.T) {
 			t.Errorf("no case for the rule %s", r)
 		}
 	}
-	for _, r := range []string{UnlistedType, Unreadable, TooLarge} {
-		if !seen["reason "+r] {
+	for _, r := range []store.Reason{UnlistedType, Unreadable, TooLarge} {
+		if !seen["reason "+string(r)] {
 			t.Errorf("no case for the reason %s", r)
 		}
 	}

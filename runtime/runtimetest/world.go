@@ -63,15 +63,7 @@ func NewWith(t testing.TB, storeKind string, opts WorldOptions) *Env {
 
 // SubscribersOf maps each event name to the subscribers with a handler for
 // it, as the runtime writes one delivery per subscriber.
-func SubscribersOf(p *ir.Program) map[string][]string {
-	out := map[string][]string{}
-	for _, s := range p.Subscribers {
-		for _, h := range s.Handlers {
-			out[h.Name] = append(out[h.Name], s.Name)
-		}
-	}
-	return out
-}
+func SubscribersOf(p *ir.Program) map[string][]string { return p.SubscribersByEvent() }
 
 // QueueEmpty reports whether every queue of the fake holds nothing, visible,
 // in flight or delayed.

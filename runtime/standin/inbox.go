@@ -33,7 +33,7 @@ type inbox struct {
 func (w *World) prepareInboxes(ctx context.Context, cfg *runtime.Config) error {
 	for i := range w.Plan.Connections {
 		c := &w.Plan.Connections[i]
-		if c.Receiving == nil || c.Receiving.Driver != "sql_inbox" {
+		if c.Receiving == nil || c.Receiving.Driver != ir.DriverSQLInbox {
 			continue
 		}
 		var q *ir.Queue
@@ -244,7 +244,7 @@ func (in *inbox) insert(ctx context.Context, body string) (string, error) {
 func (w *World) inboxHint(problem string) string {
 	var hints []string
 	for _, c := range w.Plan.Connections {
-		if c.Receiving == nil || c.Receiving.Driver != "sql_inbox" {
+		if c.Receiving == nil || c.Receiving.Driver != ir.DriverSQLInbox {
 			continue
 		}
 		v := c.Credential["url"]

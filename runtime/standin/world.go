@@ -180,7 +180,7 @@ func (w *World) wire() error {
 	for i := range w.Plan.Connections {
 		c := &w.Plan.Connections[i]
 		switch {
-		case c.Provider.Protocol == "aws_json" && c.Provider.AWSTarget == "AmazonSQS":
+		case c.Provider.Protocol == ir.ProtocolAWSJSON && c.Provider.AWSTarget == "AmazonSQS":
 			c.Host = point(c.Host, w.SQS.URL)
 			c.Credential = maps.Clone(c.Credential)
 			for member, to := range map[string]string{"key_id": sqsfake.DefaultKeyID, "secret": sqsfake.DefaultSecret} {
@@ -197,7 +197,7 @@ func (w *World) wire() error {
 				c.Settings["queue_url"] = *point(&v, u)
 				w.queueURLs[c.Name] = u
 			}
-		case c.Receiving != nil && c.Receiving.Driver == "cloudflare_queues":
+		case c.Receiving != nil && c.Receiving.Driver == ir.DriverCloudflareQueues:
 			if err := w.wireCloudflare(c, set, point); err != nil {
 				return err
 			}
@@ -205,9 +205,9 @@ func (w *World) wire() error {
 			if err := w.wireEmail(c, point); err != nil {
 				return err
 			}
-		case c.Provider.Protocol == "json_http":
+		case c.Provider.Protocol == ir.ProtocolJSONHTTP:
 			c.Host = point(c.Host, w.sinkURL)
-		case c.Provider.Protocol == "sql":
+		case c.Provider.Protocol == ir.ProtocolSQL:
 			// A SQL inbox is a table of a real database: no stand-in, and no
 			// placeholder, so an unset URL is named at start-up. Its database
 			// must be on this machine (checkLocal).
@@ -215,7 +215,7 @@ func (w *World) wire() error {
 				real[v.Config] = true
 			}
 		default:
-			what := c.Provider.Protocol
+			what := string(c.Provider.Protocol)
 			if c.Provider.AWSTarget != "" {
 				what += " (" + c.Provider.AWSTarget + ")"
 			}
@@ -259,7 +259,7 @@ func placeholder(cf ir.ConfigField) string {
 // never a URL (it may hold a password).
 func (w *World) checkLocal(cfg *runtime.Config) error {
 	for _, c := range w.Plan.Connections {
-		if c.Provider.Protocol == "sql" {
+		if c.Provider.Protocol == ir.ProtocolSQL {
 			v, ok := c.Credential["url"]
 			if !ok {
 				continue
@@ -379,7 +379,7 @@ func (w *World) startSink() error {
 	}
 	var routes []route
 	for _, c := range w.Plan.Connections {
-		if c.Provider.Protocol != "json_http" {
+		if c.Provider.Protocol != ir.ProtocolJSONHTTP {
 			continue
 		}
 		for _, o := range c.Operations {
