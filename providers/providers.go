@@ -1,11 +1,20 @@
 // Package providers assembles a wire.Client for a connection from its
 // package's provider block: the protocol (providers/awsjson,
 // providers/jsonhttp) and the credential scheme (providers/sigv4,
-// providers/bearer). The runtime calls only this package and providers/wire.
+// providers/bearer); and opens a queue's Source (providers/queue) with the
+// driver the plan names (OpenQueue). The runtime calls only this package,
+// providers/wire and providers/queue.
 //
-// Subpackages: wire (the neutral API), awsjson, jsonhttp, sigv4, bearer,
-// sqsfake (an in-memory SQS for tests and `jadpo dev`) and catalog (the
-// packages built into the toolchain).
+// Subpackages: wire (the neutral API of calls), queue (the neutral API of
+// queues), the queue drivers receiving (a package's mapping), cfqueues
+// (Cloudflare Queues) and sqlinbox (a SQL table), awsjson, jsonhttp, sigv4,
+// bearer, the stand-ins sqsfake, cfqueuesfake and emailfake (for tests and
+// `jadpo dev`), and catalog (the packages built into the toolchain).
+//
+// The names of protocols, credential schemes and drivers are the plan's
+// (check/ir): providers import ir for them, and for the plan's receiving
+// mapping a driver is built from, because ir is plain data that imports
+// nothing of the checker; so each name is written once.
 package providers
 
 import (

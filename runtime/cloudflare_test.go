@@ -15,6 +15,7 @@ import (
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/providers/cfqueues"
 	"github.com/jadpo/jadpo/providers/cfqueuesfake"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/runtime"
@@ -126,7 +127,7 @@ func TestCloudflareQueuesDriver(t *testing.T) {
 			}
 			wantRows(t, "outbox", w.outbox())
 			wantReport(t, w.tick(), "received 0 kept 0 repeats 0 parked 0 left 0 acked 0")
-			w.cfClock.Advance(runtime.CloudflareRetryDelay)
+			w.cfClock.Advance(cfqueues.RetryDelay)
 			wantReport(t, w.tick(), "received 2 kept 2 repeats 0 parked 0 left 0 acked 2")
 		}},
 		{"a_failed_acknowledgement_comes_back_a_repeat", func(t *testing.T, w *cfWorld) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -192,6 +193,25 @@ func text(v any) string {
 		return x.String()
 	}
 	return fmt.Sprint(v)
+}
+
+// Settings resolves the values of a connection's settings (the first
+// missing one, by name, is the error).
+func (c *Config) Settings(conn *ir.Connection) (map[string]any, error) {
+	names := make([]string, 0, len(conn.Settings))
+	for k := range conn.Settings {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make(map[string]any, len(names))
+	for _, k := range names {
+		val, err := c.value(conn.Settings[k])
+		if err != nil {
+			return nil, err
+		}
+		out[k] = val
+	}
+	return out, nil
 }
 
 // Value resolves a plan value (a config reference or a literal).

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
@@ -56,7 +57,8 @@ type DeliverReport struct {
 // deliverer runs due deliveries: claim in a short transaction, run the
 // handler with no lock held, settle under the claim's fencing token.
 type deliverer struct {
-	r        *Runtime
+	shared
+	budget   time.Duration // a run claims no more once it is spent
 	conns    map[string]*connection
 	cfg      *Config
 	handlers map[string]map[string]*ir.Handler // subscriber -> event name -> handler
@@ -65,17 +67,18 @@ type deliverer struct {
 	timeout  time.Duration
 	workers  int
 
-	// randMu guards r.rand: the jitter of each claim is drawn by the
+	// randMu guards rand: the jitter of each claim is drawn by the
 	// claiming goroutine, in claim order, under it.
 	randMu sync.Mutex
+	rand   *rand.Rand
 
 	// queuedHook, when set (by tests), is called each time a handler has
 	// handed its settlement to the run loop.
 	queuedHook func()
 }
 
-func newDeliverer(r *Runtime, conns map[string]*connection, opts Options) (*deliverer, error) {
-	d := &deliverer{r: r, conns: conns, cfg: opts.Config, handlers: map[string]map[string]*ir.Handler{}, retry: map[string]ir.Retry{},
+func newDeliverer(sh shared, p *ir.Program, conns map[string]*connection, opts Options, budget time.Duration, rnd *rand.Rand) (*deliverer, error) {
+	d := &deliverer{shared: sh, budget: budget, rand: rnd, conns: conns, cfg: opts.Config, handlers: map[string]map[string]*ir.Handler{}, retry: map[string]ir.Retry{},
 		lease: opts.Lease, timeout: opts.HandlerTimeout, workers: Workers}
 	switch {
 	case d.lease < 0 || d.timeout < 0:
@@ -90,8 +93,8 @@ func newDeliverer(r *Runtime, conns map[string]*connection, opts Options) (*deli
 	if d.timeout >= d.lease {
 		return nil, fmt.Errorf("runtime: the handler timeout (%v) must be shorter than the delivery lease (%v)", d.timeout, d.lease)
 	}
-	for i := range r.plan.Subscribers {
-		s := &r.plan.Subscribers[i]
+	for i := range p.Subscribers {
+		s := &p.Subscribers[i]
 		d.retry[s.Name] = s.Retry
 		d.handlers[s.Name] = map[string]*ir.Handler{}
 		for j := range s.Handlers {
@@ -163,7 +166,7 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 	if len(d.handlers) == 0 {
 		return nil
 	}
-	deadline := time.Now().Add(d.r.budget)
+	deadline := time.Now().Add(d.budget)
 	results := make(chan attempted, d.workers)
 	writes := make(chan written, MaxWritesInFlight)
 	running := 0  // handlers running
@@ -282,7 +285,7 @@ func (d *deliverer) write(ctx context.Context, done []attempted, want int) writt
 		if try > 0 {
 			time.Sleep(time.Duration(try) * 100 * time.Millisecond)
 		}
-		ok, w.claimed, err = d.r.store.SettleAndClaim(ctx, d.r.now(), sts, want, d.lease)
+		ok, w.claimed, err = d.store.SettleAndClaim(ctx, d.now(), sts, want, d.lease)
 		if err == nil || !store.IsTransient(err) {
 			break
 		}
@@ -293,7 +296,7 @@ func (d *deliverer) write(ctx context.Context, done []attempted, want int) writt
 	}
 	w.claimed, w.claimErr = nil, err
 	if len(done) > 1 || want > 0 && len(done) > 0 {
-		d.r.log.Warn("settling deliveries together failed; settling them one by one", "deliveries", len(done), "error", err)
+		d.log.Warn("settling deliveries together failed; settling them one by one", "deliveries", len(done), "error", err)
 	}
 	for i, a := range done {
 		w.ok[i], w.errs[i] = d.settle(ctx, a.s)
@@ -340,7 +343,7 @@ func (d *deliverer) attempt(ctx context.Context, cl claim) attempted {
 			s.ErrorCode = code
 			if temporary && c.Attempt < cl.budget {
 				s.Outcome = store.SettleRetryWait
-				s.NextAttemptAt = d.r.now().Add(cl.jitter)
+				s.NextAttemptAt = d.now().Add(cl.jitter)
 			} else {
 				s.Outcome = store.SettleFailed
 			}
@@ -358,7 +361,7 @@ func (d *deliverer) finish(ctx context.Context, a attempted, ok bool, err error,
 		return
 	}
 	if !ok {
-		d.r.log.Warn("delivery taken over by another claim; this settlement changes nothing", "delivery", c.ID, "subscriber", c.Subscriber,
+		d.log.Warn("delivery taken over by another claim; this settlement changes nothing", "delivery", c.ID, "subscriber", c.Subscriber,
 			"attempt", c.Attempt)
 		rep.Lost++
 		return
@@ -371,8 +374,8 @@ func (d *deliverer) finish(ctx context.Context, a attempted, ok bool, err error,
 	case store.SettleFailed:
 		rep.Failed++
 	}
-	d.r.metrics.deliveries.WithLabelValues(c.Subscriber, s.Outcome.String()).Inc()
-	if d.r.log.Enabled(ctx, slog.LevelInfo) {
+	d.metrics.deliveries.WithLabelValues(c.Subscriber, s.Outcome.String()).Inc()
+	if d.log.Enabled(ctx, slog.LevelInfo) {
 		args := []any{"delivery", store.DeliveryID(c.ID).String(), "subscriber", c.Subscriber, "event", c.EventName,
 			"message_id", c.ReceivedID, "attempt", c.Attempt, "outcome", s.Outcome.String()}
 		if s.ErrorCode != "" {
@@ -384,7 +387,7 @@ func (d *deliverer) finish(ctx context.Context, a attempted, ok bool, err error,
 		if s.Outcome == store.SettleRetryWait {
 			args = append(args, "next_attempt_at", s.NextAttemptAt)
 		}
-		d.r.log.Info("delivery settled", args...)
+		d.log.Info("delivery settled", args...)
 	}
 }
 
@@ -397,7 +400,7 @@ func (d *deliverer) settle(ctx context.Context, s store.Settlement) (bool, error
 			time.Sleep(time.Duration(try) * 100 * time.Millisecond)
 		}
 		var ok bool
-		ok, err = d.r.store.SettleDelivery(ctx, d.r.now(), s)
+		ok, err = d.store.SettleDelivery(ctx, d.now(), s)
 		if err == nil || !store.IsTransient(err) {
 			return ok, err
 		}
@@ -409,7 +412,7 @@ func (d *deliverer) settle(ctx context.Context, s store.Settlement) (bool, error
 // doubles from first_delay (attempt 1) up to max_delay, and the pause is
 // drawn uniformly from [0, ceiling] (full jitter).
 func (d *deliverer) backoff(r ir.Retry, n int) time.Duration {
-	return backoffDraw(r, n, d.r.rand)
+	return backoffDraw(r, n, d.rand)
 }
 
 // backoffCeiling is the ceiling of the pause after attempt n (from 1):
@@ -508,7 +511,7 @@ func (d *deliverer) runHandler(ctx context.Context, h *ir.Handler, eventJSON []b
 			// an answer, so the step succeeded. Say so, and go on.
 			var de *wire.DecodeError
 			if errors.As(err, &de) && !de.Input {
-				d.r.log.Warn("the answer does not fit the operation's output; the step counts as done",
+				d.log.Warn("the answer does not fit the operation's output; the step counts as done",
 					"connection", st.Connection, "operation", ref, "path", de.Path, "rule", de.Rule)
 				continue
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/jadpo/jadpo/providers/queue"
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
@@ -87,6 +88,13 @@ func (m *Metrics) queue(name string) *queueMetrics {
 		receiveErrors: m.recvErrors.WithLabelValues(name),
 		ackBatch:      m.ackCalls.WithLabelValues(name, "batch"), ackSingle: m.ackCalls.WithLabelValues(name, "single"),
 		ackFailedEntries: m.ackFailed.WithLabelValues(name)}
+}
+
+// acknowledged counts one batch's acknowledgement requests.
+func (q *queueMetrics) acknowledged(a queue.Acks) {
+	q.ackBatch.Add(float64(a.BatchCalls))
+	q.ackSingle.Add(float64(a.SingleCalls))
+	q.ackFailedEntries.Add(float64(a.FailedEntries))
 }
 
 func (q *queueMetrics) parked(reason string) prometheus.Counter {

@@ -4,65 +4,67 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/providers"
+	"github.com/jadpo/jadpo/providers/queue"
 	"github.com/jadpo/jadpo/runtime/reading"
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
-// queueRunner receives one queue: its wire fetches and settles batches,
-// the runner reads, keeps and parks them.
+// queueRunner receives one queue: its driver (a queue.Source) receives and
+// acknowledges batches, the runner reads, keeps and parks them.
 type queueRunner struct {
-	r       *Runtime
+	shared
+	receiving
 	q       *ir.Queue
 	reader  *reading.Reader
-	wire    queueWire
+	wire    queue.Source
 	source  string
 	metrics *queueMetrics
 }
 
-func newQueueRunner(r *Runtime, q *ir.Queue, conn *connection) (*queueRunner, error) {
+// receiving is what every queue's runner is given besides shared: the
+// tick's budget, the acknowledgements' timeout, the subscribers of each
+// event (a kept event's deliveries) and the dialer a driver's own
+// connections go through.
+type receiving struct {
+	budget, ackTimeout time.Duration
+	subscribers        map[string][]string
+	dial               func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+func newQueueRunner(sh shared, p *ir.Program, q *ir.Queue, conn *connection, rc receiving) (*queueRunner, error) {
 	if conn == nil {
 		return nil, fmt.Errorf("queue %s: the plan has no connection %s", q.Name, q.Connection)
 	}
-	rec := conn.plan.Receiving
-	if rec == nil {
+	if conn.plan.Receiving == nil {
 		return nil, fmt.Errorf("queue %s: connection %s has no receiving mapping in the plan", q.Name, conn.name)
 	}
-	reader, err := newReader(r.plan, q)
+	reader, err := reading.NewReader(p, q)
 	if err != nil {
 		return nil, err
 	}
-	qr := &queueRunner{r: r, q: q, reader: reader, source: q.Source, metrics: r.metrics.queue(q.Name)}
-	if qr.wire, err = newQueueWire(r, q, conn, rec); err != nil {
+	qr := &queueRunner{shared: sh, receiving: rc, q: q, reader: reader, source: q.Source, metrics: sh.metrics.queue(q.Name)}
+	qr.wire, err = providers.OpenQueue(conn.queueConn(), queue.Options{
+		Queue: q.Name, Log: sh.log, MaxBatch: MaxBatch, InFlight: MaxBatchesInFlight, Dial: rc.dial,
+	})
+	if err != nil {
 		return nil, fmt.Errorf("queue %s: %w", q.Name, err)
 	}
 	return qr, nil
 }
 
-// message is one received message in hand.
+// message is one received message in hand: what its driver brought, and
+// what reading its body gave.
 type message struct {
-	body, handle string
-	headers      map[string]string // header values that travel with the kept event
-	// preset is the outcome when the wire already knows it (a claimed row
-	// the fetch did not find); nil means the body is read.
-	preset  *reading.Outcome
-	batch   any // the wire's state for the batch the message came in
-	out     reading.Outcome
-	settled bool // kept, repeated or parked: acknowledge it
-	// wireID is the provider's own id of the message, for logs ("" when
-	// none was read).
-	wireID string
-	// itemProblems say where the message's item in the provider's answer
-	// did not fit (RuleAnswer): it is parked whatever its body reads as.
-	itemProblems []reading.Problem
-	// leave means neither keep nor park: the message is left on the queue
-	// (a body that does not match its checksum, sent again).
-	leave bool
+	*queue.Message
+	out reading.Outcome
 }
 
 // MaxBatchesInFlight bounds the batches of one queue being kept and
@@ -106,11 +108,11 @@ func (qr *queueRunner) receive(ctx context.Context, deadline time.Time, rep *Tic
 		// server notices the dropped connection; the budget (and a long poll's
 		// stretch) still bounds it, so a signal waits at most that long.
 		askCtx, cancel := context.WithDeadline(context.WithoutCancel(ctx), qr.askDeadline(time.Now(), deadline))
-		msgs, n, err := qr.ask(askCtx)
+		b, msgs, err := qr.ask(askCtx)
 		cut := askCtx.Err() != nil && ctx.Err() == nil
 		cancel()
-		if err == nil && msgs == nil && cut {
-			err = fmt.Errorf("queue %s: receiving: no answer within the tick's budget (%s); asked again next tick", qr.q.Name, qr.r.budget)
+		if err == nil && b == nil && cut {
+			err = fmt.Errorf("queue %s: receiving: no answer within the tick's budget (%s); asked again next tick", qr.q.Name, qr.budget)
 		}
 		if err != nil {
 			<-slots
@@ -126,13 +128,13 @@ func (qr *queueRunner) receive(ctx context.Context, deadline time.Time, rep *Tic
 			go func() {
 				defer func() { <-slots; wg.Done() }()
 				var own TickReport
-				qr.settle(context.WithoutCancel(ctx), msgs, &own)
+				qr.settle(context.WithoutCancel(ctx), b, msgs, &own)
 				mu.Lock()
 				rep.addReceived(own)
 				mu.Unlock()
 			}()
 		}
-		if n < MaxBatch {
+		if len(msgs) < MaxBatch {
 			return nil
 		}
 		if ask == MaxAsksPerTick-1 {
@@ -152,11 +154,7 @@ const LongPollGrace = 2 * time.Second
 // holding the call open on purpose, so it is never cut short: the tick is
 // stretched for it instead (docs/runtime.md, "The tick's budget").
 func (qr *queueRunner) askDeadline(now, deadline time.Time) time.Time {
-	lp, ok := qr.wire.(interface{ longPoll() time.Duration })
-	if !ok {
-		return deadline
-	}
-	if d := lp.longPoll(); d > 0 {
+	if d := qr.wire.LongPoll(); d > 0 {
 		if end := now.Add(d + LongPollGrace); end.After(deadline) {
 			return end
 		}
@@ -174,50 +172,56 @@ func (rep *TickReport) addReceived(o TickReport) {
 	rep.Acked += o.Acked
 }
 
-// ask receives one batch and reads each message; n is the number of
-// messages the queue answered with.
-func (qr *queueRunner) ask(ctx context.Context) (msgs []*message, n int, err error) {
-	msgs, n, err = qr.wire.fetch(ctx)
+// ask receives one batch and reads each message; b is nil when nothing
+// was received.
+func (qr *queueRunner) ask(ctx context.Context) (b *queue.Batch, msgs []*message, err error) {
+	b, err = qr.wire.Receive(ctx)
 	if err != nil {
 		qr.metrics.receiveErrors.Inc()
 		if ctx.Err() != nil {
-			return nil, 0, nil
+			return nil, nil, nil
 		}
-		return nil, 0, fmt.Errorf("queue %s: receiving: %w", qr.q.Name, err)
+		return nil, nil, fmt.Errorf("queue %s: receiving: %w", qr.q.Name, err)
 	}
-	for _, m := range msgs {
-		if m.preset != nil {
-			m.out = *m.preset
-			continue
+	msgs = make([]*message, len(b.Messages))
+	for i := range b.Messages {
+		m := &message{Message: &b.Messages[i]}
+		msgs[i] = m
+		switch {
+		case m.NotFound:
+			m.out = notFound(m.Handle)
+		case m.Damaged:
+			continue // left on the queue, to be sent again
+		default:
+			m.out = qr.reader.Read([]byte(m.Body))
+			if len(m.Unfit) > 0 {
+				m.out = parkForAnswer(m.out, m.Unfit)
+			}
 		}
-		if m.leave {
-			continue
-		}
-		m.out = qr.reader.Read([]byte(m.body))
-		if len(m.itemProblems) > 0 {
-			m.out = parkForAnswer(m.out, m.itemProblems)
-		}
+		m.ID = m.out.ID
 	}
-	return msgs, n, nil
+	return b, msgs, nil
 }
 
 // settle keeps or parks, then acknowledges one batch. The messages in hand
 // are finished even when a signal came (ctx is not cancelled), so nothing
 // received is left half-done.
-func (qr *queueRunner) settle(ctx context.Context, msgs []*message, rep *TickReport) {
+func (qr *queueRunner) settle(ctx context.Context, b *queue.Batch, msgs []*message, rep *TickReport) {
 	rep.Received += len(msgs)
 	qr.metrics.received.Add(float64(len(msgs)))
 	qr.keepAndPark(ctx, msgs, rep)
 	for _, m := range msgs {
-		if !m.settled {
+		if !m.Settled {
 			rep.Left++
 		}
 	}
 	// The acknowledgements are never skipped for the budget, and bounded on
 	// their own: one that does not answer in time comes back a repeat.
-	ackCtx, cancel := context.WithTimeout(ctx, qr.r.ackTimeout)
+	ackCtx, cancel := context.WithTimeout(ctx, qr.ackTimeout)
 	defer cancel()
-	rep.Acked += qr.wire.finish(ackCtx, msgs)
+	acks := qr.wire.Acknowledge(ackCtx, b)
+	rep.Acked += acks.Acknowledged
+	qr.metrics.acknowledged(acks)
 }
 
 // keepAndPark keeps the readable messages of a batch in one transaction and
@@ -226,14 +230,14 @@ func (qr *queueRunner) keepAndPark(ctx context.Context, msgs []*message, rep *Ti
 	var keeps []store.Keep
 	var keptMsgs []*message
 	for _, m := range msgs {
-		if m.leave {
+		if m.Damaged {
 			continue
 		}
 		if m.out.Park {
 			qr.park(ctx, m, m.out.Reason, m.out.Problems, 0, rep)
 			continue
 		}
-		keeps = append(keeps, qr.keepOf(m.out, m.headers, 0))
+		keeps = append(keeps, qr.keepOf(m.out, m.Headers, 0))
 		keptMsgs = append(keptMsgs, m)
 	}
 	if len(keeps) == 0 {
@@ -252,11 +256,11 @@ func (qr *queueRunner) keepAndPark(ctx context.Context, msgs []*message, rep *Ti
 		sortedKeeps[i], sortedMsgs[i] = keeps[j], keptMsgs[j]
 	}
 	keeps, keptMsgs = sortedKeeps, sortedMsgs
-	results, err := qr.r.store.KeepBatch(ctx, qr.r.now(), keeps)
+	results, err := qr.store.KeepBatch(ctx, qr.now(), keeps)
 	if err != nil {
 		// Nothing was committed: the messages stay on the queue, which sends
 		// them again; its dead-letter queue takes one that keeps failing.
-		qr.r.log.Warn("the store cannot take messages now; they stay on the queue", "queue", qr.q.Name, "messages", len(keeps), "error", err)
+		qr.log.Warn("the store cannot take messages now; they stay on the queue", "queue", qr.q.Name, "messages", len(keeps), "error", err)
 		qr.metrics.storeUnavailable.Add(float64(len(keeps)))
 		return
 	}
@@ -264,15 +268,15 @@ func (qr *queueRunner) keepAndPark(ctx context.Context, msgs []*message, rep *Ti
 		m := keptMsgs[i]
 		switch res.Outcome {
 		case store.Kept:
-			m.settled = true
+			m.Settled = true
 			rep.Kept++
 			qr.metrics.kept.Inc()
-			qr.r.log.Info("kept", "queue", qr.q.Name, "message_id", m.out.ID, "event", m.out.Event.Name)
+			qr.log.Info("kept", "queue", qr.q.Name, "message_id", m.out.ID, "event", m.out.Event.Name)
 		case store.Repeat:
-			m.settled = true
+			m.Settled = true
 			rep.Repeats++
 			qr.metrics.repeats.Inc()
-			qr.r.log.Info("repeat: already kept", "queue", qr.q.Name, "message_id", m.out.ID)
+			qr.log.Info("repeat: already kept", "queue", qr.q.Name, "message_id", m.out.ID)
 		case store.Refused:
 			// The store refuses the statement as it would every time.
 			qr.park(ctx, m, store.ReasonUnreadable, []store.Problem{{Field: "", Rule: "store"}}, 0, rep)
@@ -285,7 +289,7 @@ func (qr *queueRunner) keepAndPark(ctx context.Context, msgs []*message, rep *Ti
 func (qr *queueRunner) keepOf(out reading.Outcome, headers map[string]string, retriedParkedID int64) store.Keep {
 	return store.Keep{
 		Source: qr.source, ReceivedID: out.ID, EventName: out.Event.Name, EventJSON: out.EventJSON,
-		Subscribers: qr.r.subscribers[out.Event.Name], RetriedParkedID: retriedParkedID, Headers: headers,
+		Subscribers: qr.subscribers[out.Event.Name], RetriedParkedID: retriedParkedID, Headers: headers,
 	}
 }
 
@@ -295,22 +299,22 @@ func (qr *queueRunner) park(ctx context.Context, m *message, reason store.Reason
 	if m.out.Event != nil {
 		p.EventName = m.out.Event.Name
 	}
-	res, id, err := qr.r.store.Park(ctx, qr.r.now(), p)
+	res, id, err := qr.store.Park(ctx, qr.now(), p)
 	if err != nil {
-		qr.r.log.Warn("the store cannot park a message now; it stays on the queue", "queue", qr.q.Name, "message_id", m.out.ID, "error", err)
+		qr.log.Warn("the store cannot park a message now; it stays on the queue", "queue", qr.q.Name, "message_id", m.out.ID, "error", err)
 		qr.metrics.storeUnavailable.Inc()
 		return
 	}
 	// The tick's count and the metric are of messages settled by parking;
 	// the log says when the body was parked already and nothing was added.
-	m.settled = true
+	m.Settled = true
 	rep.Parked++
 	qr.metrics.parked(string(reason)).Inc()
 	if res == store.ParkAlready {
-		qr.r.log.Info("parked already: the same body from this queue; nothing added", "queue", qr.q.Name, "parked_id", id.String(), "message_id", m.out.ID, "reason", string(reason))
+		qr.log.Info("parked already: the same body from this queue; nothing added", "queue", qr.q.Name, "parked_id", id.String(), "message_id", m.out.ID, "reason", string(reason))
 		return
 	}
-	qr.r.log.Info("parked", "queue", qr.q.Name, "parked_id", id.String(), "message_id", m.out.ID, "reason", string(reason), "problems", ProblemsText(problems))
+	qr.log.Info("parked", "queue", qr.q.Name, "parked_id", id.String(), "message_id", m.out.ID, "reason", string(reason), "problems", ProblemsText(problems))
 }
 
 // ProblemsText names each problem by field and rule, never a value:
@@ -331,16 +335,15 @@ func ProblemsText(ps []store.Problem) string {
 	return b.String()
 }
 
-// parkedBody is what parking keeps of m: its body, or what the queue's wire
-// keeps instead (a SQL inbox row without the columns each claim changes).
-// Worked out only when a message is parked, never on the way to a keep.
+// parkedBody is what parking keeps of m: its body, or what the queue's
+// driver keeps instead (a SQL inbox row without the columns each claim
+// changes). Worked out only when a message is parked, never on the way to a
+// keep.
 func (qr *queueRunner) parkedBody(m *message) []byte {
-	if pw, ok := qr.wire.(interface{ parkedBody(*message) []byte }); ok {
-		if b := pw.parkedBody(m); b != nil {
-			return b
-		}
+	if b := qr.wire.ParkedBody(m.Message); b != nil {
+		return b
 	}
-	return []byte(m.body)
+	return []byte(m.Body)
 }
 
 // rereadRetried reads up to MaxRetriedParked operator-retried parked
@@ -354,7 +357,7 @@ func (r *Runtime) rereadRetried(ctx context.Context, rep *TickReport) error {
 	var errs []error
 	for _, pm := range pending {
 		qr := r.bySource[pm.Source]
-		m := &message{body: string(pm.Body)}
+		m := &message{Message: &queue.Message{Body: string(pm.Body)}}
 		if qr == nil {
 			// The queue is gone from the plan: park it again, as it was.
 			_, _, err := r.store.Park(ctx, r.now(), store.Parked{Source: pm.Source, ReceivedID: pm.ReceivedID, WireType: pm.WireType, EventName: pm.EventName,

@@ -15,14 +15,13 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"sort"
 	"sync"
 	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers"
+	"github.com/jadpo/jadpo/providers/queue"
 	"github.com/jadpo/jadpo/providers/wire"
-	"github.com/jadpo/jadpo/runtime/reading"
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
@@ -86,25 +85,27 @@ const DefaultStatsEvery = time.Minute
 
 // Runtime runs one plan against one store.
 type Runtime struct {
+	shared
 	plan       *ir.Program
-	store      store.Store
-	log        *slog.Logger
-	now        func() time.Time
 	after      func(time.Duration) <-chan time.Time
-	rand       *rand.Rand
 	budget     time.Duration
 	ackTimeout time.Duration
-	metrics    *Metrics
 	health     health
-	dial       func(ctx context.Context, network, addr string) (net.Conn, error) // nil: pgx's own
 
-	statsEvery time.Duration
-	statsAt    time.Time // when the gauges were last refreshed; zero: never
+	queues   []*queueRunner
+	bySource map[string]*queueRunner
+	deliver  *deliverer
+	house    *housekeeper
+}
 
-	queues      []*queueRunner
-	bySource    map[string]*queueRunner
-	subscribers map[string][]string // event name -> subscribers
-	deliver     *deliverer
+// shared is what the runtime's parts (each queue's runner, the delivery
+// engine, the housekeeping) use of it: the store, the log, the clock and
+// the metrics. None of them holds the *Runtime.
+type shared struct {
+	store   store.Store
+	log     *slog.Logger
+	now     func() time.Time
+	metrics *Metrics
 }
 
 // New prepares a runtime: a reader per queue and a client per connection.
@@ -113,8 +114,8 @@ func New(opts Options) (*Runtime, error) {
 		return nil, fmt.Errorf("runtime: a plan, a store and config values are needed")
 	}
 	r := &Runtime{
-		plan: opts.Plan, store: opts.Store, log: opts.Logger, now: opts.Now, after: opts.After, rand: opts.Rand,
-		budget: opts.Budget, ackTimeout: opts.AckTimeout, metrics: opts.Metrics, dial: opts.Dial, statsEvery: opts.StatsEvery,
+		shared: shared{store: opts.Store, log: opts.Logger, now: opts.Now, metrics: opts.Metrics},
+		plan:   opts.Plan, after: opts.After, budget: opts.Budget, ackTimeout: opts.AckTimeout,
 		bySource: map[string]*queueRunner{},
 	}
 	if r.log == nil {
@@ -126,8 +127,9 @@ func New(opts Options) (*Runtime, error) {
 	if r.after == nil {
 		r.after = time.After
 	}
-	if r.rand == nil {
-		r.rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	rnd := opts.Rand
+	if rnd == nil {
+		rnd = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	if r.budget <= 0 {
 		r.budget = DefaultBudget
@@ -135,12 +137,10 @@ func New(opts Options) (*Runtime, error) {
 	if r.ackTimeout <= 0 {
 		r.ackTimeout = AckTimeout
 	}
-	if r.statsEvery <= 0 {
-		r.statsEvery = DefaultStatsEvery
-	}
 	if r.metrics == nil {
 		r.metrics = NewMetrics(nil)
 	}
+	r.house = newHousekeeper(r.shared, opts.Plan.Store, opts.StatsEvery)
 	hc := opts.HTTP
 	if hc == nil {
 		hc = defaultHTTPClient()
@@ -157,10 +157,11 @@ func New(opts Options) (*Runtime, error) {
 		}
 		conns[c.name] = c
 	}
-	r.subscribers = opts.Plan.SubscribersByEvent()
+	subscribers := opts.Plan.SubscribersByEvent()
 	for i := range opts.Plan.Queues {
 		q := &opts.Plan.Queues[i]
-		qr, err := newQueueRunner(r, q, conns[q.Connection])
+		qr, err := newQueueRunner(r.shared, opts.Plan, q, conns[q.Connection],
+			receiving{budget: r.budget, ackTimeout: r.ackTimeout, subscribers: subscribers, dial: opts.Dial})
 		if err != nil {
 			r.Close() // the queues opened so far
 			return nil, err
@@ -168,7 +169,7 @@ func New(opts Options) (*Runtime, error) {
 		r.queues = append(r.queues, qr)
 		r.bySource[q.Source] = qr
 	}
-	d, err := newDeliverer(r, conns, opts)
+	d, err := newDeliverer(r.shared, opts.Plan, conns, opts, r.budget, rnd)
 	if err != nil {
 		r.Close()
 		return nil, err
@@ -181,15 +182,15 @@ func New(opts Options) (*Runtime, error) {
 type connection struct {
 	name   string
 	plan   *ir.Connection
-	client *wire.Client // nil for a SQL database (Protocol.sql)
-	// databaseURL is a Protocol.sql connection's database: the credential's url.
-	databaseURL string
+	client *wire.Client // nil for a SQL database (ProtocolSQL)
+	// credentials are the credential members' values (a SQL database's url).
+	credentials map[string]string
 	settings    map[string]any
 	ops         map[string]wire.Operation
 }
 
 func newConnection(p *ir.Program, c *ir.Connection, cfg *Config, hc *http.Client) (*connection, error) {
-	conn := &connection{name: c.Name, plan: c, settings: map[string]any{}, ops: map[string]wire.Operation{}}
+	conn := &connection{name: c.Name, plan: c, ops: map[string]wire.Operation{}}
 	fail := func(err error) (*connection, error) { return nil, fmt.Errorf("connection %s: %w", c.Name, err) }
 	host := ""
 	if c.Host != nil {
@@ -199,34 +200,28 @@ func newConnection(p *ir.Program, c *ir.Connection, cfg *Config, hc *http.Client
 		}
 		host = text(v)
 	}
-	creds := map[string]string{}
+	conn.credentials = map[string]string{}
 	for k, v := range c.Credential {
 		val, err := cfg.value(v)
 		if err != nil {
 			return fail(err)
 		}
-		creds[k] = text(val)
+		conn.credentials[k] = text(val)
 	}
-	settingsText := map[string]string{}
-	names := make([]string, 0, len(c.Settings))
-	for k := range c.Settings {
-		names = append(names, k)
+	settings, err := cfg.Settings(c)
+	if err != nil {
+		return fail(err)
 	}
-	sort.Strings(names)
-	for _, k := range names {
-		val, err := cfg.value(c.Settings[k])
-		if err != nil {
-			return fail(err)
-		}
-		conn.settings[k] = val
-		settingsText[k] = text(val)
-	}
+	conn.settings = settings
 	if c.Provider.Protocol == ir.ProtocolSQL {
 		// A database, not an HTTP service: the sql_inbox driver opens it.
-		conn.databaseURL = creds["url"]
 		return conn, nil
 	}
-	client, err := providers.NewClient(c.Provider, host, creds, settingsText, hc)
+	settingsText := make(map[string]string, len(settings))
+	for k, v := range settings {
+		settingsText[k] = text(v)
+	}
+	client, err := providers.NewClient(c.Provider, host, conn.credentials, settingsText, hc)
 	if err != nil {
 		return fail(err)
 	}
@@ -241,26 +236,10 @@ func newConnection(p *ir.Program, c *ir.Connection, cfg *Config, hc *http.Client
 	return conn, nil
 }
 
-// callInput resolves a mapping's inputs; handle fills `message.handle`.
-func (c *connection) callInput(call *ir.Call, handle string) (map[string]any, error) {
-	in := map[string]any{}
-	for k, v := range call.Input {
-		switch {
-		case v.Setting != "":
-			in[k] = c.settings[v.Setting]
-		case v.Message == "handle":
-			in[k] = handle
-		case v.Literal != nil:
-			val, err := ir.DecodeLiteral(v.Literal)
-			if err != nil {
-				return nil, err
-			}
-			in[k] = val
-		default:
-			return nil, fmt.Errorf("connection %s: input %s has a value this runtime cannot give", c.name, k)
-		}
-	}
-	return in, nil
+// queueConn is the connection as a queue driver uses it.
+func (c *connection) queueConn() *queue.Conn {
+	return &queue.Conn{Name: c.name, Receiving: c.plan.Receiving, Client: c.client, Operations: c.ops,
+		Settings: c.settings, Credentials: c.credentials}
 }
 
 // Run ticks until ctx is done, at least every MaxTickInterval (sooner when
@@ -322,14 +301,11 @@ func (r *Runtime) deliveryLoop(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// reading for one queue.
-func newReader(p *ir.Program, q *ir.Queue) (*reading.Reader, error) { return reading.NewReader(p, q) }
-
 // Close lets go of what the runtime holds besides the store (a SQL inbox's
 // database pool); the store is the caller's to close.
 func (r *Runtime) Close() {
 	for _, q := range r.queues {
-		q.wire.close()
+		q.wire.Close()
 	}
 }
 

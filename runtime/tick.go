@@ -78,7 +78,7 @@ func (r *Runtime) tick(ctx context.Context, deliver bool) (TickReport, error) {
 		}
 	}
 	if ctx.Err() == nil {
-		err := r.housekeep(ctx, deadline)
+		err := r.house.run(ctx, deadline)
 		r.health.observe(r.now(), err)
 		if err != nil {
 			errs = append(errs, err)

@@ -48,7 +48,11 @@ func (w *World) prepareInboxes(ctx context.Context, cfg *runtime.Config) error {
 		fail := func(format string, args ...any) error {
 			return Error{"jadpo dev: connection " + c.Name + ": " + fmt.Sprintf(format, args...)}
 		}
-		t, err := runtime.SQLInboxTable(c, cfg)
+		settings, err := cfg.Settings(c)
+		if err != nil {
+			return fail("%v", fmt.Errorf("connection %s: %w", c.Name, err))
+		}
+		t, err := sqlinbox.TableOf(settings)
 		if err != nil {
 			return fail("%v", err)
 		}

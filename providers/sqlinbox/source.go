@@ -1,0 +1,146 @@
+package sqlinbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/jadpo/jadpo/providers/queue"
+)
+
+// Source is the sql_inbox queue driver (providers.md §6): a queue that is a
+// table of the connection's database. It claims up to MaxBatch rows a batch
+// (by row lock, lease or advisory lock), hands each row's columns on as a
+// JSON body (its header columns travel with the kept event), and at the
+// end of the batch deletes the rows settled; the others are claimed again
+// later (row_lock: at once; lease: when the lease runs out). A claimed id
+// the fetch found no row for is NotFound, parked and deleted, never
+// dropped silently.
+type Source struct {
+	log      *slog.Logger
+	queue    string
+	maxBatch int
+	pool     *pgxpool.Pool
+	inbox    *Inbox
+	// claimColumns are the columns a claim writes: left out of a parked copy.
+	claimColumns []string
+}
+
+// OpenSource opens the connection's database (its credential's url) and
+// prepares the inbox's statements, so a table or column the database
+// lacks stops the start.
+func OpenSource(conn *queue.Conn, opts queue.Options) (queue.Source, error) {
+	t, err := TableOf(conn.Settings)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := pgxpool.ParseConfig(conn.Credentials["url"])
+	if err != nil {
+		// pgx's message may quote the URL: say only what is wrong.
+		return nil, fmt.Errorf("connection %s: the credential's url is not a PostgreSQL URL", conn.Name)
+	}
+	cfg.MaxConns = int32(opts.InFlight + 2) // a row_lock claim holds a connection until its batch is settled
+	if opts.Dial != nil {
+		// Every connection goes through the given dialer, unresolved, so
+		// that no name is looked up off the machine either.
+		cfg.ConnConfig.DialFunc = opts.Dial
+		cfg.ConnConfig.LookupFunc = func(_ context.Context, host string) ([]string, error) { return []string{host}, nil }
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connection %s: cannot open the inbox database: %w", conn.Name, err)
+	}
+	inbox, err := Open(ctx, pool, t)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connection %s: %w", conn.Name, err)
+	}
+	s := &Source{log: opts.Log, queue: opts.Queue, maxBatch: opts.MaxBatch, pool: pool, inbox: inbox}
+	for _, c := range []string{t.Attempt, t.LockedUntil} {
+		if c != "" {
+			s.claimColumns = append(s.claimColumns, c)
+		}
+	}
+	return s, nil
+}
+
+// LongPoll is 0: a claim answers at once.
+func (s *Source) LongPoll() time.Duration { return 0 }
+
+// Receive claims one batch of rows.
+func (s *Source) Receive(ctx context.Context) (*queue.Batch, error) {
+	b, err := s.inbox.Claim(ctx, s.maxBatch)
+	if err != nil {
+		return nil, err
+	}
+	out := &queue.Batch{State: b, Messages: make([]queue.Message, 0, len(b.Rows)+len(b.Missing))}
+	for _, row := range b.Rows {
+		out.Messages = append(out.Messages, queue.Message{Body: string(row.Body), Handle: row.ID, Headers: row.Headers})
+	}
+	for _, id := range b.Missing {
+		s.log.Warn("a claimed row was not found by the fetch; it is parked", "queue", s.queue, "message_id", id)
+		out.Messages = append(out.Messages, queue.Message{Handle: id, NotFound: true})
+	}
+	if len(out.Messages) == 0 {
+		b.Abandon(ctx) // nothing claimed: end the claim's transaction
+	}
+	return out, nil
+}
+
+// Acknowledge deletes the settled rows and ends the claim.
+func (s *Source) Acknowledge(ctx context.Context, b *queue.Batch) queue.Acks {
+	claim, _ := b.State.(*Batch)
+	if len(b.Messages) == 0 || claim == nil {
+		return queue.Acks{}
+	}
+	var ack []string
+	for _, m := range b.Messages {
+		if m.Settled {
+			ack = append(ack, m.Handle)
+		}
+	}
+	deleted, err := claim.Finish(ctx, ack)
+	if err != nil {
+		// The rows stay (row_lock: the claim rolled back); claimed again,
+		// the kept ones are repeats.
+		s.log.Warn("deleting settled rows failed; they will be claimed again, the kept ones as repeats", "queue", s.queue, "rows", len(ack), "error", err)
+		return queue.Acks{}
+	}
+	if deleted < len(ack) {
+		s.log.Warn("some rows' leases had run out before they were deleted; they will come back as repeats",
+			"queue", s.queue, "deleted", deleted, "settled", len(ack))
+	}
+	return queue.Acks{Acknowledged: deleted}
+}
+
+// Close closes the database pool.
+func (s *Source) Close() { s.pool.Close() }
+
+// ParkedBody is a row's body without the columns each claim changes
+// (attempt, locked_until), keys sorted: the same for every claim of a row.
+// Parking keeps it, so that a row parked and then claimed again before its
+// delete (a crash, or a lease that ran out) is "parked already", not parked
+// twice. Nil when the body is not a JSON object: then the body itself is kept.
+func (s *Source) ParkedBody(m *queue.Message) []byte {
+	var cols map[string]json.RawMessage
+	d := json.NewDecoder(strings.NewReader(m.Body))
+	d.UseNumber()
+	if err := d.Decode(&cols); err != nil {
+		return nil
+	}
+	for _, c := range s.claimColumns {
+		delete(cols, c)
+	}
+	out, err := json.Marshal(cols)
+	if err != nil {
+		return nil
+	}
+	return out
+}
