@@ -149,7 +149,7 @@ func (qr *queueRunner) receive(ctx context.Context, deadline time.Time, rep *Tic
 const LongPollGrace = 2 * time.Second
 
 // askDeadline bounds one ask begun at now: the tick's deadline, or, when the
-// queue's receive long-polls (SQS's wait_time_seconds), the end of that
+// queue's receive long-polls (its driver's LongPoll), the end of that
 // poll plus LongPollGrace if that is later. A long poll is the provider
 // holding the call open on purpose, so it is never cut short: the tick is
 // stretched for it instead (docs/runtime.md, "The tick's budget").

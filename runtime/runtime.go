@@ -4,8 +4,12 @@
 // only after the commit, runs due deliveries and does the housekeeping.
 //
 // It never reads .jadpo source: everything comes from the plan (check/ir),
-// the config values and the store. The wire is providers'; the store is
-// runtime/store's.
+// the config values and the store. The wire is providers': each queue is
+// received through its driver, a providers/queue.Source, and the runtime
+// keeps the policy (what is kept, parked, left and acknowledged); the store
+// is runtime/store's. The tick's parts (each queue's runner, the delivery
+// engine, the housekeeping) get the store, log, clock and metrics they use
+// (shared), not the *Runtime.
 package runtime
 
 import (

@@ -10,7 +10,7 @@ import (
 // TickReport says what one tick did.
 type TickReport struct {
 	// Left counts received messages neither kept nor parked now (the store
-	// could not take them, or a body did not match its MD5OfBody): they are
+	// could not take them, or a body did not match its checksum): they are
 	// handed back to their queue, which sends them again. It is not what
 	// waits on the queue.
 	Received, Kept, Repeats, Parked, Left, Acked int
