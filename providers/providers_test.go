@@ -12,6 +12,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers"
+	"github.com/jadpo/jadpo/providers/queue"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/providers/wire"
 )
@@ -233,5 +234,24 @@ func TestParts(t *testing.T) {
 	}
 	if got := providers.SecretMembers("aws_sigv4"); strings.Join(got, ",") != "secret,session_token" {
 		t.Errorf("secret members %v", got)
+	}
+}
+
+func TestOpenQueueByDriverName(t *testing.T) {
+	conn := &queue.Conn{Name: "jobs", Receiving: &ir.Receiving{Driver: "rabbitmq"}}
+	if _, err := providers.OpenQueue(conn, queue.Options{}); err == nil || err.Error() != "the rabbitmq driver is not built into this runtime" {
+		t.Fatalf("an unknown driver: %v", err)
+	}
+	// Each built-in driver is reached by its name: the mapping's and
+	// Cloudflare's ask for their calls, the SQL inbox's for its database.
+	for d, want := range map[ir.Driver]string{
+		ir.DriverMapping:          "receiving lacks a call",
+		ir.DriverCloudflareQueues: "receiving lacks a call",
+		ir.DriverSQLInbox:         "not a PostgreSQL URL",
+	} {
+		conn := &queue.Conn{Name: "jobs", Receiving: &ir.Receiving{Driver: d}, Credentials: map[string]string{"url": "::"}}
+		if _, err := providers.OpenQueue(conn, queue.Options{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("driver %q: %v, want %q", d, err, want)
+		}
 	}
 }

@@ -100,14 +100,6 @@ type Acks struct {
 	FailedEntries int
 }
 
-// Add adds o's counts to a.
-func (a *Acks) Add(o Acks) {
-	a.Acknowledged += o.Acknowledged
-	a.BatchCalls += o.BatchCalls
-	a.SingleCalls += o.SingleCalls
-	a.FailedEntries += o.FailedEntries
-}
-
 // Options are what a driver is given besides its connection.
 type Options struct {
 	// Queue is the queue's name, for logs.
