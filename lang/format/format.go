@@ -48,10 +48,6 @@ func Source(filename string, src []byte) ([]byte, error) {
 	return print(tree)
 }
 
-// Tree prints a tree parsed from its source (tree.Source) without syntax
-// errors, for a caller that has parsed the file already.
-func Tree(tree *ast.File) ([]byte, error) { return print(tree) }
-
 // internalError is a token the printer did not expect where it stood: a
 // printer bug, never the author's, and never a reason to write a file.
 type internalError struct{ msg string }
@@ -191,7 +187,7 @@ func (p *printer) ask(w ws) {
 
 // lineBreak starts a new line. Where the layout wants no line break (w
 // below wsLine) but a comment forces one, the line continues one level in.
-func (p *printer) lineBreak(w ws, srcBlank, first bool) {
+func (p *printer) lineBreak(w ws, srcBlank bool) {
 	if p.flat > 0 {
 		p.overflow = true
 		return
@@ -200,7 +196,7 @@ func (p *printer) lineBreak(w ws, srcBlank, first bool) {
 	if len(p.out) == 0 {
 		return // nothing before it: no line to end
 	}
-	if first && w == wsBlank || w >= wsItem && srcBlank {
+	if w == wsBlank || w >= wsItem && srcBlank {
 		p.out = append(p.out, '\n')
 		p.lines++
 	}
@@ -227,13 +223,8 @@ func (p *printer) write(s string) {
 // srcBlank: the source has a blank line there.
 func (p *printer) space(w ws, srcBlank bool) {
 	switch {
-	case p.ended:
-		if w == wsBlank {
-			w = wsItem
-		}
-		p.lineBreak(w, srcBlank, false)
-	case w >= wsLine:
-		p.lineBreak(w, srcBlank, true)
+	case p.ended || w >= wsLine:
+		p.lineBreak(w, srcBlank)
 	case w == wsSpace && !p.lineEmpty:
 		p.write(" ")
 	}
