@@ -25,9 +25,10 @@ func (e *env) fmtCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "fmt [path...]",
 		Short: "Write .jadpo source in its one canonical layout",
-		Long: "Fmt writes .jadpo source in the layout docs/reference/formatting.md describes. A path is a\n" +
-			"file, or a folder whose *.jadpo files are formatted at any depth (hidden folders, and a\n" +
-			"project's build/ and installed packages/ are skipped unless named); none is the current folder.\n\n" +
+		Long: "Fmt writes .jadpo source in its one layout, described at\n" + diag.DocsBase + "docs/reference/formatting.md.\n\n" +
+			"A path is a file, or a folder whose *.jadpo files are formatted at any depth (hidden folders,\n" +
+			"and a project's build/ and installed packages/ are skipped unless named); none is the current\n" +
+			"folder.\n\n" +
 			"Without flags, one file is printed formatted; several files, or a folder, are listed when\n" +
 			"formatting would change them. -w rewrites them in place and lists them; --check lists them and\n" +
 			"exits 1 when there is any (for CI). `-` formats standard input to standard output.\n\n" +
