@@ -100,14 +100,14 @@ func Parts(p ir.Provider, host string, credentials, settings map[string]string) 
 		if p.AWSService == "" {
 			return nil, nil, fmt.Errorf("aws_sigv4 needs `aws: { service: }`")
 		}
-		creds := sigv4.NewCredentials(credentials["key_id"], credentials["secret"], credentials["session_token"])
+		creds := sigv4.NewCredentials(credentials[ir.MemberKeyID], credentials[ir.MemberSecret], credentials[ir.MemberSessionToken])
 		s, err := sigv4.NewSigner(creds, p.AWSService, sigv4.RegionForHost(host))
 		if err != nil {
 			return nil, nil, err
 		}
 		auth = s
 	case ir.CredentialBearer:
-		t, err := bearer.New(credentials["token"])
+		t, err := bearer.New(credentials[ir.MemberToken])
 		if err != nil {
 			return nil, nil, err
 		}

@@ -24,7 +24,7 @@ type queueRunner struct {
 	receiving
 	q       *ir.Queue
 	reader  *reading.Reader
-	wire    queue.Source
+	driver  queue.Source
 	source  string
 	metrics *queueMetrics
 }
@@ -51,7 +51,7 @@ func newQueueRunner(sh shared, p *ir.Program, q *ir.Queue, conn *connection, rc 
 		return nil, err
 	}
 	qr := &queueRunner{shared: sh, receiving: rc, q: q, reader: reader, source: q.Source, metrics: sh.metrics.queue(q.Name)}
-	qr.wire, err = providers.OpenQueue(conn.queueConn(), queue.Options{
+	qr.driver, err = providers.OpenQueue(conn.queueConn(), queue.Options{
 		Queue: q.Name, Log: sh.log, MaxBatch: MaxBatch, InFlight: MaxBatchesInFlight, Dial: rc.dial,
 	})
 	if err != nil {
@@ -154,7 +154,7 @@ const LongPollGrace = 2 * time.Second
 // holding the call open on purpose, so it is never cut short: the tick is
 // stretched for it instead (docs/runtime.md, "The tick's budget").
 func (qr *queueRunner) askDeadline(now, deadline time.Time) time.Time {
-	if d := qr.wire.LongPoll(); d > 0 {
+	if d := qr.driver.LongPoll(); d > 0 {
 		if end := now.Add(d + LongPollGrace); end.After(deadline) {
 			return end
 		}
@@ -175,7 +175,7 @@ func (rep *TickReport) addReceived(o TickReport) {
 // ask receives one batch and reads each message; b is nil when nothing
 // was received.
 func (qr *queueRunner) ask(ctx context.Context) (b *queue.Batch, msgs []*message, err error) {
-	b, err = qr.wire.Receive(ctx)
+	b, err = qr.driver.Receive(ctx)
 	if err != nil {
 		qr.metrics.receiveErrors.Inc()
 		if ctx.Err() != nil {
@@ -219,7 +219,7 @@ func (qr *queueRunner) settle(ctx context.Context, b *queue.Batch, msgs []*messa
 	// their own: one that does not answer in time comes back a repeat.
 	ackCtx, cancel := context.WithTimeout(ctx, qr.ackTimeout)
 	defer cancel()
-	acks := qr.wire.Acknowledge(ackCtx, b)
+	acks := qr.driver.Acknowledge(ackCtx, b)
 	rep.Acked += acks.Acknowledged
 	qr.metrics.acknowledged(acks)
 }
@@ -340,7 +340,7 @@ func ProblemsText(ps []store.Problem) string {
 // changes). Worked out only when a message is parked, never on the way to a
 // keep.
 func (qr *queueRunner) parkedBody(m *message) []byte {
-	if b := qr.wire.ParkedBody(m.Message); b != nil {
+	if b := qr.driver.ParkedBody(m.Message); b != nil {
 		return b
 	}
 	return []byte(m.Body)

@@ -309,7 +309,7 @@ func (r *Runtime) deliveryLoop(ctx context.Context, interval time.Duration) {
 // database pool); the store is the caller's to close.
 func (r *Runtime) Close() {
 	for _, q := range r.queues {
-		q.wire.Close()
+		q.driver.Close()
 	}
 }
 

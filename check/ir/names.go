@@ -40,16 +40,25 @@ type CredentialMember struct {
 	Secret, Required bool
 }
 
+// The credential members' names, as a connection's `credential:` writes them.
+const (
+	MemberKeyID        = "key_id"        // aws_sigv4's access key id
+	MemberSecret       = "secret"        // aws_sigv4's secret access key
+	MemberSessionToken = "session_token" // aws_sigv4's temporary session token
+	MemberToken        = "token"         // bearer's token
+	MemberURL          = "url"           // database_url's URL
+)
+
 // Members lists the credential members s takes, in the order they are written.
 func (s CredentialScheme) Members() []CredentialMember {
 	switch s {
 	case CredentialAWSSigV4:
-		return []CredentialMember{{"key_id", false, true}, {"secret", true, true}, {"session_token", true, false}}
+		return []CredentialMember{{MemberKeyID, false, true}, {MemberSecret, true, true}, {MemberSessionToken, true, false}}
 	case CredentialBearer:
-		return []CredentialMember{{"token", true, true}}
+		return []CredentialMember{{MemberToken, true, true}}
 	case CredentialDatabaseURL:
 		// The database's URL: secret, as it usually holds a password.
-		return []CredentialMember{{"url", true, true}}
+		return []CredentialMember{{MemberURL, true, true}}
 	}
 	return nil
 }

@@ -1,7 +1,11 @@
-// Package sqlinbox is the wire side of jadpo's SQL inbox receiving driver: a queue that is a
-// table in a PostgreSQL database other services write jobs into (modelled on ruststream-sqlx's
-// inbox, headers layout). It knows nothing of jadpo's events' store: it claims rows, reads them
-// as JSON bodies, and deletes the ones it is told are settled.
+// Package sqlinbox is jadpo's sql_inbox receiving driver: a queue that is a table in a
+// PostgreSQL database other services write jobs into (modelled on ruststream-sqlx's inbox,
+// headers layout). It knows nothing of jadpo's events' store: it claims rows, reads them as
+// JSON bodies, and deletes the ones it is told are settled.
+//
+// [Source] is the driver the runtime receives through (a providers/queue.Source, opened by
+// [OpenSource] from the connection: [TableOf] reads its settings, its credential's url is the
+// database); [Inbox] and [Batch] are the database side it is built on.
 //
 // # The table
 //

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/queue"
 )
 
@@ -39,7 +40,7 @@ func OpenSource(conn *queue.Conn, opts queue.Options) (queue.Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := pgxpool.ParseConfig(conn.Credentials["url"])
+	cfg, err := pgxpool.ParseConfig(conn.Credentials[ir.MemberURL])
 	if err != nil {
 		// pgx's message may quote the URL: say only what is wrong.
 		return nil, fmt.Errorf("connection %s: the credential's url is not a PostgreSQL URL", conn.Name)

@@ -69,9 +69,9 @@ func (w *World) wireEmail(c *ir.Connection, point func(*ir.Value, string) *ir.Va
 	m.servers = append(m.servers, srv)
 	m.names = append(m.names, name)
 	c.Host = point(c.Host, srv.URL)
-	if v, ok := c.Credential["token"]; ok {
+	if v, ok := c.Credential[ir.MemberToken]; ok {
 		c.Credential = maps.Clone(c.Credential)
-		c.Credential["token"] = *point(&v, emailfake.DefaultToken)
+		c.Credential[ir.MemberToken] = *point(&v, emailfake.DefaultToken)
 	}
 	return nil
 }

@@ -60,7 +60,7 @@ func (w *World) prepareInboxes(ctx context.Context, cfg *runtime.Config) error {
 		if t.Schema != "" {
 			in.name = t.Schema + "." + t.Name
 		}
-		v := c.Credential["url"]
+		v := c.Credential[ir.MemberURL]
 		if v.Config != "" {
 			in.where = w.binding(v.Config) + "'s database"
 		}
@@ -251,7 +251,7 @@ func (w *World) inboxHint(problem string) string {
 		if c.Receiving == nil || c.Receiving.Driver != ir.DriverSQLInbox {
 			continue
 		}
-		v := c.Credential["url"]
+		v := c.Credential[ir.MemberURL]
 		if v.Config == "" {
 			continue
 		}

@@ -183,7 +183,7 @@ func (w *World) wire() error {
 		case c.Provider.Protocol == ir.ProtocolAWSJSON && c.Provider.AWSTarget == "AmazonSQS":
 			c.Host = point(c.Host, w.SQS.URL)
 			c.Credential = maps.Clone(c.Credential)
-			for member, to := range map[string]string{"key_id": sqsfake.DefaultKeyID, "secret": sqsfake.DefaultSecret} {
+			for member, to := range map[string]string{ir.MemberKeyID: sqsfake.DefaultKeyID, ir.MemberSecret: sqsfake.DefaultSecret} {
 				if v, ok := c.Credential[member]; ok {
 					c.Credential[member] = *point(&v, to)
 				}
@@ -211,7 +211,7 @@ func (w *World) wire() error {
 			// A SQL inbox is a table of a real database: no stand-in, and no
 			// placeholder, so an unset URL is named at start-up. Its database
 			// must be on this machine (checkLocal).
-			if v, ok := c.Credential["url"]; ok && v.Config != "" {
+			if v, ok := c.Credential[ir.MemberURL]; ok && v.Config != "" {
 				real[v.Config] = true
 			}
 		default:
@@ -260,7 +260,7 @@ func placeholder(cf ir.ConfigField) string {
 func (w *World) checkLocal(cfg *runtime.Config) error {
 	for _, c := range w.Plan.Connections {
 		if c.Provider.Protocol == ir.ProtocolSQL {
-			v, ok := c.Credential["url"]
+			v, ok := c.Credential[ir.MemberURL]
 			if !ok {
 				continue
 			}
@@ -341,9 +341,9 @@ func (w *World) wireCloudflare(c *ir.Connection, set map[string]string, point fu
 		w.Cloudflare = cf
 	}
 	c.Host = point(c.Host, w.Cloudflare.URL)
-	if v, ok := c.Credential["token"]; ok {
+	if v, ok := c.Credential[ir.MemberToken]; ok {
 		c.Credential = maps.Clone(c.Credential)
-		c.Credential["token"] = *point(&v, cfqueuesfake.DefaultToken)
+		c.Credential[ir.MemberToken] = *point(&v, cfqueuesfake.DefaultToken)
 	}
 	ids := [2]string{"dev-account", c.Name}
 	for i, name := range []string{"account_id", "queue_id"} {
