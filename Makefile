@@ -77,6 +77,7 @@ FUZZTIME ?= 30s
 FUZZ_TARGETS = ./lang/parser:FuzzParse ./lang/format:FuzzFormat ./lang/lockfile:FuzzLock ./codegen:FuzzDecodePlan \
 	./runtime:FuzzDotenv ./runtime/reading:FuzzRead ./runtime/reading:FuzzPattern \
 	./providers/awsjson:FuzzDecodeAnswer ./providers/wire:FuzzDecodeItems ./providers/jsonhttp:FuzzDecodePullAnswer \
+	./providers/jsonstring:FuzzAppend \
 	./providers/sqsfake:FuzzRequest \
 	./providers/cfqueuesfake:FuzzRequest
 fuzz:

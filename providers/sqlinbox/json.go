@@ -10,10 +10,10 @@ import (
 	"math/big"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jadpo/jadpo/providers/jsonstring"
 )
 
 // encodeRow builds a Row from one fetched row's raw values.
@@ -29,7 +29,7 @@ func (in *Inbox) encodeRow(m *pgtype.Map, fds []pgconn.FieldDescription, raw [][
 		if i > 0 {
 			body = append(body, ',')
 		}
-		body = appendString(body, fd.Name)
+		body = jsonstring.Append(body, fd.Name)
 		body = append(body, ':')
 		body = append(body, js...)
 		if i == idCol {
@@ -64,19 +64,6 @@ func jsonText(js []byte) (string, bool) {
 	return string(js), true
 }
 
-func appendString(buf []byte, s string) []byte {
-	if plain(s) { // the common case, without an encoder's allocations
-		buf = append(buf, '"')
-		buf = append(buf, s...)
-		return append(buf, '"')
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // bodies are not HTML: keep <, > and & as they are
-	_ = enc.Encode(s)        // a string always encodes
-	return append(buf, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
-}
-
 // encodeColumn gives one value's JSON by the package's rules (see the package doc).
 func encodeColumn(m *pgtype.Map, oid uint32, format int16, raw []byte) ([]byte, error) {
 	if raw == nil {
@@ -102,9 +89,9 @@ func encodeColumn(m *pgtype.Map, oid uint32, format int16, raw []byte) ([]byte, 
 	if !ok {
 		// A type pgx does not know (enum, citext, a domain's own OID...) comes as text.
 		if format == pgtype.TextFormatCode {
-			return appendString(nil, string(raw)), nil
+			return jsonstring.Append(nil, string(raw)), nil
 		}
-		return appendString(nil, base64.StdEncoding.EncodeToString(raw)), nil
+		return jsonstring.Append(nil, base64.StdEncoding.EncodeToString(raw)), nil
 	}
 	if ac, ok := typ.Codec.(*pgtype.ArrayCodec); ok {
 		var arr pgtype.Array[any]
@@ -188,20 +175,20 @@ func encodeValue(buf []byte, m *pgtype.Map, oid uint32, v any) ([]byte, error) {
 	case *big.Int:
 		return append(buf, x.String()...), nil
 	case string:
-		return appendString(buf, x), nil
+		return jsonstring.Append(buf, x), nil
 	case bool:
 		return strconv.AppendBool(buf, x), nil
 	case time.Time:
 		if oid == pgtype.DateOID {
-			return appendString(buf, x.Format(time.DateOnly)), nil
+			return jsonstring.Append(buf, x.Format(time.DateOnly)), nil
 		}
-		return appendString(buf, x.UTC().Format(time.RFC3339Nano)), nil
+		return jsonstring.Append(buf, x.UTC().Format(time.RFC3339Nano)), nil
 	case pgtype.InfinityModifier:
-		return appendString(buf, x.String()), nil
+		return jsonstring.Append(buf, x.String()), nil
 	case [16]byte:
-		return appendString(buf, uuidText(x)), nil
+		return jsonstring.Append(buf, uuidText(x)), nil
 	case []byte:
-		return appendString(buf, base64.StdEncoding.EncodeToString(x)), nil
+		return jsonstring.Append(buf, base64.StdEncoding.EncodeToString(x)), nil
 	case map[string]any, []any:
 		// json inside an array, already decoded by pgx.
 		js, err := json.Marshal(x)
@@ -219,7 +206,7 @@ func encodeValue(buf []byte, m *pgtype.Map, oid uint32, v any) ([]byte, error) {
 		}
 		return append(buf, js...), nil
 	}
-	return appendString(buf, string(text)), nil
+	return jsonstring.Append(buf, string(text)), nil
 }
 
 func uuidText(u [16]byte) string {
@@ -234,15 +221,4 @@ func uuidText(u [16]byte) string {
 	b[23] = '-'
 	hex.Encode(b[24:], u[10:])
 	return string(b[:])
-}
-
-// plain reports whether s is valid UTF-8 that JSON needs no escape for.
-func plain(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }

@@ -6,7 +6,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/jadpo/jadpo/providers/jsonstring"
 )
 
 // Naming gives the member name a protocol uses on its wire for a field that
@@ -89,7 +90,7 @@ func encodeValue(buf []byte, s *Shape, v any, naming Naming, path *pathElem) ([]
 		if !ok {
 			return nil, problem(true, path, "type")
 		}
-		return AppendJSONString(buf, str), nil
+		return jsonstring.Append(buf, str), nil
 	case Int:
 		n, ok := asInt(v)
 		if !ok {
@@ -183,7 +184,7 @@ func encodeValue(buf []byte, s *Shape, v any, naming Naming, path *pathElem) ([]
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = AppendJSONString(buf, k)
+			buf = jsonstring.Append(buf, k)
 			buf = append(buf, ':')
 			var err error
 			if buf, err = encodeValue(buf, s.Elem, get(k), naming, &pathElem{parent: path, name: k}); err != nil {
@@ -216,7 +217,7 @@ func encodeValue(buf []byte, s *Shape, v any, naming Naming, path *pathElem) ([]
 				buf = append(buf, ',')
 			}
 			first = false
-			buf = AppendJSONString(buf, MemberName(f, naming))
+			buf = jsonstring.Append(buf, MemberName(f, naming))
 			buf = append(buf, ':')
 			var err error
 			if buf, err = encodeValue(buf, &f.Shape, fv, naming, &pathElem{parent: path, name: f.Name}); err != nil {
@@ -314,58 +315,6 @@ func validNumber(s string) bool {
 		}
 	}
 	return i == len(s)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// AppendJSONString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
-// as encoding/json writes it; HTML characters are not escaped.
-func AppendJSONString(buf []byte, s string) []byte {
-	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			buf = append(buf, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				buf = append(buf, '\\', c)
-			case '\n':
-				buf = append(buf, '\\', 'n')
-			case '\r':
-				buf = append(buf, '\\', 'r')
-			case '\t':
-				buf = append(buf, '\\', 't')
-			default:
-				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
 }
 
 // Decode reads a JSON answer by shape: members named by naming unless a field

@@ -214,18 +214,27 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-func TestAppendJSONString(t *testing.T) {
-	for _, s := range []string{"", "plain", "quote\"back\\slash", "\x00\x1f\t\n\r", "é日本🙂", "\u2028\u2029", "<&>", "bad\xffutf8"} {
-		got := AppendJSONString(nil, s)
-		var back string
-		if err := json.Unmarshal(got, &back); err != nil {
-			t.Errorf("%q -> %s: %v", s, got, err)
-			continue
-		}
-		want := strings.ToValidUTF8(s, "\uFFFD")
-		if back != want {
-			t.Errorf("%q -> %s -> %q", s, got, back)
-		}
+// TestRequestTextAsEncodingJSON: a request's text is written as encoding/json
+// writes it, \b and \f by name. This is the one output the shared JSON string
+// writer (providers/jsonstring) changed: requests used to carry them as \u0008
+// and \u000c, which means the same to every JSON reader.
+func TestRequestTextAsEncodingJSON(t *testing.T) {
+	text := "back\bspace, form\ffeed, \x01, <&>, \u2028"
+	got, err := Encode(&receiveInput, map[string]any{"queue_url": text, "tags": map[string]string{"k\b": "v\f"}}, upper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	e := json.NewEncoder(&want)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(map[string]any{"QueueUrl": text, "Tags": map[string]string{"k\b": "v\f"}}); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != strings.TrimSuffix(want.String(), "\n") {
+		t.Errorf("request body\n got %s\nwant %s", got, want.String())
+	}
+	if !strings.Contains(string(got), `back\bspace, form\ffeed`) {
+		t.Errorf("request body %s: want \\b and \\f by name", got)
 	}
 }
 

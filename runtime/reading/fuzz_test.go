@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/jadpo/jadpo/providers/jsonstring"
 )
 
 var fuzzQueues = []string{"audit_queue", "returns_queue", "warehouse_queue"}
@@ -58,7 +60,7 @@ func FuzzRead(f *testing.F) {
 		case "returns_queue":
 			again = append([]byte(`{"meta":{"return_id":"x"}`), rest...)
 		default:
-			again = append([]byte(`{"id":"x","type":`+string(appendString(nil, []byte(o.Event.WireName)))), rest...)
+			again = append([]byte(`{"id":"x","type":`+string(jsonstring.Append(nil, []byte(o.Event.WireName)))), rest...)
 		}
 		o2 := r.Read(again)
 		if o2.Park || !bytes.Equal(o2.EventJSON, o.EventJSON) {

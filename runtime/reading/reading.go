@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/providers/jsonstring"
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
@@ -290,7 +291,7 @@ func (c *compiler) record(id string) (*record, error) {
 		r.index[f.Name] = i
 		r.fields = append(r.fields, field{
 			name: []byte(f.Name),
-			key:  append(appendString(nil, []byte(f.Name)), ':'),
+			key:  append(jsonstring.Append(nil, []byte(f.Name)), ':'),
 			t:    t,
 		})
 	}
@@ -527,7 +528,7 @@ func (st *state) value(t *ftype, n *node) {
 			return
 		}
 		st.text(t, v)
-		st.out = appendString(st.out, v)
+		st.out = jsonstring.Append(st.out, v)
 	case ir.Uuid:
 		if n.kind != kStr {
 			st.problem(RuleType)
@@ -616,7 +617,7 @@ func (st *state) value(t *ftype, n *node) {
 			st.problem(RuleEnum)
 			return
 		}
-		st.out = appendString(st.out, v)
+		st.out = jsonstring.Append(st.out, v)
 	case ir.RecordK:
 		if n.kind != kObj {
 			st.problem(RuleType)
@@ -658,7 +659,7 @@ func (st *state) value(t *ftype, n *node) {
 				st.out = append(st.out, ',')
 			}
 			key := st.p.text(m.key)
-			st.out = appendString(st.out, key)
+			st.out = jsonstring.Append(st.out, key)
 			st.out = append(st.out, ':')
 			mark := st.pushKey(key)
 			st.elem(t.elem, m)

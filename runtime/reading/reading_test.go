@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/providers/jsonstring"
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
@@ -577,7 +578,7 @@ func TestStringsAsEncodingJSON(t *testing.T) {
 		e := json.NewEncoder(&buf)
 		e.SetEscapeHTML(false)
 		_ = e.Encode(s)
-		if g, w := string(appendString(nil, []byte(s))), strings.TrimSuffix(buf.String(), "\n"); g != w {
+		if g, w := string(jsonstring.Append(nil, []byte(s))), strings.TrimSuffix(buf.String(), "\n"); g != w {
 			t.Errorf("%q: got %s want %s", s, g, w)
 		}
 	}

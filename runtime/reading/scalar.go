@@ -5,7 +5,6 @@ import (
 	"math"
 	"net/mail"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jadpo/jadpo/check/ir"
 )
@@ -320,61 +319,4 @@ func appendInstant(dst, s []byte) ([]byte, bool) {
 func validDuration(s []byte) bool {
 	_, ok := ir.DurationOf(s)
 	return ok
-}
-
-// appendString appends s as a JSON string as encoding/json writes it with
-// SetEscapeHTML(false): `"` and `\` escaped, \b \f \n \r \t by name, other
-// control bytes as \u00XX, U+2028 and U+2029 as \u2028 and \u2029, and
-// everything else (already valid UTF-8) as it is.
-func appendString(dst, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
