@@ -221,7 +221,7 @@ func (c *checker) checkName(f *ast.File, id *ast.Ident, upper bool, what string)
 	}
 	if upper && !isUpperCamel(id.Name) {
 		c.add("semantic.name_case", f.Range(id.Span()), "%s `%s` should be UpperCamelCase", what, id.Name).
-			Suggest(toUpperCamel(id.Name)).WithHelp("rename it `" + toUpperCamel(id.Name) + "`: types, enums, values, events, config declarations and packages are named in UpperCamelCase")
+			Suggest(ir.UpperCamel(id.Name)).WithHelp("rename it `" + ir.UpperCamel(id.Name) + "`: types, enums, values, events, config declarations and packages are named in UpperCamelCase")
 	}
 	if !upper && !isLowerSnake(id.Name) {
 		c.add("semantic.name_case", f.Range(id.Span()), "%s `%s` should be lower_snake_case", what, id.Name).

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/source"
 )
@@ -207,7 +208,7 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 	case kindType, kindEnum, kindValue, kindEvent:
 		c.checkName(f, dd.ident, true, kindWords[dd.kind])
 		c.addUnique(m.ns.decls, dd)
-		if right := toUpperCamel(dd.name); !isUpperCamel(dd.name) && right != dd.name && right != "" {
+		if right := ir.UpperCamel(dd.name); !isUpperCamel(dd.name) && right != dd.name && right != "" {
 			if m.ns.miscased == nil {
 				m.ns.miscased = map[string]*decl{}
 			}

@@ -51,25 +51,6 @@ func toLowerSnake(s string) string {
 	return b.String()
 }
 
-// toUpperCamel suggests an UpperCamel spelling: order_id -> OrderId.
-func toUpperCamel(s string) string {
-	var b strings.Builder
-	up := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '_' {
-			up = true
-			continue
-		}
-		if up && c >= 'a' && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		up = false
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
 // suggest returns the candidate nearest to name, if near enough to be a
 // likely typo, else "".
 func suggest(name string, candidates []string) string { return diag.Nearest(name, candidates) }

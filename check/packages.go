@@ -429,7 +429,7 @@ func (c *checker) checkOperation(p *pkg, r *resource, f *ast.File, op *ast.Opera
 	}
 	if ms["input"] == nil {
 		c.add("package.operation_invalid", f.Range(op.Name.Span()), "operation `%s` has no `input`", name).
-			WithHelp("name the value its call sends: input: " + toUpperCamel(name) + "Input")
+			WithHelp("name the value its call sends: input: " + ir.UpperCamel(name) + "Input")
 		o.failed = true
 	}
 	o.input, o.ir.Input = recordOf("input")

@@ -82,11 +82,11 @@ func ParseHost(host string) (*url.URL, error) {
 func (p *Protocol) Name() string { return string(ir.ProtocolAWSJSON) }
 
 // Naming names members in UpperCamelCase.
-func (p *Protocol) Naming() wire.Naming { return UpperCamel }
+func (p *Protocol) Naming() wire.Naming { return ir.UpperCamel }
 
 // Target is the X-Amz-Target value for an operation: "<target>.<Operation>".
 func (p *Protocol) Target(operation string) string {
-	return p.target + "." + UpperCamel(operation)
+	return p.target + "." + ir.UpperCamel(operation)
 }
 
 // NewRequest builds `POST /` (the host's own path, when it has one) with the
@@ -199,24 +199,4 @@ func ErrorCode(awsType string) string {
 		s = s[i+1:]
 	}
 	return wire.ToLowerSnake(s)
-}
-
-// UpperCamel turns a lower_snake name into UpperCamelCase: "queue_url" ->
-// "QueueUrl", "md5_of_body" -> "Md5OfBody" (hence MD5OfBody's wire_name).
-func UpperCamel(name string) string {
-	b := make([]byte, 0, len(name))
-	up := true
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c == '_' {
-			up = true
-			continue
-		}
-		if up && c >= 'a' && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		up = false
-		b = append(b, c)
-	}
-	return string(b)
 }

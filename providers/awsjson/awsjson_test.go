@@ -11,23 +11,6 @@ import (
 	"github.com/jadpo/jadpo/providers/wire"
 )
 
-func TestUpperCamel(t *testing.T) {
-	cases := map[string]string{
-		"receive_message":                "ReceiveMessage",
-		"queue_url":                      "QueueUrl",
-		"md5_of_body":                    "Md5OfBody",
-		"max_number_of_messages":         "MaxNumberOfMessages",
-		"message_system_attribute_names": "MessageSystemAttributeNames",
-		"body":                           "Body",
-		"a__b_":                          "AB",
-	}
-	for in, want := range cases {
-		if got := UpperCamel(in); got != want {
-			t.Errorf("UpperCamel(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestErrorCode(t *testing.T) {
 	cases := map[string]string{
 		"com.amazonaws.sqs#QueueDoesNotExist":                                             "queue_does_not_exist",

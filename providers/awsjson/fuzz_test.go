@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/wire"
 )
 
@@ -66,7 +67,7 @@ func FuzzDecodeAnswer(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, status uint16, body []byte) {
 		if status >= 200 && status <= 299 {
-			v, err := wire.Decode(fuzzShape, body, UpperCamel)
+			v, err := wire.Decode(fuzzShape, body, ir.UpperCamel)
 			if err != nil {
 				var de *wire.DecodeError
 				if !errors.As(err, &de) {
@@ -82,11 +83,11 @@ func FuzzDecodeAnswer(f *testing.F) {
 			if !validText(v) {
 				return
 			}
-			again, err := wire.Encode(fuzzShape, v, UpperCamel)
+			again, err := wire.Encode(fuzzShape, v, ir.UpperCamel)
 			if err != nil {
 				t.Fatalf("decoded answer does not encode: %v (%#v)", err, v)
 			}
-			back, err := wire.Decode(fuzzShape, again, UpperCamel)
+			back, err := wire.Decode(fuzzShape, again, ir.UpperCamel)
 			if err != nil {
 				t.Fatalf("re-encoded answer does not decode: %v (%s)", err, again)
 			}

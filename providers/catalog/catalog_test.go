@@ -10,8 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/lockfile"
-	"github.com/jadpo/jadpo/providers/awsjson"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
 
@@ -81,7 +81,7 @@ func TestMembersAreSQSMembers(t *testing.T) {
 			t.Errorf("value %s: no fields read", v[1])
 		}
 		for _, f := range fields {
-			member := awsjson.UpperCamel(f[1])
+			member := ir.UpperCamel(f[1])
 			if m := wireRE.FindStringSubmatch(f[3]); m != nil {
 				member = m[1]
 			}
