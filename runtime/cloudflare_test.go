@@ -17,7 +17,7 @@ import (
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/providers/cfqueues"
 	"github.com/jadpo/jadpo/providers/cfqueuesfake"
-	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -32,7 +32,7 @@ const (
 type cfWorld struct {
 	*world
 	cf      *cfqueuesfake.Fake
-	cfClock *sqsfake.ManualClock
+	cfClock *testclock.Manual
 }
 
 func returnsPlan(t *testing.T) *ir.Program {
@@ -47,7 +47,7 @@ func returnsPlan(t *testing.T) *ir.Program {
 func newCFWorld(t *testing.T, kind string) *cfWorld {
 	t.Helper()
 	w := newWorld(t, kind, nil)
-	clock := sqsfake.NewManualClock(seedStart)
+	clock := testclock.NewManual(seedStart)
 	cf := cfqueuesfake.New(cfqueuesfake.Options{Clock: clock})
 	srv := httptest.NewServer(cf)
 	t.Cleanup(srv.Close)

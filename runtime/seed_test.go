@@ -45,7 +45,7 @@ type world struct {
 	clock *runtimetest.Clock
 	rt    *runtime.Runtime
 	// fakeClock is the SQS fake's clock, with FakeOptions.ManualClock.
-	fakeClock *sqsfake.ManualClock
+	fakeClock *testclock.Manual
 }
 
 // seedStart is the injected clock's start.

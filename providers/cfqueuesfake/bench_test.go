@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/providers/testclock"
 )
 
 // BenchmarkPullAck is one consumer's batch against a queue holding `waiting`
@@ -18,7 +18,7 @@ import (
 func BenchmarkPullAck(b *testing.B) {
 	for _, waiting := range []int{100, 10_000, 100_000} {
 		b.Run(fmt.Sprintf("waiting=%d", waiting), func(b *testing.B) {
-			clock := sqsfake.NewManualClock(start)
+			clock := testclock.NewManual(start)
 			f := New(Options{Clock: clock})
 			if err := f.CreateQueue(acct, "q", QueueOptions{}); err != nil {
 				b.Fatal(err)

@@ -63,9 +63,8 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/providers/testclock"
 )
 
 // DefaultToken is the bearer token the fake accepts when Options.Tokens is
@@ -90,14 +89,14 @@ type Options struct {
 	Tokens []string
 	// Clock drives visibility timeouts and delays; nil means the system
 	// clock.
-	Clock sqsfake.Clock
+	Clock testclock.Clock
 }
 
 // Fake is an in-memory Cloudflare Queues. It implements http.Handler and is
 // safe for concurrent use.
 type Fake struct {
 	tokens [][]byte
-	clock  sqsfake.Clock
+	clock  testclock.Clock
 
 	mu     sync.Mutex
 	queues map[queueKey]*queue
@@ -120,19 +119,9 @@ func New(opts Options) *Fake {
 		f.tokens = [][]byte{[]byte(DefaultToken)}
 	}
 	if f.clock == nil {
-		f.clock = systemClock{}
+		f.clock = testclock.Wall{}
 	}
 	return f
-}
-
-// systemClock is sqsfake.Clock on the machine's time.
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
-func (systemClock) Timer(d time.Duration) (<-chan time.Time, func()) {
-	t := time.NewTimer(d)
-	return t.C, func() { t.Stop() }
 }
 
 // apiError is a refusal the fake answers with.

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/providers/testclock"
 )
 
@@ -23,13 +22,13 @@ var start = testclock.Epoch()
 type harness struct {
 	t     *testing.T
 	fake  *Fake
-	clock *sqsfake.ManualClock
+	clock *testclock.Manual
 	srv   *httptest.Server
 }
 
 func newHarness(t *testing.T, opts Options) *harness {
 	t.Helper()
-	clock := sqsfake.NewManualClock(start)
+	clock := testclock.NewManual(start)
 	opts.Clock = clock
 	fake := New(opts)
 	srv := httptest.NewServer(fake)

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/providers/testclock"
 )
 
@@ -56,7 +55,7 @@ func FuzzRequest(f *testing.F) {
 		f.Add(s.path, []byte(s.body))
 	}
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
-		clock := sqsfake.NewManualClock(testclock.Epoch())
+		clock := testclock.NewManual(testclock.Epoch())
 		fake := New(Options{Clock: clock})
 		if err := fake.CreateQueue("a", "dlq", QueueOptions{}); err != nil {
 			t.Fatal(err)

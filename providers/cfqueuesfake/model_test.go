@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/providers/testclock"
 )
 
 // modelMessage is a message as a plain, scan-everything model of the queue
@@ -41,7 +41,7 @@ func TestAgainstAModel(t *testing.T) {
 
 func runModel(t *testing.T, seed uint64, steps int) {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	clock := sqsfake.NewManualClock(start)
+	clock := testclock.NewManual(start)
 	f := New(Options{Clock: clock})
 	if err := f.CreateQueue(acct, "dlq", QueueOptions{MaxRetries: 1}); err != nil {
 		t.Fatal(err)

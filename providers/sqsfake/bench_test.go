@@ -16,7 +16,7 @@ import (
 func BenchmarkReceiveDelete(b *testing.B) {
 	for _, waiting := range []int{100, 10_000, 100_000} {
 		b.Run(fmt.Sprintf("waiting=%d", waiting), func(b *testing.B) {
-			clock := NewManualClock(testclock.Epoch())
+			clock := testclock.NewManual(testclock.Epoch())
 			f := New(Options{Clock: clock, SkipSignatureCheck: true})
 			url := "http://127.0.0.1/000000000000/q"
 			if _, e := f.createQueue("http://127.0.0.1", &createQueueInput{QueueName: "q"}); e != nil {

@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/providers/sigv4"
+	"github.com/jadpo/jadpo/providers/testclock"
 )
 
 // The credentials the fake accepts when Options.Credentials is empty.
@@ -69,7 +70,7 @@ type Options struct {
 	BaseURL string
 	// Clock drives visibility, delays, retention, long polling and the
 	// signature's freshness; nil means the system clock.
-	Clock Clock
+	Clock testclock.Clock
 	// FaultSeed seeds the choice of faults injected by fraction.
 	FaultSeed int64
 }
@@ -78,7 +79,7 @@ type Options struct {
 // concurrent use.
 type Fake struct {
 	opts     Options
-	clock    Clock
+	clock    testclock.Clock
 	verifier *sigv4.Verifier
 
 	mu      sync.Mutex
@@ -115,7 +116,7 @@ func New(opts Options) *Fake {
 		calls:   map[string]int{},
 	}
 	if f.clock == nil {
-		f.clock = realClock{}
+		f.clock = testclock.Wall{}
 	}
 	f.verifier = &sigv4.Verifier{
 		Service: "sqs",

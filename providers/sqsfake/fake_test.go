@@ -20,7 +20,7 @@ import (
 type harness struct {
 	t      *testing.T
 	fake   *Fake
-	clock  *ManualClock
+	clock  *testclock.Manual
 	srv    *httptest.Server
 	signer *sigv4.Signer
 	hc     *http.Client
@@ -28,7 +28,7 @@ type harness struct {
 
 func newHarness(t *testing.T, opts Options) *harness {
 	t.Helper()
-	clock := NewManualClock(testclock.Epoch())
+	clock := testclock.NewManual(testclock.Epoch())
 	opts.Clock = clock
 	fake := New(opts)
 	srv := httptest.NewServer(fake)

@@ -38,7 +38,7 @@ func FuzzRequest(f *testing.F) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // long polls end at once
 	f.Fuzz(func(t *testing.T, op string, body []byte) {
-		fake := New(Options{SkipSignatureCheck: true, Clock: NewManualClock(testclock.Epoch())})
+		fake := New(Options{SkipSignatureCheck: true, Clock: testclock.NewManual(testclock.Epoch())})
 		if _, err := fake.CreateQueue("dlq", nil); err != nil {
 			t.Fatal(err)
 		}

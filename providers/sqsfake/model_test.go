@@ -30,7 +30,7 @@ type modelMessage struct {
 // and deleting cheap (see queue.msgs) is covered.
 func TestLongQueueAgainstAModel(t *testing.T) {
 	const steps = 20_000 // half a second
-	clock := NewManualClock(testclock.Epoch())
+	clock := testclock.NewManual(testclock.Epoch())
 	f := New(Options{Clock: clock, SkipSignatureCheck: true})
 	base := "http://127.0.0.1"
 	const retention = 1800 * time.Second

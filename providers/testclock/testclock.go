@@ -6,6 +6,10 @@
 // A test runs either wholly on an injected clock (every store write and every
 // runtime call in it takes a time derived from Epoch) or wholly on the wall
 // clock (time.Now, and any jadpo binary it starts), never a mix.
+//
+// It also holds the stand-ins' Clock (clock.go), shared by the SQS fake and
+// the Cloudflare Queues fake: Wall for the machine's time, Manual for a test
+// that moves time itself.
 package testclock
 
 import (

@@ -29,6 +29,7 @@ import (
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/sqlite"
@@ -67,12 +68,12 @@ type requestLog struct {
 // o, recreating the app's queues and pointing the Env's config at them.
 // Call it before Config or Runtime. It returns the fake's manual clock, nil
 // without FakeOptions.ManualClock.
-func (e *Env) UseFake(o FakeOptions) *sqsfake.ManualClock {
+func (e *Env) UseFake(o FakeOptions) *testclock.Manual {
 	e.T.Helper()
-	var clock *sqsfake.ManualClock
+	var clock *testclock.Manual
 	opts := sqsfake.Options{Credentials: map[string]string{"AKIDTEST": Canary}}
 	if o.ManualClock {
-		clock = sqsfake.NewManualClock(time.Now())
+		clock = testclock.NewManual(time.Now())
 		opts.Clock = clock
 	}
 	e.Fake = sqsfake.New(opts)

@@ -1,29 +1,35 @@
-package sqsfake
+package testclock
 
 import (
 	"sync"
 	"time"
 )
 
-// Clock is the fake's time: visibility timeouts, delays, retention, long
-// polling and the signature's freshness are read from it.
+// Clock is a stand-in's time (the SQS fake's and the Cloudflare Queues
+// fake's): visibility timeouts, leases, delays, retention, long polling and a
+// signature's freshness are read from it. Wall is the machine's; Manual moves
+// only when a test says so.
 type Clock interface {
 	Now() time.Time
 	// Timer fires c once d has passed on this clock; stop releases it.
 	Timer(d time.Duration) (c <-chan time.Time, stop func())
 }
 
-type realClock struct{}
+// Wall is a Clock on the machine's time: what a stand-in runs on unless told
+// otherwise (jadpo dev, tests wholly on the wall clock).
+type Wall struct{}
 
-func (realClock) Now() time.Time { return time.Now() }
+// Now is time.Now.
+func (Wall) Now() time.Time { return time.Now() }
 
-func (realClock) Timer(d time.Duration) (<-chan time.Time, func()) {
+// Timer is a time.Timer.
+func (Wall) Timer(d time.Duration) (<-chan time.Time, func()) {
 	t := time.NewTimer(d)
 	return t.C, func() { t.Stop() }
 }
 
-// ManualClock is a Clock that moves only when told to, for tests.
-type ManualClock struct {
+// Manual is a Clock that moves only when told to, for tests.
+type Manual struct {
 	mu      sync.Mutex
 	now     time.Time
 	waiters []manualWaiter
@@ -36,7 +42,7 @@ type manualWaiter struct {
 
 // Timer fires when Advance or Set reaches now+d (at once when d <= 0); stop
 // withdraws it.
-func (c *ManualClock) Timer(d time.Duration) (<-chan time.Time, func()) {
+func (c *Manual) Timer(d time.Duration) (<-chan time.Time, func()) {
 	ch := c.After(d)
 	return ch, func() {
 		c.mu.Lock()
@@ -50,18 +56,18 @@ func (c *ManualClock) Timer(d time.Duration) (<-chan time.Time, func()) {
 	}
 }
 
-// NewManualClock starts a clock at t.
-func NewManualClock(t time.Time) *ManualClock { return &ManualClock{now: t} }
+// NewManual starts a clock at t.
+func NewManual(t time.Time) *Manual { return &Manual{now: t} }
 
 // Now is the clock's time.
-func (c *ManualClock) Now() time.Time {
+func (c *Manual) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.now
 }
 
 // After fires when Advance or Set reaches now+d (at once when d <= 0).
-func (c *ManualClock) After(d time.Duration) <-chan time.Time {
+func (c *Manual) After(d time.Duration) <-chan time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ch := make(chan time.Time, 1)
@@ -75,10 +81,10 @@ func (c *ManualClock) After(d time.Duration) <-chan time.Time {
 }
 
 // Advance moves the clock forward by d, firing due waiters.
-func (c *ManualClock) Advance(d time.Duration) { c.Set(c.Now().Add(d)) }
+func (c *Manual) Advance(d time.Duration) { c.Set(c.Now().Add(d)) }
 
 // Set moves the clock to t (never backwards), firing due waiters.
-func (c *ManualClock) Set(t time.Time) {
+func (c *Manual) Set(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if t.After(c.now) {
@@ -97,7 +103,7 @@ func (c *ManualClock) Set(t time.Time) {
 
 // Waiters is how many After calls and timers are pending: a test can wait
 // for a long poll to be parked before advancing the clock.
-func (c *ManualClock) Waiters() int {
+func (c *Manual) Waiters() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.waiters)
