@@ -23,7 +23,6 @@ import (
 	"strings"
 
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/providers/awsjson"
 	"github.com/jadpo/jadpo/providers/wire"
 )
 
@@ -38,7 +37,7 @@ type Protocol struct {
 // assumed without a scheme; a path on it prefixes every operation's path),
 // with its settings (copied) and the package's error_code ("" for none).
 func New(host string, settings map[string]string, errorCode string) (*Protocol, error) {
-	u, err := awsjson.ParseHost(host)
+	u, err := wire.ParseHost(host)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +129,7 @@ func (p *Protocol) Refusal(status int, header http.Header, body []byte) (string,
 	}
 	code := ""
 	if p.errorCode != "" {
-		if raw, ok := awsjson.Lookup(v, p.errorCode); ok {
+		if raw, ok := wire.Lookup(v, p.errorCode); ok {
 			code = CodeOf(raw)
 		}
 	}
