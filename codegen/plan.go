@@ -1,6 +1,8 @@
 // Package codegen writes a checked program as the files `jadpo build`
-// produces: build/plan.json (the typed IR, versioned and byte-identical for
-// the same sources) and the store's schema for each SQL dialect.
+// produces, in one call (Build): build/plan.json (the typed IR, versioned and
+// byte-identical for the same sources), the store's schema for each SQL
+// dialect (given by the caller, from the store packages) and, for the
+// workers target, build/workers/ (codegen/workers).
 package codegen
 
 import (
@@ -12,6 +14,7 @@ import (
 	"sort"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/codegen/workers"
 	"github.com/jadpo/jadpo/lang/source"
 )
 
@@ -91,28 +94,45 @@ func DecodePlan(b []byte) (*ir.Program, error) {
 	return &p, nil
 }
 
-// Output is what `jadpo build` writes besides the plan: the store's schema
-// per dialect (file name -> SQL text).
-type Output struct {
-	Schemas map[string]string // "postgres" -> DDL
-	// Files are further files by path relative to the project
-	// ("build/workers/worker.mjs"), written as the others are.
-	Files map[string][]byte
+// Input is what a build takes besides the program. The schemas come from the
+// store packages (runtime/store/postgres and sqlite own their SQL); the caller
+// passes them so that codegen imports no store.
+type Input struct {
+	Schemas map[string]string // dialect -> DDL: "postgres" -> build/sql/postgres.sql
+	// Workers also writes build/workers/ (codegen/workers): the Worker, its
+	// wrangler.toml and its D1 migration, which is Schemas["sqlite"]. The
+	// program must have passed check.CheckTarget for the workers target.
+	Workers bool
 }
 
-// Write writes build/plan.json and build/sql/<dialect>.sql under dir. A file
-// whose content is unchanged is not rewritten.
-func Write(dir string, p *ir.Program, out Output) ([]string, error) {
+// WorkerError is a Worker that could not be rendered (build/workers/).
+type WorkerError struct{ Err error }
+
+func (e *WorkerError) Error() string { return fmt.Sprintf("cannot write the Worker: %v", e.Err) }
+func (e *WorkerError) Unwrap() error { return e.Err }
+
+// Build writes everything `jadpo build` writes under dir: build/plan.json,
+// build/sql/<dialect>.sql and, with in.Workers, build/workers/. A file whose
+// content is unchanged is not rewritten. It returns the paths written,
+// relative to dir; a file that cannot be written is a *WriteError, a Worker
+// that cannot be rendered a *WorkerError.
+func Build(dir string, p *ir.Program, in Input) ([]string, error) {
 	plan, err := EncodePlan(p)
 	if err != nil {
 		return nil, err
 	}
 	files := map[string][]byte{PlanFile: plan}
-	for dialect, sql := range out.Schemas {
+	for dialect, sql := range in.Schemas {
 		files[filepath.ToSlash(filepath.Join("build", "sql", dialect+".sql"))] = []byte(sql)
 	}
-	for name, b := range out.Files {
-		files[name] = b
+	if in.Workers {
+		worker, err := workers.Files(p, plan, in.Schemas["sqlite"])
+		if err != nil {
+			return nil, &WorkerError{Err: err}
+		}
+		for name, b := range worker {
+			files[name] = b
+		}
 	}
 	names := make([]string, 0, len(files))
 	for name := range files {

@@ -24,7 +24,7 @@ func TestConcurrentWritesDoNotCollide(t *testing.T) {
 		t.Fatal(err)
 	}
 	sql := strings.Repeat("CREATE TABLE t (id TEXT);\n", 20000) // big enough to be caught half-written
-	out := Output{Schemas: map[string]string{"postgres": sql, "sqlite": sql}}
+	out := Input{Schemas: map[string]string{"postgres": sql, "sqlite": sql}}
 	for round := 0; round < 30; round++ {
 		dir := t.TempDir()
 		var wg sync.WaitGroup
@@ -33,7 +33,7 @@ func TestConcurrentWritesDoNotCollide(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, err := Write(dir, p, out); err != nil {
+				if _, err := Build(dir, p, out); err != nil {
 					errs <- err
 				}
 			}()
@@ -72,14 +72,14 @@ func TestWriteReplacesANamedPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := Write(dir, &ir.Program{Version: ir.Version}, Output{}); done <- err }()
+	go func() { _, err := Build(dir, &ir.Program{Version: ir.Version}, Input{}); done <- err }()
 	select {
 	case err := <-done:
 		if err != nil {
 			t.Fatal(err)
 		}
 	case <-time.After(30 * time.Second):
-		t.Fatal("Write blocked on a named pipe")
+		t.Fatal("Build blocked on a named pipe")
 	}
 	if st, err := os.Lstat(filepath.Join(dir, "build", "plan.json")); err != nil || !st.Mode().IsRegular() {
 		t.Fatalf("build/plan.json: %v %v", st, err)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/codegen"
-	"github.com/jadpo/jadpo/codegen/workers"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/source"
 	"github.com/jadpo/jadpo/runtime/store/postgres"
@@ -47,23 +46,18 @@ func (e *env) buildCommand() *cobra.Command {
 				e.report("build", dir, format, res)
 				return exitError{exitFound}
 			}
-			out := codegen.Output{Schemas: map[string]string{
-				"postgres": postgres.SchemaSQL(),
-				"sqlite":   sqlite.SchemaSQL(),
-			}}
-			if target == check.TargetWorkers {
-				files, err := workers.Files(res.Program, sqlite.SchemaSQL())
-				if err != nil {
-					res.Diags.Addf("toolchain.build_write_failed", source.Range{}, "cannot write the Worker: %v", err)
-					e.report("build", dir, format, res)
-					return exitError{exitFound}
-				}
-				out.Files = files
-			}
-			written, err := codegen.Write(dir, res.Program, out)
+			written, err := codegen.Build(dir, res.Program, codegen.Input{
+				Schemas: map[string]string{"postgres": postgres.SchemaSQL(), "sqlite": sqlite.SchemaSQL()},
+				Workers: target == check.TargetWorkers,
+			})
 			if we := (*codegen.WriteError)(nil); errors.As(err, &we) {
 				res.Diags.Addf("toolchain.build_write_failed", source.Range{}, "cannot write `%s`: %s", we.Path, writeReason(we.Err)).
 					With("path", we.Path)
+				e.report("build", dir, format, res)
+				return exitError{exitFound}
+			}
+			if we := (*codegen.WorkerError)(nil); errors.As(err, &we) {
+				res.Diags.Addf("toolchain.build_write_failed", source.Range{}, "%v", we)
 				e.report("build", dir, format, res)
 				return exitError{exitFound}
 			}

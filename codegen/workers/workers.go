@@ -16,7 +16,6 @@ import (
 	"strings"
 
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/codegen"
 )
 
 // Library is the Worker's runtime: it interprets the plan.
@@ -46,13 +45,14 @@ type Consumer struct {
 }
 
 // Files renders build/workers/: worker.mjs, wrangler.toml and the D1
-// migration, by path relative to the project. schema is the SQLite store's
-// schema (runtime/store/sqlite.SchemaSQL). The program must have passed
-// check.CheckTarget for the workers target.
-func Files(p *ir.Program, schema string) (map[string][]byte, error) {
-	plan, err := codegen.EncodePlan(p)
-	if err != nil {
-		return nil, err
+// migration, by path relative to the project. plan is the program as
+// build/plan.json holds it (codegen.EncodePlan), which the Worker carries;
+// schema is the SQLite store's schema (runtime/store/sqlite.SchemaSQL). The
+// program must have passed check.CheckTarget for the workers target.
+// codegen.Build calls it.
+func Files(p *ir.Program, plan []byte, schema string) (map[string][]byte, error) {
+	if len(plan) == 0 || plan[len(plan)-1] != '\n' {
+		return nil, fmt.Errorf("the plan is not as codegen.EncodePlan writes it")
 	}
 	lib, _, found := strings.Cut(Library, exportsMarker)
 	if !found {
