@@ -1,11 +1,13 @@
 package runtime_test
 
-// One test case per sentence of seeds/how-queues-are-received.md's bullets
-// "When a message is acknowledged", "Parked, never dropped", "Reading a
-// message" and "When it is received", each run on every store adapter
-// (runtimetest.Stores), each in a world of its own (a fresh store and SQS
-// fake). Each case quotes its sentence in `sentence`; docs/runtime.md maps
-// the sentences to these cases.
+// One test case per rule of how a queue's messages are received: when a
+// message is acknowledged (only once what it brought is kept), parked, never
+// dropped (a body that cannot be read is kept aside with its reasons),
+// reading a message (JSON, the event's record, its rules) and when it is
+// received (the tick's interval and limits). Each runs on every store adapter
+// (runtimetest.Stores), in a world of its own (a fresh store and SQS fake),
+// and quotes its rule in `sentence`; docs/runtime.md ("What the tick does,
+// sentence by sentence") lists the rules with their cases.
 
 import (
 	"bytes"

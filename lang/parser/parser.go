@@ -5,6 +5,16 @@
 // top-level declaration keyword, and each declaration is parsed on its own.
 // A declaration that fails yields one diagnostic at its first offending token
 // and is left out of the tree; the next one parses as if nothing happened.
+//
+// The grammar is written twice, on purpose. The reference is lang/ast's
+// struct tags, read by participle, which reports every syntax error. Each
+// declaration is first tried by a hand-written recursive descent (fast.go),
+// the same grammar again without reflection, several times faster; it only
+// accepts, and on anything it does not expect participle parses the
+// declaration instead. FuzzParse and TestFastPathTakesRealProjects hold the
+// two equal: what the fast path accepts, participle accepts with the same
+// tree. A grammar change is made in both, and those tests say where they
+// part.
 package parser
 
 import (
