@@ -36,7 +36,7 @@ func (c *checker) verifyLock() {
 	if len(c.proj.Packages) == 0 && len(lock.Entries) == 0 {
 		return
 	}
-	problems, err := lockfile.VerifyLock(c.proj.FS, lock)
+	problems, err := lockfile.VerifyLock(c.proj.FS, lock, c.proj.Catalogue)
 	if err != nil {
 		c.add("package.lock_mismatch", source.Range{}, "the packages cannot be verified against jadpo.lock: %v", err)
 		return
@@ -70,20 +70,20 @@ func (c *checker) verifyLock() {
 		case lockfile.NotLocked:
 			skip[dir] = true
 			c.add("package.lock_mismatch", headerAt(dir), "package `%s` is installed but not recorded in jadpo.lock", dir).
-				With("package", dir).WithHelp(addCommand(dir) + " records it (and restores its files)")
+				With("package", dir).WithHelp(c.addCommand(dir) + " records it (and restores its files)")
 		case lockfile.NoFileDigests:
 			skip[dir] = true
 			c.add("package.lock_mismatch", headerAt(dir), "jadpo.lock records package `%s` without its files' digests", dir).
-				With("package", dir).WithHelp(addCommand(dir) + " records them")
+				With("package", dir).WithHelp(c.addCommand(dir) + " records them")
 		case lockfile.Unreadable:
 			skip[dir] = true
 			c.add("package.lock_mismatch", headerAt(dir), "%s", pr.Message).With("package", dir)
 		case lockfile.Missing:
 			c.add("package.lock_mismatch", lockAt(dir), "jadpo.lock lists package `%s`, but packages/%s/ is missing", dir, dir).
-				With("package", dir).WithHelp(addCommand(dir) + " installs it; or remove its lines from jadpo.lock")
+				With("package", dir).WithHelp(c.addCommand(dir) + " installs it; or remove its lines from jadpo.lock")
 		case lockfile.LockInconsistent:
 			c.add("package.lock_mismatch", lockAt(dir), "the files of package `%s` match their own lines in jadpo.lock but not the package's digest: the lock was edited", dir).
-				With("package", dir).WithHelp(addCommand(dir) + " installs the package and its lines afresh")
+				With("package", dir).WithHelp(c.addCommand(dir) + " installs the package and its lines afresh")
 		case lockfile.NotCatalogue:
 			c.add("package.not_catalogue", headerAt(dir), "package `%s` bears the name of a catalogue package, but its files are not a copy the catalogue published", dir).
 				With("package", dir).
@@ -119,19 +119,19 @@ func (c *checker) verifyLock() {
 func (c *checker) modified(at source.Range, dir, rel string, e lockfile.Entry) {
 	if _, listed := e.File(rel); !listed {
 		c.add("package.lock_mismatch", at, "`%s` is not a file of package `%s` as installed", rel, dir).
-			With("package", dir).WithHelp(addCommand(dir) + " installs the package afresh")
+			With("package", dir).WithHelp(c.addCommand(dir) + " installs the package afresh")
 		return
 	}
 	if _, err := fs.Stat(c.proj.FS, lockfile.PackagesDir+"/"+dir+"/"+rel); errors.Is(err, fs.ErrNotExist) {
 		c.add("package.lock_mismatch", at, "`%s` of package `%s` is gone since it was installed", rel, dir).
-			With("package", dir).WithHelp(addCommand(dir) + " restores the installed files")
+			With("package", dir).WithHelp(c.addCommand(dir) + " restores the installed files")
 		return
 	}
 	c.add("package.lock_mismatch", at, "`%s` has changed since package `%s` was installed", rel, dir).
-		With("package", dir).WithHelp(addCommand(dir) + " restores the installed files; a package is changed by installing a new version")
+		With("package", dir).WithHelp(c.addCommand(dir) + " restores the installed files; a package is changed by installing a new version")
 }
 
-func addCommand(dir string) string { return lockfile.AddCommand(dir) }
+func (c *checker) addCommand(dir string) string { return lockfile.AddCommand(c.proj.Catalogue, dir) }
 
 // firstLine is the span of a file's first line, where a whole-file problem points.
 func firstLine(b []byte) source.Span {

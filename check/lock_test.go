@@ -12,6 +12,7 @@ import (
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/providers/catalog"
 )
 
 // checkCodes checks the project in dir and lists its diagnostics' codes.
@@ -101,7 +102,7 @@ func TestCheckAndPackageListAgree(t *testing.T) {
 			dir := writeBigPackage(t, 10)
 			tamper(t, dir)
 			codes := checkCodes(t, dir)
-			problems, err := lockfile.Verify(dir)
+			problems, err := lockfile.Verify(dir, catalog.Builtin)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +139,7 @@ func TestLockParseErrorPosition(t *testing.T) {
 	if pos.Line != 5 || pos.Column != 28 || d.Subject.Text() != "sha256:XYZ" {
 		t.Fatalf("reported at %d:%d on %q: %s", pos.Line, pos.Column, d.Subject.Text(), d.Summary)
 	}
-	if _, err := lockfile.Verify(dir); err == nil || !strings.Contains(err.Error(), "jadpo.lock:5:28:") {
+	if _, err := lockfile.Verify(dir, catalog.Builtin); err == nil || !strings.Contains(err.Error(), "jadpo.lock:5:28:") {
 		t.Fatalf("package list's error: %v", err)
 	}
 }

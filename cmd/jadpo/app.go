@@ -15,7 +15,6 @@ import (
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/codegen"
-	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/store"
 	_ "github.com/jadpo/jadpo/runtime/store/postgres" // postgres:// stores
@@ -90,7 +89,7 @@ func (e *env) loadPlan(dir string, f *appFlags) (*ir.Program, error) {
 		}
 		return p, nil
 	}
-	res := check.Check(project.Load(dir))
+	res := check.Check(loadProject(dir))
 	if res.Diags.HasErrors() {
 		e.report("check", dir, "text", res)
 		return nil, exitError{exitFound}

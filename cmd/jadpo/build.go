@@ -11,7 +11,6 @@ import (
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/codegen"
-	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/source"
 	"github.com/jadpo/jadpo/runtime/store/postgres"
 	"github.com/jadpo/jadpo/runtime/store/sqlite"
@@ -41,7 +40,7 @@ func (e *env) buildCommand() *cobra.Command {
 			if target != "" && target != "native" && target != check.TargetWorkers {
 				return usageError{fmt.Errorf("--target must be native or workers, not %q", target)}
 			}
-			res := check.CheckTarget(project.Load(dir), target)
+			res := check.CheckTarget(loadProject(dir), target)
 			if res.Diags.HasErrors() {
 				e.report("build", dir, format, res)
 				return exitError{exitFound}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/lang/diag"
-	"github.com/jadpo/jadpo/lang/project"
 )
 
 func (e *env) checkCommand() *cobra.Command {
@@ -31,7 +30,7 @@ func (e *env) checkCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res := check.Check(project.Load(dir))
+			res := check.Check(loadProject(dir))
 			e.report("check", dir, format, res)
 			if res.Diags.HasErrors() {
 				return exitError{exitFound}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/jadpo/jadpo/lang/lockfile"
+	"github.com/jadpo/jadpo/cmd/internal/install"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
 
@@ -158,7 +158,7 @@ func (e *env) initApp(dir string) error {
 			return cmdError{code: "failed", exit: exitFound, msg: fmt.Sprintf("cannot write %s: %v", filepath.Join(shownPath(dir), p), err)}
 		}
 	}
-	if _, err := lockfile.Install(dir, starterPackage, catalog.Files(starterPackage)); err != nil {
+	if _, err := install.Install(dir, starterPackage, catalog.Files(starterPackage)); err != nil {
 		undo()
 		return cmdError{code: "failed", exit: exitFound, msg: fmt.Sprintf("cannot install %s: %v", starterPackage, err)}
 	}

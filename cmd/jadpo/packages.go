@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jadpo/jadpo/cmd/internal/install"
 	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
@@ -52,7 +53,7 @@ func (e *env) packageCommand() *cobra.Command {
 				if !filepath.IsAbs(src) {
 					src = filepath.Join(dir, src)
 				}
-				name, changed, err = lockfile.InstallDir(dir, src)
+				name, changed, err = install.InstallDir(dir, src)
 			} else {
 				if !catalog.Has(arg) {
 					fmt.Fprintf(e.stderr, "jadpo: the catalogue has no package %q; it has: %s\n", arg, strings.Join(catalog.Names(), ", "))
@@ -60,7 +61,7 @@ func (e *env) packageCommand() *cobra.Command {
 					return exitError{exitFound}
 				}
 				name = arg
-				changed, err = lockfile.Install(dir, arg, catalog.Files(arg))
+				changed, err = install.Install(dir, arg, catalog.Files(arg))
 			}
 			if err != nil {
 				fmt.Fprintf(e.stderr, "jadpo: %v\n", err)
@@ -104,7 +105,7 @@ func (e *env) packageCommand() *cobra.Command {
 			if err != nil {
 				return cmdError{code: "failed", exit: exitFound, msg: err.Error()}
 			}
-			problems, err := lockfile.VerifyLock(os.DirFS(dir), lock)
+			problems, err := lockfile.VerifyLock(os.DirFS(dir), lock, catalog.Builtin)
 			if err != nil {
 				return cmdError{code: "failed", exit: exitFound, msg: err.Error()}
 			}
@@ -152,7 +153,7 @@ func (e *env) packageCommand() *cobra.Command {
 				st := status[en.Name]
 				if st == "" {
 					st = "ok"
-					if lockfile.NewerInCatalogue(en.Name, en.Digest) {
+					if install.NewerInCatalogue(en.Name, en.Digest) {
 						st = "ok,newer_in_catalogue"
 						newer = append(newer, en.Name)
 					}

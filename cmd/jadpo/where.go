@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/providers/catalog"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/store"
 )
@@ -142,4 +144,12 @@ func projectArg(args []string, dir string) (string, error) {
 		return dir, nil
 	}
 	return ".", nil
+}
+
+// loadProject loads the project in dir for a check, its packages held to the
+// toolchain's catalogue.
+func loadProject(dir string) *project.Project {
+	p := project.Load(dir)
+	p.Catalogue = catalog.Builtin
+	return p
 }

@@ -1,7 +1,10 @@
-// Package lockfile installs packages into a project and keeps jadpo.lock, the
-// record of which packages are installed and the sha256 of each one's files.
-// `jadpo package add` installs through it; `jadpo check` and `jadpo package
-// list` verify with its one VerifyLock.
+// Package lockfile is the format of jadpo.lock, the record of which packages
+// are installed and the sha256 of each one's files, and of a package's files
+// on disk: reading, writing, digests, and the one verification of a
+// project's packages against its lock (VerifyLock), which `jadpo check` and
+// `jadpo package list` both run. Installing is cmd/internal/install's; the
+// catalogue (providers/catalog) is passed in as a Catalogue, so the language
+// side imports no provider.
 //
 // A project's packages live in packages/<Name>.<version>/ (package.jadpo,
 // resources/*.jadpo, provides/*.jadpo, ...). A package's files are every
@@ -38,10 +41,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/jadpo/jadpo/lang/source"
-	"github.com/jadpo/jadpo/providers/catalog"
 )
 
 // FileName is the lock file's name, in the project's root.
@@ -515,153 +516,6 @@ func readTree(fsys fs.FS, root string, show func(rel string) string, read func(p
 	return files, nil
 }
 
-// installedVersions lists the versions of package name (without version)
-// found in the lock or as folders, other than except.
-func installedVersions(projectDir string, l *Lock, base, except string) ([]string, error) {
-	found := map[string]bool{}
-	for _, e := range l.Entries {
-		if b, _, _ := SplitName(e.Name); b == base && e.Name != except {
-			found[e.Name] = true
-		}
-	}
-	entries, err := os.ReadDir(filepath.Join(projectDir, PackagesDir))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	for _, d := range entries {
-		if b, _, err := SplitName(d.Name()); err == nil && d.IsDir() && b == base && d.Name() != except {
-			found[d.Name()] = true
-		}
-	}
-	var out []string
-	for n := range found {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
-// Install writes a package's files to packages/<name>/ under projectDir and
-// records it in jadpo.lock. Installing the same files again changes nothing
-// and reports changed false; installing over files edited since (or a lock
-// line that no longer matches) writes them afresh. Another version of the
-// same package already installed is refused: an app uses one version of a
-// package. The files must hold a package.jadpo whose header names name.
-func Install(projectDir, name string, files map[string][]byte) (changed bool, err error) {
-	base, _, err := SplitName(name)
-	if err != nil {
-		return false, err
-	}
-	if len(files) == 0 {
-		return false, fmt.Errorf("package %s has no files", name)
-	}
-	header, ok := files[HeaderFile]
-	if !ok {
-		return false, fmt.Errorf("package %s has no %s", name, HeaderFile)
-	}
-	declared, err := HeaderName(header)
-	if err != nil {
-		return false, fmt.Errorf("package %s: %w", name, err)
-	}
-	if declared != name {
-		return false, fmt.Errorf("%s declares package %s, not %s", HeaderFile, declared, name)
-	}
-	for _, p := range sortedPaths(files) {
-		if !ValidPath(p) {
-			return false, fmt.Errorf("package %s: the file %q cannot be in a package: %s", name, p, PathRule)
-		}
-	}
-	digest := Digest(files)
-	if !catalogueCopy(name, digest) {
-		return false, fmt.Errorf("%s", notCatalogueMessage(name, "the files to install", files))
-	}
-
-	lock, err := Read(projectDir)
-	if err != nil {
-		return false, err
-	}
-	others, err := installedVersions(projectDir, lock, base, name)
-	if err != nil {
-		return false, err
-	}
-	if len(others) > 0 {
-		return false, fmt.Errorf("%s is installed already and an app uses one version of a package: "+
-			"to install %s, remove %s/%s/ and its line in %s first", others[0], name, PackagesDir, others[0], FileName)
-	}
-
-	dir := filepath.Join(projectDir, PackagesDir, name)
-	if e, ok := lock.Get(name); ok && e.Digest == digest && e.Files != nil {
-		if onDisk, err := ReadDir(dir); err == nil && Digest(onDisk) == digest {
-			return false, nil
-		}
-	}
-
-	if err := os.MkdirAll(filepath.Join(projectDir, PackagesDir), 0o755); err != nil {
-		return false, err
-	}
-	tmp := filepath.Join(projectDir, PackagesDir, ".tmp-"+name+"-"+randomSuffix())
-	if err := writeFiles(tmp, files); err != nil {
-		os.RemoveAll(tmp)
-		return false, err
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		os.RemoveAll(tmp)
-		return false, err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		os.RemoveAll(tmp)
-		return false, err
-	}
-	lock.SetFiles(name, digest, FileDigests(files))
-	if err := Write(projectDir, lock); err != nil {
-		return false, err
-	}
-	return true, nil
-}
-
-func writeFiles(dir string, files map[string][]byte) error {
-	for p, content := range files {
-		target := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(target, content, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// InstallDir installs the local package in srcDir (`jadpo package add
-// ./path`), named by its package.jadpo header. It returns the package's
-// name and whether anything changed.
-func InstallDir(projectDir, srcDir string) (name string, changed bool, err error) {
-	// package.jadpo first: a folder that is no package is refused before
-	// anything in it is read.
-	headerPath := filepath.Join(srcDir, HeaderFile)
-	if st, err := os.Lstat(headerPath); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return "", false, fmt.Errorf("%s has no %s: it is not a package folder", srcDir, HeaderFile)
-	} else if err != nil {
-		return "", false, err
-	} else if !st.Mode().IsRegular() {
-		return "", false, fmt.Errorf("%s is not a regular file; a package holds regular files only", headerPath)
-	}
-	files, err := ReadDir(srcDir)
-	if err != nil {
-		return "", false, err
-	}
-	header, ok := files[HeaderFile]
-	if !ok {
-		return "", false, fmt.Errorf("%s has no %s: it is not a package folder", srcDir, HeaderFile)
-	}
-	name, err = HeaderName(header)
-	if err != nil {
-		return "", false, err
-	}
-	changed, err = Install(projectDir, name, files)
-	return name, changed, err
-}
-
 // ProblemKind names what is wrong with an installed package.
 type ProblemKind string
 
@@ -701,12 +555,12 @@ type Problem struct {
 
 // Verify reads projectDir's jadpo.lock and checks its packages/ against it
 // (VerifyLock). The error is for a lock that cannot be read.
-func Verify(projectDir string) ([]Problem, error) {
+func Verify(projectDir string, cat Catalogue) ([]Problem, error) {
 	lock, err := Read(projectDir)
 	if err != nil {
 		return nil, err
 	}
-	return VerifyLock(os.DirFS(projectDir), lock)
+	return VerifyLock(os.DirFS(projectDir), lock, cat)
 }
 
 // VerifyLock is the one check of a project's packages against its lock,
@@ -716,7 +570,7 @@ func Verify(projectDir string) ([]Problem, error) {
 // package bearing a catalogue name a digest the catalogue published. It
 // returns the problems found, sorted by package then kind; the error is
 // for packages/ that cannot be listed.
-func VerifyLock(fsys fs.FS, lock *Lock) ([]Problem, error) {
+func VerifyLock(fsys fs.FS, lock *Lock, cat Catalogue) ([]Problem, error) {
 	var problems []Problem
 	entries, err := fs.ReadDir(fsys, PackagesDir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -744,7 +598,7 @@ func VerifyLock(fsys fs.FS, lock *Lock) ([]Problem, error) {
 				Message: fmt.Sprintf("%s/ is not in %s: install it with `jadpo package add %s` (or `jadpo package add ./path/to/%s` for a local package)", rel, FileName, name, name)})
 			continue
 		}
-		problems = append(problems, verifyEntry(fsys, e)...)
+		problems = append(problems, verifyEntry(fsys, e, cat)...)
 	}
 	for _, e := range lock.Entries {
 		base, _, _ := SplitName(e.Name)
@@ -774,7 +628,7 @@ func VerifyLock(fsys fs.FS, lock *Lock) ([]Problem, error) {
 }
 
 // verifyEntry checks one installed package's folder against its entry.
-func verifyEntry(fsys fs.FS, e Entry) []Problem {
+func verifyEntry(fsys fs.FS, e Entry, cat Catalogue) []Problem {
 	name := e.Name
 	rel := PackagesDir + "/" + name
 	files, err := ReadFS(fsys, rel)
@@ -783,19 +637,19 @@ func verifyEntry(fsys fs.FS, e Entry) []Problem {
 			Message: fmt.Sprintf("%s/ cannot be read: %v", rel, err)}}
 	}
 	var problems []Problem
-	if !catalogueCopy(name, e.Digest) {
+	if !CatalogueCopy(cat, name, e.Digest) {
 		problems = append(problems, Problem{Package: name, Kind: NotCatalogue, Path: rel,
-			Message: notCatalogueMessage(name, "its files as recorded in "+FileName, files)})
+			Message: NotCatalogueMessage(cat, name, "its files as recorded in "+FileName, files)})
 	}
 	if !e.HasFiles() {
 		return append(problems, Problem{Package: name, Kind: NoFileDigests, Path: FileName,
-			Message: fmt.Sprintf("%s records package %s without its files' digests: %s records them", FileName, name, AddCommand(name))})
+			Message: fmt.Sprintf("%s records package %s without its files' digests: %s records them", FileName, name, AddCommand(cat, name))})
 	}
 	nmod := 0
 	modified := func(file, format string) {
 		nmod++
 		problems = append(problems, Problem{Package: name, Kind: Modified, Path: rel + "/" + file, File: file,
-			Message: fmt.Sprintf(format, file, name) + ": " + AddCommand(name) + " restores the installed files"})
+			Message: fmt.Sprintf(format, file, name) + ": " + AddCommand(cat, name) + " restores the installed files"})
 	}
 	for _, p := range sortedPaths(files) {
 		want, listed := e.Files[p]
@@ -815,46 +669,48 @@ func verifyEntry(fsys fs.FS, e Entry) []Problem {
 	// lines were edited to fit edited files.
 	if nmod == 0 && Digest(files) != e.Digest {
 		problems = append(problems, Problem{Package: name, Kind: LockInconsistent, Path: FileName,
-			Message: fmt.Sprintf("the files of %s/ match their own lines in %s but not its digest of package %s: the lock was edited; %s writes it afresh", rel, FileName, name, AddCommand(name))})
+			Message: fmt.Sprintf("the files of %s/ match their own lines in %s but not its digest of package %s: the lock was edited; %s writes it afresh", rel, FileName, name, AddCommand(cat, name))})
 	}
 	return problems
 }
 
+// Catalogue is what verification asks of the toolchain's catalogue of
+// packages (providers/catalog.Builtin): whether it holds a name, the digests
+// of every copy it published, and the files of its current copy. A nil
+// Catalogue is a toolchain without one: every package is the project's own.
+// The caller passes it, so the lock format imports no provider.
+type Catalogue interface {
+	Has(name string) bool
+	Published(name string) []string
+	Files(name string) map[string][]byte
+}
+
+func holds(cat Catalogue, name string) bool { return cat != nil && cat.Has(name) }
+
 // AddCommand is how to install a package again, in backticks: from the
 // catalogue for a catalogue name, else from the package's own folder.
-func AddCommand(name string) string {
-	if catalog.Has(name) {
+func AddCommand(cat Catalogue, name string) string {
+	if holds(cat, name) {
 		return "`jadpo package add " + name + "`"
 	}
 	return "`jadpo package add ./path/to/" + name + "` (the package's own folder)"
 }
 
-// NewerInCatalogue reports whether the catalogue holds a newer copy of the
-// package than the one installed with digest: the installed copy is one the
-// catalogue published earlier, and its current copy differs. The earlier
-// copy stays valid; `jadpo package add NAME` updates it.
-func NewerInCatalogue(name, digest string) bool {
-	if !catalog.Has(name) || !contains(catalog.Published(name), digest) {
-		return false
-	}
-	return Digest(catalog.Files(name)) != digest
-}
-
-// catalogueCopy reports whether a package of this name and digest may be
+// CatalogueCopy reports whether a package of this name and digest may be
 // installed: any package whose name is not the catalogue's, and a
 // catalogue name only with the digest of a copy the catalogue published.
-func catalogueCopy(name, digest string) bool {
-	if !catalog.Has(name) {
+func CatalogueCopy(cat Catalogue, name, digest string) bool {
+	if !holds(cat, name) {
 		return true
 	}
-	return contains(catalog.Published(name), digest)
+	return contains(cat.Published(name), digest)
 }
 
-// notCatalogueMessage says that files bearing a catalogue name are not the
+// NotCatalogueMessage says that files bearing a catalogue name are not the
 // catalogue's, naming what differs from the current copy; which says
 // which files ("the files to install").
-func notCatalogueMessage(name, which string, files map[string][]byte) string {
-	ours := catalog.Files(name)
+func NotCatalogueMessage(cat Catalogue, name, which string, files map[string][]byte) string {
+	ours := cat.Files(name)
 	var diff []string
 	for _, p := range sortedPaths(files) {
 		if c, ok := ours[p]; !ok {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/diag"
+	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/lang/parser"
 	"github.com/jadpo/jadpo/lang/source"
 )
@@ -38,6 +39,11 @@ type Project struct {
 	// LockFile is jadpo.lock once Lock has read it (nil when the project
 	// has none).
 	LockFile *source.File
+	// Catalogue is the toolchain's catalogue the installed packages are held
+	// to (a package bearing a catalogue name must be a copy it published).
+	// The loader leaves it nil, which holds them to none; the commands set
+	// providers/catalog.Builtin (cmd/jadpo's loadProject, the language server).
+	Catalogue lockfile.Catalogue
 
 	dir  string // the project's folder on disk ("" for LoadFS)
 	lock lockState

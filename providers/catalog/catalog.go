@@ -90,3 +90,20 @@ func Files(name string) map[string][]byte {
 	}
 	return out
 }
+
+// Catalogue is the catalogue as a value, for code that is handed a
+// catalogue rather than importing this package (lang/lockfile's
+// verification, through check and `jadpo package list`).
+type Catalogue struct{}
+
+// Builtin is the toolchain's catalogue.
+var Builtin Catalogue
+
+// Has is the package's Has.
+func (Catalogue) Has(name string) bool { return Has(name) }
+
+// Published is the package's Published.
+func (Catalogue) Published(name string) []string { return Published(name) }
+
+// Files is the package's Files.
+func (Catalogue) Files(name string) map[string][]byte { return Files(name) }

@@ -134,18 +134,6 @@ func TestDigestPinned(t *testing.T) {
 	}
 }
 
-// The catalogue's package installs cleanly and verifies.
-func TestInstallFromCatalogue(t *testing.T) {
-	dir := t.TempDir()
-	changed, err := lockfile.Install(dir, sqsPackage, catalog.Files(sqsPackage))
-	if err != nil || !changed {
-		t.Fatalf("install: %v %v", changed, err)
-	}
-	if problems, err := lockfile.Verify(dir); err != nil || len(problems) != 0 {
-		t.Fatalf("verify: %v %v", problems, err)
-	}
-}
-
 // Every catalogue package's current copy is in published.txt, and every
 // name there is the catalogue's: a change to a package's files must add its
 // new digest (and keep the old ones), or projects that installed it would

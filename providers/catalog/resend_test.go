@@ -89,14 +89,3 @@ func TestResendDigestPinned(t *testing.T) {
 		t.Errorf("%s digest is %s, pinned %s", resendPackage, got, want)
 	}
 }
-
-func TestResendInstalls(t *testing.T) {
-	dir := t.TempDir()
-	changed, err := lockfile.Install(dir, resendPackage, catalog.Files(resendPackage))
-	if err != nil || !changed {
-		t.Fatalf("install: %v %v", changed, err)
-	}
-	if problems, err := lockfile.Verify(dir); err != nil || len(problems) != 0 {
-		t.Fatalf("verify: %v %v", problems, err)
-	}
-}

@@ -26,6 +26,7 @@ import (
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/source"
+	"github.com/jadpo/jadpo/providers/catalog"
 )
 
 // Options are what the server says of itself.
@@ -339,7 +340,9 @@ func (s *lspServer) checkAround(file string) {
 		files[filepath.Base(file)] = &fstest.MapFile{Data: b, Mode: 0o644, ModTime: time.Now()}
 		fsys = files
 	}
-	res := check.Check(project.LoadFS(fsys))
+	p := project.LoadFS(fsys)
+	p.Catalogue = catalog.Builtin
+	res := check.Check(p)
 	byURI := map[string][]map[string]any{}
 	for _, d := range res.Diags {
 		if d.Subject.File == nil {

@@ -1,4 +1,4 @@
-package lockfile
+package install
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
 
@@ -36,7 +37,7 @@ func TestLocalPackageCannotClaimCatalogueName(t *testing.T) {
 	if _, err := Install(project, sqs, catalog.Files(sqs)); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := os.ReadFile(filepath.Join(project, FileName))
+	before, _ := os.ReadFile(filepath.Join(project, lockfile.FileName))
 
 	evil := catalog.Files(sqs)
 	evil["resources/messages.jadpo"] = bytes.Replace(evil["resources/messages.jadpo"], []byte("max_length: 128"), []byte("max_length: 256"), 1)
@@ -47,11 +48,11 @@ func TestLocalPackageCannotClaimCatalogueName(t *testing.T) {
 		!strings.Contains(err.Error(), "`jadpo package add "+sqs+"`") || !strings.Contains(err.Error(), "a name of its own") {
 		t.Fatalf("a local copy with an edited file: %v", err)
 	}
-	after, _ := os.ReadFile(filepath.Join(project, FileName))
+	after, _ := os.ReadFile(filepath.Join(project, lockfile.FileName))
 	if !bytes.Equal(before, after) {
 		t.Error("the refused install changed jadpo.lock")
 	}
-	if got, _ := os.ReadFile(filepath.Join(project, PackagesDir, sqs, "resources/messages.jadpo")); !bytes.Equal(got, catalog.Files(sqs)["resources/messages.jadpo"]) {
+	if got, _ := os.ReadFile(filepath.Join(project, lockfile.PackagesDir, sqs, "resources/messages.jadpo")); !bytes.Equal(got, catalog.Files(sqs)["resources/messages.jadpo"]) {
 		t.Error("the refused install replaced the catalogue's file")
 	}
 
@@ -63,17 +64,17 @@ func TestLocalPackageCannotClaimCatalogueName(t *testing.T) {
 	}
 
 	// A tree shipped with the edited files and a lock written to fit them.
-	writePackageDir(t, filepath.Join(project, PackagesDir, sqs), evil)
-	lock, _ := Read(project)
-	lock.SetFiles(sqs, Digest(evil), FileDigests(evil))
-	if err := Write(project, lock); err != nil {
+	writePackageDir(t, filepath.Join(project, lockfile.PackagesDir, sqs), evil)
+	lock, _ := lockfile.Read(project)
+	lock.SetFiles(sqs, lockfile.Digest(evil), lockfile.FileDigests(evil))
+	if err := lockfile.Write(project, lock); err != nil {
 		t.Fatal(err)
 	}
-	problems, err := Verify(project)
+	problems, err := lockfile.Verify(project, catalog.Builtin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(problems) != 1 || problems[0].Kind != NotCatalogue || !strings.Contains(problems[0].Message, "resources/messages.jadpo (differs)") {
+	if len(problems) != 1 || problems[0].Kind != lockfile.NotCatalogue || !strings.Contains(problems[0].Message, "resources/messages.jadpo (differs)") {
 		t.Fatalf("problems: %+v", problems)
 	}
 }
@@ -87,14 +88,14 @@ func TestEarlierCatalogueCopyStaysValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	earlier["package.jadpo"] = old
-	if Digest(earlier) == Digest(catalog.Files("SqlInbox.v1")) {
+	if lockfile.Digest(earlier) == lockfile.Digest(catalog.Files("SqlInbox.v1")) {
 		t.Fatal("the earlier copy is the current one")
 	}
 	project := t.TempDir()
 	if _, err := Install(project, "SqlInbox.v1", earlier); err != nil {
 		t.Fatalf("installing the earlier copy: %v", err)
 	}
-	if problems, err := Verify(project); err != nil || len(problems) != 0 {
+	if problems, err := lockfile.Verify(project, catalog.Builtin); err != nil || len(problems) != 0 {
 		t.Fatalf("the earlier copy: %+v %v", problems, err)
 	}
 	// And installing the current copy over it updates it.
@@ -110,7 +111,7 @@ func TestEarlierCatalogueCopyStaysValid(t *testing.T) {
 // read back; the reader refuses such lines.
 func TestUnsafeNamesRefused(t *testing.T) {
 	d := "sha256:" + strings.Repeat("a", 64)
-	header := map[string][]byte{HeaderFile: []byte("package Billing.v1\n")}
+	header := map[string][]byte{lockfile.HeaderFile: []byte("package Billing.v1\n")}
 	for _, bad := range []string{
 		"resources/a b.jadpo",
 		"resources/x\nPhantom.v1 " + d + "\n  y/z.jadpo",
@@ -134,7 +135,7 @@ func TestUnsafeNamesRefused(t *testing.T) {
 		if !strings.Contains(err.Error(), strings.TrimSuffix(strings.Split(strings.Split(first, "\n")[0], "\t")[0], "/")) {
 			t.Errorf("%q: the error does not name the file: %v", bad, err)
 		}
-		if _, err := os.Stat(filepath.Join(project, FileName)); err == nil {
+		if _, err := os.Stat(filepath.Join(project, lockfile.FileName)); err == nil {
 			t.Errorf("%q: a refused install wrote the lock", bad)
 		}
 		// Install (the catalogue's path) refuses them too, naming the file.
@@ -142,24 +143,24 @@ func TestUnsafeNamesRefused(t *testing.T) {
 			t.Errorf("%q: Install: %v", bad, err)
 		}
 		// The writer refuses to write such a lock...
-		l := &Lock{}
-		l.SetFiles("Billing.v1", d, map[string]string{HeaderFile: d, bad: d})
+		l := &lockfile.Lock{}
+		l.SetFiles("Billing.v1", d, map[string]string{lockfile.HeaderFile: d, bad: d})
 		if _, err := l.Bytes(); err == nil {
 			t.Errorf("%q: written", bad)
 		}
-		if err := Write(project, l); err == nil {
-			t.Errorf("%q: Write wrote it", bad)
+		if err := lockfile.Write(project, l); err == nil {
+			t.Errorf("%q: lockfile.Write wrote it", bad)
 		}
 		// ...and the reader refuses the line.
 		text := "Billing.v1 " + d + "\n  " + bad + " " + d + "\n"
-		if lock, err := Parse([]byte(text)); err == nil {
+		if lock, err := lockfile.Parse([]byte(text)); err == nil {
 			t.Errorf("%q: parsed as %+v", bad, lock.Entries)
 		}
 	}
 	// The writer refuses bad names and digests too.
-	for _, e := range []Entry{{Name: "Bad Name.v1", Digest: d}, {Name: "A.v1\nB.v1", Digest: d}, {Name: "A.v1", Digest: "sha256:x"},
+	for _, e := range []lockfile.Entry{{Name: "Bad Name.v1", Digest: d}, {Name: "A.v1\nB.v1", Digest: d}, {Name: "A.v1", Digest: "sha256:x"},
 		{Name: "A.v1", Digest: d, Files: map[string]string{"x.jadpo": d + "\n"}}} {
-		l := &Lock{Entries: []Entry{e}}
+		l := &lockfile.Lock{Entries: []lockfile.Entry{e}}
 		if _, err := l.Bytes(); err == nil {
 			t.Errorf("%+v written", e)
 		}
