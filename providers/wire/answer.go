@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/jadpo/jadpo/providers/jsonstring"
 )
 
 // An answer is read by a JSON parser of this package's own rather than
@@ -275,69 +277,45 @@ func (p *jsonParser) str() (string, bool) {
 		}
 		e := d[p.pos+1]
 		p.pos += 2
-		switch e {
-		case '"', '\\', '/':
-			buf = append(buf, e)
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r, ok := p.hex4()
-			if !ok {
-				return "", false
-			}
-			if utf16.IsSurrogate(r) {
-				if r < 0xDC00 && p.pos+1 < len(d) && d[p.pos] == '\\' && d[p.pos+1] == 'u' {
-					save := p.pos
-					p.pos += 2
-					lo, ok := p.hex4()
-					if !ok {
-						return "", false
-					}
-					if lo >= 0xDC00 && lo <= 0xDFFF {
-						buf = utf8.AppendRune(buf, utf16.DecodeRune(r, lo))
-						continue
-					}
-					p.pos = save // a lone high surrogate; the escape after it is read on its own
-				}
-				buf = appendSurrogate(buf, r)
-				continue
-			}
-			buf = utf8.AppendRune(buf, r)
-		default:
+		if u, ok := jsonstring.Unescape(e); ok {
+			buf = append(buf, u)
+			continue
+		}
+		if e != 'u' {
 			return "", false
 		}
+		r, ok := p.hex4()
+		if !ok {
+			return "", false
+		}
+		if utf16.IsSurrogate(r) {
+			if r < 0xDC00 && p.pos+1 < len(d) && d[p.pos] == '\\' && d[p.pos+1] == 'u' {
+				save := p.pos
+				p.pos += 2
+				lo, ok := p.hex4()
+				if !ok {
+					return "", false
+				}
+				if lo >= 0xDC00 && lo <= 0xDFFF {
+					buf = utf8.AppendRune(buf, utf16.DecodeRune(r, lo))
+					continue
+				}
+				p.pos = save // a lone high surrogate; the escape after it is read on its own
+			}
+			buf = appendSurrogate(buf, r)
+			continue
+		}
+		buf = utf8.AppendRune(buf, r)
 	}
 	return "", false
 }
 
 func (p *jsonParser) hex4() (rune, bool) {
-	if p.pos+4 > len(p.data) {
-		return 0, false
+	r, ok := jsonstring.Hex4(p.data[p.pos:])
+	if ok {
+		p.pos += 4
 	}
-	var r rune
-	for _, c := range p.data[p.pos : p.pos+4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		default:
-			return 0, false
-		}
-	}
-	p.pos += 4
-	return r, true
+	return r, ok
 }
 
 // appendSurrogate appends the three bytes UTF-8's scheme gives a surrogate

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math"
 	"unicode/utf8"
+
+	"github.com/jadpo/jadpo/providers/jsonstring"
 )
 
 // maxDepth caps how deeply arrays and objects may nest in a body. A deeper
@@ -297,42 +299,32 @@ func (p *parser) unescape(buf []byte, start int) ([]byte, bool) {
 			}
 			e := p.b[p.i+1]
 			p.i += 2
-			switch e {
-			case '"', '\\', '/':
-				buf = append(buf, e)
-			case 'b':
-				buf = append(buf, '\b')
-			case 'f':
-				buf = append(buf, '\f')
-			case 'n':
-				buf = append(buf, '\n')
-			case 'r':
-				buf = append(buf, '\r')
-			case 't':
-				buf = append(buf, '\t')
-			case 'u':
-				r, ok := p.hex4()
-				if !ok {
-					return buf, false
-				}
-				if r >= 0xD800 && r < 0xDC00 {
-					// a high surrogate must be followed by an escaped low one
-					if p.i+1 >= len(p.b) || p.b[p.i] != '\\' || p.b[p.i+1] != 'u' {
-						return buf, false
-					}
-					p.i += 2
-					lo, ok := p.hex4()
-					if !ok || lo < 0xDC00 || lo >= 0xE000 {
-						return buf, false
-					}
-					r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-				} else if r >= 0xDC00 && r < 0xE000 {
-					return buf, false
-				}
-				buf = utf8.AppendRune(buf, r)
-			default:
+			if u, ok := jsonstring.Unescape(e); ok {
+				buf = append(buf, u)
+				break
+			}
+			if e != 'u' {
 				return buf, false
 			}
+			r, ok := p.hex4()
+			if !ok {
+				return buf, false
+			}
+			if r >= 0xD800 && r < 0xDC00 {
+				// a high surrogate must be followed by an escaped low one
+				if p.i+1 >= len(p.b) || p.b[p.i] != '\\' || p.b[p.i+1] != 'u' {
+					return buf, false
+				}
+				p.i += 2
+				lo, ok := p.hex4()
+				if !ok || lo < 0xDC00 || lo >= 0xE000 {
+					return buf, false
+				}
+				r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+			} else if r >= 0xDC00 && r < 0xE000 {
+				return buf, false
+			}
+			buf = utf8.AppendRune(buf, r)
 		case c < 0x20:
 			return buf, false
 		case c < utf8.RuneSelf:
@@ -351,24 +343,11 @@ func (p *parser) unescape(buf []byte, start int) ([]byte, bool) {
 }
 
 func (p *parser) hex4() (rune, bool) {
-	if len(p.b)-p.i < 4 {
-		return 0, false
+	r, ok := jsonstring.Hex4(p.b[p.i:])
+	if ok {
+		p.i += 4
 	}
-	var r rune
-	for _, c := range p.b[p.i : p.i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	p.i += 4
-	return r, true
+	return r, ok
 }
 
 // scanNumber reads a JSON number starting at i and returns the index after
