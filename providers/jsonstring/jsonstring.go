@@ -7,8 +7,10 @@
 // It is the one JSON string writer of the toolchain: the body reader's
 // canonical bytes (runtime/reading), the provider requests (providers/wire)
 // and the SQL inbox's row bodies (providers/sqlinbox) all write strings with
-// it. It imports nothing of the module, so the runtime and every provider may
-// use it without an edge back up the flow.
+// it. It also says once what a string's escapes stand for (Unescape, Hex4),
+// for the body reader's and the answer reader's parsers. It imports nothing of
+// the module, so the runtime and every provider may use it without an edge
+// back up the flow.
 package jsonstring
 
 import "unicode/utf8"
