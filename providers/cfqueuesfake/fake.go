@@ -64,6 +64,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jadpo/jadpo/providers/internal/rewrites"
 	"github.com/jadpo/jadpo/providers/testclock"
 )
 
@@ -104,7 +105,7 @@ type Fake struct {
 	seq    uint64 // orders messages and makes leases unique
 	faults []*faultRule
 	// rewrites are RewriteAnswers' hooks, by op.
-	rewrites map[string]func([]byte) []byte
+	rewrites rewrites.Hooks
 }
 
 // New makes a Fake.

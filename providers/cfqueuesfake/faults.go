@@ -97,29 +97,9 @@ func (f *Fake) RewriteAnswers(op string, rewrite func(answer []byte) []byte) {
 	default:
 		panic(fmt.Sprintf("cfqueuesfake: RewriteAnswers: unknown op %q (want pull, ack, push or \"\")", op))
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if rewrite == nil {
-		delete(f.rewrites, op)
-		return
-	}
-	if f.rewrites == nil {
-		f.rewrites = map[string]func([]byte) []byte{}
-	}
-	f.rewrites[op] = rewrite
+	f.rewrites.Set(op, rewrite)
 }
 
 // rewrite applies the hooks RewriteAnswers set for op: its own, then the
 // one for every op.
-func (f *Fake) rewrite(op string, answer []byte) []byte {
-	f.mu.Lock()
-	own, all := f.rewrites[op], f.rewrites[""]
-	f.mu.Unlock()
-	if own != nil {
-		answer = own(answer)
-	}
-	if all != nil {
-		answer = all(answer)
-	}
-	return answer
-}
+func (f *Fake) rewrite(op string, answer []byte) []byte { return f.rewrites.Apply(op, answer) }

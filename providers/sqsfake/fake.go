@@ -40,6 +40,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jadpo/jadpo/providers/internal/rewrites"
 	"github.com/jadpo/jadpo/providers/sigv4"
 	"github.com/jadpo/jadpo/providers/testclock"
 )
@@ -89,7 +90,7 @@ type Fake struct {
 	seq     uint64
 	faults  faultState
 	// rewrites are RewriteAnswers' hooks, by operation.
-	rewrites map[string]func([]byte) []byte
+	rewrites rewrites.Hooks
 }
 
 // New makes a Fake.

@@ -147,29 +147,9 @@ func (f *Fake) ClearFaults() {
 // make the fake answer what SQS itself would not (invalid text, a member
 // left out, a wrong MD5OfBody). A nil rewrite removes the operation's hook.
 func (f *Fake) RewriteAnswers(op string, rewrite func(answer []byte) []byte) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if rewrite == nil {
-		delete(f.rewrites, op)
-		return
-	}
-	if f.rewrites == nil {
-		f.rewrites = map[string]func([]byte) []byte{}
-	}
-	f.rewrites[op] = rewrite
+	f.rewrites.Set(op, rewrite)
 }
 
 // rewrite applies the hooks RewriteAnswers set for op: its own, then the
 // one for every operation.
-func (f *Fake) rewrite(op string, answer []byte) []byte {
-	f.mu.Lock()
-	own, all := f.rewrites[op], f.rewrites[""]
-	f.mu.Unlock()
-	if own != nil {
-		answer = own(answer)
-	}
-	if all != nil {
-		answer = all(answer)
-	}
-	return answer
-}
+func (f *Fake) rewrite(op string, answer []byte) []byte { return f.rewrites.Apply(op, answer) }
