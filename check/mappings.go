@@ -207,39 +207,16 @@ func (c *checker) batchEntry(p *pkg, f *ast.File, bm map[string]*ast.Member, op 
 	if blk == nil {
 		return false
 	}
-	ok := true
-	given := map[string]bool{}
 	gives := map[string]bool{}
-	for _, mm := range blk.Members {
-		if mm.Key == nil {
-			c.add("package.provider_invalid", f.Range(mm.Span()), "`entry` members are `field: value`")
-			ok = false
-			continue
-		}
-		key := mm.Key.Name
-		if given[key] {
-			c.add("semantic.duplicate_name", f.Range(mm.Key.Span()), "entry field `%s` is mapped twice", key)
-			ok = false
-			continue
-		}
-		given[key] = true
-		fld := item.field(key)
-		if fld == nil {
-			c.add("package.provider_invalid", f.Range(mm.Key.Span()), "`%s` has no field `%s`", item.name, key).
-				Suggest(suggest(key, fieldNamesOf(item))).WithRelated(item.rng(), "each entry is a `"+item.name+"`")
-			ok = false
-			continue
-		}
-		v, vok := c.mappedValue(p, f, mm.Value, *fld, true, batchMessageMembers)
-		if !vok {
-			ok = false
-			continue
-		}
+	given, ok := c.mapFields(p, f, blk, item, fieldMapWords{
+		block: "entry", twice: "entry field `%s` is mapped twice", unknown: "`%s` has no field `%s`",
+		declared: "each entry is a `" + item.name + "`",
+	}, true, batchMessageMembers, func(key string, v ir.Value) {
 		if v.Message != "" {
 			gives[v.Message] = true
 		}
 		out.Entry[key] = v
-	}
+	})
 	var missing []string
 	for _, fld := range item.fields {
 		if !fld.Type.Optional && !given[fld.Name] {
@@ -369,34 +346,10 @@ func (c *checker) mappedCall(p *pkg, f *ast.File, owner *ast.Member, ms map[stri
 		if blk == nil {
 			return op, nil
 		}
-		fieldNames := fieldNamesOf(op.input)
-		for _, m := range blk.Members {
-			if m.Key == nil {
-				c.add("package.provider_invalid", f.Range(m.Span()), "`input` members are `field: value`")
-				ok = false
-				continue
-			}
-			key := m.Key.Name
-			if given[key] {
-				c.add("semantic.duplicate_name", f.Range(m.Key.Span()), "input `%s` is mapped twice", key)
-				ok = false
-				continue
-			}
-			given[key] = true
-			field := op.input.field(key)
-			if field == nil {
-				c.add("package.provider_invalid", f.Range(m.Key.Span()), "`%s` takes no input `%s`", op.input.name, key).
-					Suggest(suggest(key, fieldNames)).WithRelated(op.input.rng(), "the input is declared here")
-				ok = false
-				continue
-			}
-			v, vok := c.mappedValue(p, f, m.Value, *field, handle, message)
-			if !vok {
-				ok = false
-				continue
-			}
-			call.Input[key] = v
-		}
+		given, ok = c.mapFields(p, f, blk, op.input, fieldMapWords{
+			block: "input", twice: "input `%s` is mapped twice", unknown: "`%s` takes no input `%s`",
+			declared: "the input is declared here",
+		}, handle, message, func(key string, v ir.Value) { call.Input[key] = v })
 	}
 	var missing []string
 	for _, fld := range op.input.fields {
@@ -419,6 +372,53 @@ func (c *checker) mappedCall(p *pkg, f *ast.File, owner *ast.Member, ms map[stri
 		return op, nil
 	}
 	return op, call
+}
+
+// fieldMapWords are how mapFields' diagnostics name what is mapped.
+type fieldMapWords struct {
+	block    string // "input": "`input` members are `field: value`"
+	twice    string // "input `%s` is mapped twice" (the key)
+	unknown  string // "`%s` takes no input `%s`" (the record's name, the key)
+	declared string // said at the record's declaration: "the input is declared here"
+}
+
+// mapFields checks a mapping block's `field: value` members against the
+// fields of rec: each a `field: value`, each key once, each a field of rec,
+// each value one mappedValue takes (with handle and message). Each member
+// that maps is handed to put. It returns the keys given, and whether every
+// member mapped.
+func (c *checker) mapFields(p *pkg, f *ast.File, blk *ast.Block, rec *decl, words fieldMapWords, handle bool, message []string,
+	put func(key string, v ir.Value)) (given map[string]bool, ok bool) {
+	ok = true
+	given = map[string]bool{}
+	for _, m := range blk.Members {
+		if m.Key == nil {
+			c.add("package.provider_invalid", f.Range(m.Span()), "`%s` members are `field: value`", words.block)
+			ok = false
+			continue
+		}
+		key := m.Key.Name
+		if given[key] {
+			c.add("semantic.duplicate_name", f.Range(m.Key.Span()), words.twice, key)
+			ok = false
+			continue
+		}
+		given[key] = true
+		field := rec.field(key)
+		if field == nil {
+			c.add("package.provider_invalid", f.Range(m.Key.Span()), words.unknown, rec.name, key).
+				Suggest(suggest(key, fieldNamesOf(rec))).WithRelated(rec.rng(), words.declared)
+			ok = false
+			continue
+		}
+		v, vok := c.mappedValue(p, f, m.Value, *field, handle, message)
+		if !vok {
+			ok = false
+			continue
+		}
+		put(key, v)
+	}
+	return given, ok
 }
 
 func fieldNamesOf(d *decl) []string {
