@@ -11,8 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"syscall"
 
@@ -71,7 +73,7 @@ func Install(projectDir, name string, files map[string][]byte) (changed bool, er
 	if declared != name {
 		return false, fmt.Errorf("%s declares package %s, not %s", lockfile.HeaderFile, declared, name)
 	}
-	for _, p := range sortedPaths(files) {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
 		if !lockfile.ValidPath(p) {
 			return false, fmt.Errorf("package %s: the file %q cannot be in a package: %s", name, p, lockfile.PathRule)
 		}
@@ -172,7 +174,7 @@ func InstallDir(projectDir, srcDir string) (name string, changed bool, err error
 // catalogue published earlier, and its current copy differs. The earlier
 // copy stays valid; `jadpo package add NAME` updates it.
 func NewerInCatalogue(name, digest string) bool {
-	if !catalog.Has(name) || !contains(catalog.Published(name), digest) {
+	if !catalog.Has(name) || !slices.Contains(catalog.Published(name), digest) {
 		return false
 	}
 	return lockfile.Digest(catalog.Files(name)) != digest
@@ -182,22 +184,4 @@ func randomSuffix() string {
 	var b [6]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-func sortedPaths(m map[string][]byte) []string {
-	out := make([]string, 0, len(m))
-	for p := range m {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

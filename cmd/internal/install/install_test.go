@@ -20,15 +20,11 @@ func sqsFiles() map[string][]byte {
 
 func writeTree(t *testing.T, root string, files map[string]string) {
 	t.Helper()
+	b := make(map[string][]byte, len(files))
 	for p, c := range files {
-		target := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(target, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		b[p] = []byte(c)
 	}
+	writePackageDir(t, root, b)
 }
 
 func TestInstall(t *testing.T) {
