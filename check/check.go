@@ -27,14 +27,21 @@ type Result struct {
 	Program *ir.Program
 	// Files and Declarations count what was read, for the report.
 	Files, Declarations int
+	// Index holds the symbols and references; only CheckIndexed fills it.
+	Index *Index
 }
 
 // Check checks a loaded project.
 func Check(p *project.Project) Result { return checkFor(p, "") }
 
-func checkFor(p *project.Project, target string) Result {
-	c := newChecker(p)
-	if p.App != nil && !p.HasSyntaxErrors() {
+func checkFor(p *project.Project, target string) Result { return newChecker(p).finish(p, target) }
+
+func (c *checker) finish(p *project.Project, target string) Result {
+	// An index is wanted while the user types, when some file often has a
+	// syntax error: the checker then runs on the declarations that parsed
+	// (the others are absent from the tree), and its diagnostics are
+	// dropped as Check drops them, below.
+	if p.App != nil && (!p.HasSyntaxErrors() || c.idx != nil) {
 		c.run()
 		if target == TargetWorkers && !c.diags.HasErrors() {
 			c.checkWorkers()
@@ -47,8 +54,12 @@ func checkFor(p *project.Project, target string) Result {
 	diags.Sort()
 	diags = diags.Capped(diag.MaxPerFile)
 	res := Result{Diags: diags, Files: len(p.Parsed), Declarations: p.Declarations()}
-	if !diags.HasErrors() && p.App != nil {
-		res.Program = c.program()
+	if !diags.HasErrors() && p.App != nil && c.idx == nil {
+		res.Program = c.program() // an index is for an editor, which builds nothing
+	}
+	if c.idx != nil {
+		c.finishIndex()
+		res.Index = c.idx
 	}
 	return res
 }
@@ -113,6 +124,7 @@ type decl struct {
 	fields  []ir.Field
 	fieldOf map[string]*ir.Field // only for records of more than fieldScanMax fields
 	idText  string
+	sym     *Symbol // its index symbol, when indexing
 }
 
 type resolveState int
@@ -174,6 +186,12 @@ type checker struct {
 	out programParts
 	// patterns remembers each pattern's compile result: a project repeats them.
 	patterns map[string]error
+	// idx is filled as names resolve when the caller asked for an index (nil otherwise).
+	idx *Index
+	// reusable are the modules a Session kept from its last check that
+	// are taken as they are (session.go).
+	reusable map[string]*module
+	session  *Session
 }
 
 func newChecker(p *project.Project) *checker {

@@ -13,6 +13,7 @@ type configField struct {
 	ir    ir.ConfigField
 	field *ast.Field
 	file  *ast.File
+	sym   *Symbol
 }
 
 var bindingRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -35,6 +36,9 @@ func (c *checker) checkConfig() {
 		seen[f.Name.Name] = f
 		cf := &configField{field: f, file: d.file, ir: ir.ConfigField{Name: f.Name.Name}}
 		c.configs[f.Name.Name] = cf
+		if cf.sym = c.fieldSym(SymConfigField, d.file, f, c.sym(d)); cf.sym != nil {
+			cf.sym.Config = &cf.ir
+		}
 		t, ok := c.typeOf(s, d.file, f.Type, "config field")
 		if !ok {
 			cf.ir.Type = ir.Type{Kind: ir.Text}
@@ -107,8 +111,7 @@ func (c *checker) configOptions(f *ast.File, field *ast.Field, t *ir.Type) map[s
 		return map[string]*ast.Member{}
 	}
 	// Rules first, then the config options; an unknown key is config.unknown_option.
-	known := append([]string{"binding", "secret", "default"}, ruleKeys...)
-	ms := c.members(f, field.Options, "config.unknown_option", "in a config field's options", known...)
+	ms := c.members(f, field.Options, "config.unknown_option", "in a config field's options", blockKeys["config field"]...)
 	rules := &ast.Block{Node: field.Options.Node}
 	out := map[string]*ast.Member{}
 	for _, m := range field.Options.Members {
@@ -151,6 +154,10 @@ func configRef(e *ast.Expr) (name string, ident *ast.Ident, ok bool) {
 func (c *checker) useConfig(f *ast.File, e *ast.Expr, sink bool, place string) *configField {
 	name, ident, _ := configRef(e)
 	cf, ok := c.configs[name]
+	if ok {
+		c.ref(f, e.Ref.Path.Parts[0].Span(), c.sym(c.configDecl))
+		c.ref(f, ident.Span(), cf.sym)
+	}
 	if !ok {
 		d := c.add("config.unknown_field", f.Range(e.Span()), "there is no config field `%s`", name)
 		if c.configDecl == nil {

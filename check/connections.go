@@ -24,7 +24,7 @@ func (c *checker) checkConnections() {
 func (c *checker) checkConnection(cn *connection) {
 	d := cn.decl
 	f := d.file
-	ms := c.members(f, d.node.Named.BlockDecl.Body, "connection.value_invalid", "in a connection", "package", "host", "credential", "settings")
+	ms := c.members(f, d.node.Named.BlockDecl.Body, "connection.value_invalid", "in a connection", blockKeys["connection"]...)
 	cn.ir = ir.Connection{Name: d.name, Settings: map[string]ir.Value{}}
 	pm := ms["package"]
 	if pm == nil {
@@ -37,7 +37,7 @@ func (c *checker) checkConnection(cn *connection) {
 		d := c.add("connection.value_invalid", f.Range(pm.Value.Span()), "`package` takes a package name with its version, such as `AmazonSqs.v2012_11_05`")
 		if pm.Value.Text != nil {
 			name := pm.Value.TextValue()
-			d.WithLabel("write it without quotes").
+			d.WithLabel("write it without quotes").WithFix(name).
 				WithHelp("`package` takes the installed package's name, unquoted: `package: " + name + "`")
 		} else {
 			d.WithHelp("name an installed package and its version, as under packages/: `package: AmazonSqs.v2012_11_05`")
@@ -56,6 +56,10 @@ func (c *checker) checkConnection(cn *connection) {
 	}
 	cn.pkg = p
 	cn.ir.Package = dir
+	c.ref(f, pm.Value.Span(), c.pkgSym(p))
+	if s := c.sym(d); s != nil {
+		s.Package = dir
+	}
 	cn.ir.Provider = p.provider
 	ok := p.providerOK
 	// host: a SQL database is reached through its credential's url instead.
@@ -180,6 +184,9 @@ func (c *checker) checkSettings(cn *connection, m *ast.Member) bool {
 	for _, name := range sortedKeys(p.settings) {
 		st := p.settings[name]
 		gm := given[name]
+		if gm != nil {
+			c.ref(f, gm.Key.Span(), st.sym)
+		}
 		if gm == nil {
 			if st.required() {
 				at := d.rng()

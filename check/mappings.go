@@ -46,7 +46,7 @@ func (c *checker) checkProvides(p *pkg) {
 func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
 	f := pd.file
 	res := &receivingResult{ir: &ir.Receiving{}, ok: true}
-	ms := c.members(f, pd.decl.Body, "package.provider_invalid", "in `provide receiving`", "receive", "acknowledge", "acknowledge_batch", "driver")
+	ms := c.members(f, pd.decl.Body, "package.provider_invalid", "in `provide receiving`", blockKeys["provide receiving"]...)
 	bad := func() { res.ok = false }
 	if m := ms["driver"]; m != nil {
 		name := refName(m.Value)
@@ -85,7 +85,7 @@ func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
 		if blk == nil {
 			bad()
 		} else {
-			rm := c.members(f, blk, "package.provider_invalid", "in `receive`", "call", "input", "messages", "body", "handle")
+			rm := c.members(f, blk, "package.provider_invalid", "in `receive`", blockKeys["receiving receive"]...)
 			op, call := c.mappedCall(p, f, m, rm, false, nil, "")
 			if call == nil {
 				bad()
@@ -101,7 +101,7 @@ func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
 		if blk == nil {
 			bad()
 		} else {
-			am := c.members(f, blk, "package.provider_invalid", "in `acknowledge`", "call", "input")
+			am := c.members(f, blk, "package.provider_invalid", "in `acknowledge`", blockKeys["receiving acknowledge"]...)
 			_, call := c.mappedCall(p, f, m, am, true, nil, "")
 			if call == nil {
 				bad()
@@ -319,6 +319,12 @@ func (c *checker) mappedCall(p *pkg, f *ast.File, owner *ast.Member, ms map[stri
 	}
 	ref := strings.Join(parts, ".")
 	op, why := c.findOperation(p, ref)
+	if r := p.resources[parts[0]]; r != nil {
+		c.ref(f, cm.Value.Ref.Path.Parts[0].Span(), r.sym)
+	}
+	if op != nil {
+		c.ref(f, cm.Value.Ref.Path.Parts[1].Span(), op.sym)
+	}
 	if op == nil {
 		d := c.add("package.provider_invalid", f.Range(cm.Value.Span()), "`call` names `%s`: %s", ref, why)
 		if r := p.resources[parts[0]]; r != nil {
@@ -405,6 +411,7 @@ func (c *checker) mapFields(p *pkg, f *ast.File, blk *ast.Block, rec *decl, word
 		}
 		given[key] = true
 		field := rec.field(key)
+		c.ref(f, m.Key.Span(), c.fieldOfSym(rec, key))
 		if field == nil {
 			c.add("package.provider_invalid", f.Range(m.Key.Span()), words.unknown, rec.name, key).
 				Suggest(suggest(key, fieldNamesOf(rec))).WithRelated(rec.rng(), words.declared)
@@ -442,6 +449,9 @@ func (c *checker) mappedValue(p *pkg, f *ast.File, e *ast.Expr, field ir.Field, 
 		return ir.Value{Literal: raw}, true
 	case len(parts) == 2 && parts[0] == "settings":
 		st, ok := p.settings[parts[1]]
+		if ok {
+			c.ref(f, e.Ref.Path.Parts[1].Span(), st.sym)
+		}
 		if !ok {
 			c.add("package.provider_invalid", f.Range(e.Span()), "the package declares no setting `%s`", parts[1]).
 				Suggest(suggest(parts[1], sortedKeys(p.settings)))
@@ -553,7 +563,7 @@ func (c *checker) mapReceivedItems(p *pkg, f *ast.File, owner *ast.Member, ms ma
 func (c *checker) checkEmail(p *pkg, pd *provideDecl) *emailResult {
 	f := pd.file
 	res := &emailResult{}
-	ms := c.members(f, pd.decl.Body, "package.provider_invalid", "in `provide email`", "send")
+	ms := c.members(f, pd.decl.Body, "package.provider_invalid", "in `provide email`", blockKeys["provide email"]...)
 	m := ms["send"]
 	if m == nil {
 		c.add("package.provider_invalid", f.Range(pd.decl.Name.Span()), "`provide email` has no `send`").
@@ -564,7 +574,7 @@ func (c *checker) checkEmail(p *pkg, pd *provideDecl) *emailResult {
 	if blk == nil {
 		return res
 	}
-	sm := c.members(f, blk, "package.provider_invalid", "in `send`", "call", "input")
+	sm := c.members(f, blk, "package.provider_invalid", "in `send`", blockKeys["email send"]...)
 	_, call := c.mappedCall(p, f, m, sm, false, emailMessageMembers, "")
 	res.ir, res.ok = call, call != nil
 	return res

@@ -21,6 +21,11 @@ type module struct {
 	// intended name.
 	silenced map[string]bool
 	uses     []*ast.Use
+	// usesPackage: a name of the module resolved to a package's
+	// declaration; appWide: it declares a config, store, connection, queue
+	// or subscriber. Either keeps a Session from reusing it (session.go).
+	usesPackage, appWide bool
+	reused               bool
 }
 
 // scope is where a name in a file is looked up.
@@ -57,6 +62,9 @@ func (c *checker) lookup(s scope, q *ast.QualName) lookupResult {
 	case 2:
 		if p, ok := c.pkgs[q.Parts[0].Name]; ok {
 			if d, ok := p.ns.decls[q.Parts[1].Name]; ok && (d.public || s.ns == p.ns) {
+				if s.mod != nil {
+					s.mod.usesPackage = true
+				}
 				return lookupResult{decl: d}
 			}
 		}
@@ -109,6 +117,10 @@ func (c *checker) elsewhere(s scope, name string, keep func(*decl) bool) *decl {
 func (c *checker) indexModules() {
 	c.addModule("app", c.proj.App)
 	for _, path := range sortedKeys(c.proj.Modules) {
+		if m := c.reusable[path]; m != nil {
+			c.reuseModule(m)
+			continue
+		}
 		c.addModule(path, c.proj.Modules[path])
 	}
 }
@@ -120,6 +132,7 @@ func (c *checker) addModule(path string, f *ast.File) {
 	m := &module{path: path, file: f, ns: &namespace{qualifier: path, decls: map[string]*decl{}}, imports: map[string]*decl{}, silenced: map[string]bool{}}
 	m.ns.module = m
 	c.modules[path] = m
+	c.moduleSym(m)
 	seenDecl := false
 	for _, d := range f.Decls {
 		switch {
@@ -198,12 +211,18 @@ func newDecl(d *ast.Decl, f *ast.File, home *namespace) *decl {
 // addAppDecl files a declaration of an app module.
 func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 	if d.Subscriber != nil {
+		m.appWide = true
 		dd := &decl{name: d.Subscriber.Name.Name, kind: kindSubscriber, ident: d.Subscriber.Name, node: d, file: f, home: m.ns}
+		c.sym(dd)
 		c.checkName(f, dd.ident, false, "subscriber")
 		c.addUnique(c.subscribers, dd)
 		return
 	}
 	dd := newDecl(d, f, m.ns)
+	c.sym(dd)
+	if dd.kind != kindType && dd.kind != kindEnum && dd.kind != kindValue && dd.kind != kindEvent {
+		m.appWide = true
+	}
 	switch dd.kind {
 	case kindType, kindEnum, kindValue, kindEvent:
 		c.checkName(f, dd.ident, true, kindWords[dd.kind])
@@ -265,6 +284,9 @@ func (c *checker) duplicate(d, first *decl) {
 func (c *checker) resolveUses() {
 	for _, path := range sortedKeys(c.modules) {
 		m := c.modules[path]
+		if m.reused {
+			continue // its names were bound when it was checked
+		}
 		for _, u := range m.uses {
 			target := strings.Join(u.Path.Parts, "/")
 			tm, ok := c.modules[target]
@@ -281,6 +303,7 @@ func (c *checker) resolveUses() {
 				}
 				continue
 			}
+			c.ref(m.file, u.Path.Span(), c.moduleSym(tm))
 			for _, n := range u.Names {
 				c.importName(m, tm, target, n)
 			}
@@ -318,6 +341,9 @@ func (c *checker) importName(m, tm *module, target string, n *ast.Ident) {
 		// `use m { UserSignedUp }` of a declaration spelt userSignedUp: the
 		// declaration's name_case says to fix it there, not here.
 		d, ok = tm.ns.miscased[n.Name]
+	}
+	if ok {
+		c.ref(m.file, n.Span(), c.sym(d))
 	}
 	if !ok {
 		var names []string

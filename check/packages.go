@@ -38,6 +38,7 @@ type setting struct {
 	def   json.RawMessage // the default, or nil
 	field *ast.Field
 	file  *ast.File
+	sym   *Symbol
 }
 
 // required: the connection must give it.
@@ -52,6 +53,7 @@ type resource struct {
 	name string
 	file *ast.File
 	ops  map[string]*operation
+	sym  *Symbol
 }
 
 // operation is one operation of a loaded resource.
@@ -63,6 +65,7 @@ type operation struct {
 	output *decl // the output record
 	decode bool
 	failed bool
+	sym    *Symbol
 }
 
 var pkgDirRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9]*)\.(v[A-Za-z0-9_]+)$`)
@@ -95,6 +98,7 @@ func (c *checker) indexPackages() {
 		}
 		c.pkgs[p.name] = p
 		c.pkgDirs[dir] = p
+		c.pkgSym(p)
 		files := append([]*ast.File{pp.Header}, pp.Files...)
 		for _, cap := range sortedKeys(pp.Provides) {
 			files = append(files, pp.Provides[cap])
@@ -185,6 +189,9 @@ func (c *checker) indexPackageNamed(p *pkg, f *ast.File, d *ast.Decl) {
 	}
 	dd := newDecl(d, f, p.ns)
 	c.checkName(f, dd.ident, true, kindWords[dd.kind])
+	if _, dup := p.ns.decls[dd.name]; !dup {
+		c.sym(dd)
+	}
 	c.addUnique(p.ns.decls, dd)
 }
 
@@ -197,7 +204,7 @@ func (c *checker) indexSettings(p *pkg, f *ast.File, s *ast.Settings) {
 				WithRelated(first.file.Range(first.field.Name.Span()), "first declared here")
 			continue
 		}
-		p.settings[name] = &setting{name: name, field: field, file: f}
+		p.settings[name] = &setting{name: name, field: field, file: f, sym: c.fieldSym(SymSetting, f, field, c.pkgSym(p))}
 	}
 }
 
@@ -208,6 +215,9 @@ func (c *checker) resolveSettings(p *pkg) {
 		t, ok := c.typeOf(scope{ns: p.ns}, st.file, st.field.Type, "setting")
 		if !ok {
 			st.typ = ir.Type{Kind: ir.Text, Optional: true}
+			if st.sym != nil {
+				st.sym.Type = &st.typ
+			}
 			continue
 		}
 		extra := c.applyRules(st.file, &t, st.field.Options, []string{"default"})
@@ -219,6 +229,9 @@ func (c *checker) resolveSettings(p *pkg) {
 				continue
 			}
 			st.def = raw
+		}
+		if st.sym != nil {
+			st.sym.Type, st.sym.Default = &st.typ, st.def
 		}
 	}
 }
@@ -241,7 +254,7 @@ func (c *checker) checkProvider(p *pkg) {
 		return
 	}
 	f := p.providerFile
-	ms := c.members(f, p.providerDecl.Body, "package.provider_invalid", "in a provider", "protocol", "credential", "aws", "error_code", "host")
+	ms := c.members(f, p.providerDecl.Body, "package.provider_invalid", "in a provider", blockKeys["provider"]...)
 	ok := true
 	enumRef := func(key, prefix string, allowed []string) string {
 		m := ms[key]
@@ -273,7 +286,7 @@ func (c *checker) checkProvider(p *pkg) {
 			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`aws` takes a block: aws: { service: \"sqs\" target: \"AmazonSQS\" }")
 			ok = false
 		} else {
-			am := c.members(f, m.Value.Record, "package.provider_invalid", "in `aws`", "service", "target")
+			am := c.members(f, m.Value.Record, "package.provider_invalid", "in `aws`", blockKeys["provider aws"]...)
 			for key, mm := range am {
 				if mm.Value.Text == nil || mm.Value.TextValue() == "" {
 					c.add("package.provider_invalid", f.Range(mm.Value.Span()), "`aws.%s` takes a non-empty text", key)
@@ -379,6 +392,9 @@ func (c *checker) loadResource(p *pkg, name string) *resource {
 		c.add("package.invalid", f.Range(source.Span{}), "resources/%s.jadpo holds no `resource %s`", name, name)
 		return r
 	}
+	if c.idx != nil {
+		r.sym = c.newSym(SymResource, res.Name.Name, f.Range(res.Name.Span()), f.Range(res.Span()), c.pkgSym(p))
+	}
 	if res.Name.Name != name {
 		c.add("package.invalid", f.Range(res.Name.Span()), "resources/%s.jadpo declares resource `%s`; the file is named for `%s`", name, res.Name.Name, name)
 	}
@@ -402,7 +418,12 @@ func (c *checker) checkOperation(p *pkg, r *resource, f *ast.File, op *ast.Opera
 	}
 	o := &operation{ident: op.Name, file: f, ir: ir.Operation{Ref: r.name + "." + name, Resource: r.name, Name: name}}
 	r.ops[name] = o
-	ms := c.members(f, op.Body, "package.operation_invalid", "in an operation", "input", "output", "retry_safe", "decode", "method", "path")
+	if c.idx != nil {
+		o.sym = c.newSym(SymOperation, name, f.Range(op.Name.Span()), f.Range(op.Span()), r.sym)
+		o.sym.Op = &o.ir
+		defer func() { o.sym.Input, o.sym.Output = c.sym(o.input), c.sym(o.output) }()
+	}
+	ms := c.members(f, op.Body, "package.operation_invalid", "in an operation", blockKeys["operation"]...)
 	recordOf := func(key string) (*decl, *ir.Type) {
 		m := ms[key]
 		if m == nil {
@@ -457,7 +478,7 @@ func (c *checker) checkOperation(p *pkg, r *resource, f *ast.File, op *ast.Opera
 			}
 			d := c.add("package.operation_invalid", f.Range(m.Value.Span()), "`method` takes one of %s, as text in double quotes", strings.Join(quoted, ", "))
 			if bare := refName(m.Value); m.Value.Text == nil && contains(httpMethods, strings.ToUpper(bare)) {
-				d.WithLabel("write \"" + strings.ToUpper(bare) + "\"").
+				d.WithLabel("write \"" + strings.ToUpper(bare) + "\"").WithFix("\"" + strings.ToUpper(bare) + "\"").
 					WithHelp("`method` is text: `method: \"" + strings.ToUpper(bare) + "\"`")
 			} else if m.Value.Text != nil {
 				d.WithHelp("json_http sends only these methods; pick the one the API's documentation gives, e.g. `method: \"POST\"`")

@@ -24,11 +24,14 @@ func (c *checker) checkQueue(d *decl) {
 	if !c.needStore(d, "queue") {
 		return
 	}
-	ms := c.members(f, d.node.Named.BlockDecl.Body, "receiving.invalid", "in a queue", "id_at", "type_at", "events")
+	ms := c.members(f, d.node.Named.BlockDecl.Body, "receiving.invalid", "in a queue", blockKeys["queue"]...)
 	q := ir.Queue{Name: d.name, Connection: d.name, Source: "queue " + d.name}
 	ok := true
 
 	cn := c.connections[d.name]
+	if cn != nil {
+		c.ref(f, d.ident.Span(), c.sym(cn.decl)) // a queue receives from its namesake
+	}
 	switch {
 	case cn == nil:
 		c.add("receiving.invalid", d.rng(), "queue `%s` has no connection `%s` to receive from", d.name, d.name).
@@ -130,6 +133,7 @@ func (c *checker) queueEvents(d *decl, blk *ast.Block, typeAt *ast.Member) ([]ir
 			continue
 		}
 		ev := r.decl
+		c.refName(f, m.Entry, ev)
 		if prev, dup := seenEvent[ev.id()]; dup {
 			c.add("receiving.invalid", f.Range(m.Entry.Span()), "`events` lists `%s` twice", name).
 				WithRelated(f.Range(prev.Entry.Span()), "first listed here").
@@ -139,7 +143,7 @@ func (c *checker) queueEvents(d *decl, blk *ast.Block, typeAt *ast.Member) ([]ir
 		}
 		seenEvent[ev.id()] = m
 		qe := ir.QueueEvent{Event: ev.id(), Name: ev.displayName()}
-		opts := c.members(f, m.EntryBody, "receiving.invalid", "in a queue's event", "wire_name")
+		opts := c.members(f, m.EntryBody, "receiving.invalid", "in a queue's event", blockKeys["queue event"]...)
 		wm := opts["wire_name"]
 		switch {
 		case typeAt == nil && wm != nil:

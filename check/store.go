@@ -17,7 +17,7 @@ func (c *checker) checkStore() {
 		return
 	}
 	b := d.node.Named.BlockDecl.Body
-	ms := c.members(d.file, b, "store.value_invalid", "in a store", "database", "retention")
+	ms := c.members(d.file, b, "store.value_invalid", "in a store", blockKeys["store"]...)
 	c.out.store = &ir.Store{Name: d.name, Retention: ir.Retention{
 		SucceededMS: DefaultKeepSucceeded.Milliseconds(), OutboxMS: DefaultKeepOutbox.Milliseconds()}}
 	if rm := ms["retention"]; rm != nil {
@@ -76,7 +76,7 @@ func (c *checker) checkRetention(d *decl, m *ast.Member, r *ir.Retention) {
 	if blk == nil {
 		return
 	}
-	ms := c.members(d.file, blk, "store.value_invalid", "in `retention`", "succeeded", "outbox")
+	ms := c.members(d.file, blk, "store.value_invalid", "in `retention`", blockKeys["store retention"]...)
 	for _, k := range []string{"succeeded", "outbox"} {
 		mm := ms[k]
 		if mm == nil {

@@ -67,6 +67,7 @@ func (c *checker) checkSubscriber(d *decl) {
 			continue
 		}
 		ev := r.decl
+		c.refName(f, h.Event, ev)
 		if prev, dup := seen[ev.id()]; dup {
 			c.add("subscriber.invalid", f.Range(h.Event.Span()), "subscriber `%s` handles `%s` twice", d.name, h.Event.String()).
 				WithRelated(f.Range(prev.Event.Span()), "first handled here").
@@ -78,6 +79,10 @@ func (c *checker) checkSubscriber(d *decl) {
 		c.checkName(f, h.Binding, false, "binding")
 		handler := ir.Handler{Event: ev.id(), Name: ev.displayName(), Binding: h.Binding.Name, Steps: []ir.Step{}}
 		env := &handlerEnv{binding: h.Binding.Name, event: ev}
+		if c.idx != nil {
+			env.sym = c.newSym(SymBinding, h.Binding.Name, f.Range(h.Binding.Span()), f.Range(h.Span()), c.sym(d))
+			env.sym.Type = &ir.Type{Kind: ir.RecordK, Name: ev.id()}
+		}
 		for _, a := range h.Steps {
 			step, sok := c.checkAttempt(f, a, env)
 			if !sok {
@@ -103,7 +108,7 @@ func (c *checker) checkRetry(f *ast.File, m *ast.Member, r *ir.Retry) bool {
 	if blk == nil {
 		return false
 	}
-	ms := c.members(f, blk, "subscriber.invalid", "in `retry`", "max_attempts", "first_delay", "max_delay")
+	ms := c.members(f, blk, "subscriber.invalid", "in `retry`", blockKeys["subscriber retry"]...)
 	ok := true
 	if mm := ms["max_attempts"]; mm != nil {
 		n, good := int64(0), false
@@ -166,6 +171,7 @@ func durationMS(e *ast.Expr) (int64, bool) {
 type handlerEnv struct {
 	binding string
 	event   *decl
+	sym     *Symbol // the binding's symbol, when indexing
 }
 
 func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir.Step, bool) {
@@ -183,6 +189,7 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 			WithHelp("`attempt` calls an operation of a connection the app declares: `attempt <connection>.<resource>.<operation>(...)`")
 		return ir.Step{}, false
 	}
+	c.ref(f, path.Parts[0].Span(), c.sym(cn.decl))
 	if cn.pkg == nil || !cn.ok {
 		return ir.Step{}, false // reported at the connection
 	}
@@ -196,6 +203,12 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 	}
 	ref := path.Parts[1].Name + "." + path.Parts[2].Name
 	op, why := c.findOperation(cn.pkg, ref)
+	if r := cn.pkg.resources[path.Parts[1].Name]; r != nil {
+		c.ref(f, path.Parts[1].Span(), r.sym)
+	}
+	if op != nil {
+		c.ref(f, path.Parts[2].Span(), op.sym)
+	}
 	if op == nil {
 		d := c.add("subscriber.invalid", f.Range(path.Span()), "connection `%s` cannot call `%s`: %s", conn, ref, why).
 			WithHelp("call an operation that the package's resources/" + path.Parts[1].Name + ".jadpo declares")
@@ -217,7 +230,7 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 	}
 	cn.pkg.useOperation(op)
 	step.Operation = ref
-	ok := c.checkArgs(f, e, op.input.fields, env, step.Args, "`"+ref+"`")
+	ok := c.checkArgs(f, e, op.input, op.input.fields, env, step.Args, "`"+ref+"`")
 	if !ok {
 		return ir.Step{}, false
 	}
@@ -237,7 +250,7 @@ func (c *checker) checkSend(f *ast.File, e *ast.Expr, cn *connection, env *handl
 	opt := ir.Type{Kind: ir.Text, Optional: true}
 	fields := []ir.Field{{Name: "to", Type: ir.Type{Kind: ir.Email}}, {Name: "subject", Type: text}, {Name: "text", Type: opt}, {Name: "html", Type: opt}}
 	step.Operation = "send"
-	if !c.checkArgs(f, e, fields, env, step.Args, "`send`") {
+	if !c.checkArgs(f, e, nil, fields, env, step.Args, "`send`") {
 		return ir.Step{}, false
 	}
 	if _, t := step.Args["text"]; !t {
@@ -250,7 +263,7 @@ func (c *checker) checkSend(f *ast.File, e *ast.Expr, cn *connection, env *handl
 }
 
 // checkArgs checks a call's named arguments against the input's fields.
-func (c *checker) checkArgs(f *ast.File, e *ast.Expr, fields []ir.Field, env *handlerEnv, out map[string]ir.Expr, callee string) bool {
+func (c *checker) checkArgs(f *ast.File, e *ast.Expr, input *decl, fields []ir.Field, env *handlerEnv, out map[string]ir.Expr, callee string) bool {
 	ok := true
 	byName := map[string]ir.Field{}
 	var names []string
@@ -271,6 +284,7 @@ func (c *checker) checkArgs(f *ast.File, e *ast.Expr, fields []ir.Field, env *ha
 			ok = false
 			continue
 		}
+		c.ref(f, a.Name.Span(), c.fieldOfSym(input, a.Name.Name))
 		if _, dup := out[a.Name.Name]; dup {
 			c.add("semantic.duplicate_name", f.Range(a.Name.Span()), "argument `%s` is given twice", a.Name.Name).
 				WithHelp("give each argument once; remove one of the two")
@@ -348,6 +362,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				ok = false
 				continue
 			}
+			c.ref(f, m.Key.Span(), c.fieldOfSym(rd, m.Key.Name))
 			if _, dup := out.Record[m.Key.Name]; dup {
 				c.add("semantic.duplicate_name", f.Range(m.Key.Span()), "field `%s` is given twice", m.Key.Name)
 				ok = false
@@ -400,6 +415,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				WithHelp("a handler's values are literals, `" + env.binding + ".<field>`, `config.<field>`, records, lists and json(" + env.binding + ")")
 			return ir.Expr{}, false
 		}
+		c.ref(f, e.Ref.Path.Parts[0].Span(), env.sym)
 		t := ir.Type{Kind: ir.RecordK, Name: env.event.id()}
 		rd := env.event
 		for i, p := range e.Ref.Path.Parts[1:] {
@@ -414,6 +430,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 					WithHelp("use a field `" + rd.name + "` declares: " + keyList(fieldNamesOf(rd)))
 				return ir.Expr{}, false
 			}
+			c.ref(f, p.Span(), c.fieldOfSym(rd, p.Name))
 			t = fl.Type
 			if t.Optional && i < len(parts)-2 {
 				c.add("subscriber.invalid", f.Range(p.Span()), "`%s` may be none, so its fields cannot be read", strings.Join(parts[:i+2], "."))

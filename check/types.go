@@ -30,6 +30,9 @@ func isTypeLike(d *decl) bool {
 func (c *checker) checkModuleTypes() {
 	for _, path := range sortedKeys(c.modules) {
 		m := c.modules[path]
+		if m.reused {
+			continue // resolved when it was checked
+		}
 		for _, name := range sortedKeys(m.ns.decls) {
 			c.resolveDecl(m.ns.decls[name])
 		}
@@ -56,6 +59,9 @@ func (c *checker) resolveDecl(d *decl) {
 			}
 			seen[v.Name] = v
 			d.typ.Variants = append(d.typ.Variants, v.Name)
+			if c.idx != nil {
+				c.newSym(SymVariant, v.Name, d.file.Range(v.Span()), d.file.Range(v.Span()), c.sym(d))
+			}
 		}
 	case kindType:
 		d.typ, d.failed = c.resolveTypeDecl(d, n.Type)
@@ -108,12 +114,17 @@ func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
 				WithRelated(d.file.Range(first.Name.Span()), "first declared here")
 			continue
 		}
+		fs := c.fieldSym(SymField, d.file, f, c.sym(d))
 		t, ok := c.typeOf(s, d.file, f.Type, "field")
 		if !ok {
 			d.failed = true
 			continue
 		}
 		extra := c.applyRules(d.file, &t, f.Options, []string{"wire_name"})
+		if fs != nil {
+			tt := t
+			fs.Type = &tt
+		}
 		field := ir.Field{Name: f.Name.Name, Type: t}
 		if m := extra["wire_name"]; m != nil {
 			if m.Value.Text == nil || m.Value.TextValue() == "" {
@@ -223,6 +234,7 @@ func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string
 		return ir.Type{}, false
 	}
 	d := r.decl
+	c.refName(f, te.Name, d)
 	if d.state == resolving && d.kind == kindType {
 		c.add("type.cycle", f.Range(te.Name.Span()), "`%s` refers to itself through its own definition", name).
 			WithHelp("a type refines a scalar base; break the loop")

@@ -48,6 +48,10 @@ type Diagnostic struct {
 	// Context is structured detail for editors and scripts (queue, name,
 	// suggestion, ...). Never a config value or a secret.
 	Context map[string]string
+	// Fix, when set, is the text that fixes the problem put in place of the
+	// subject (an editor's quick fix: quote a URL, `:` for `=`); "" removes
+	// the subject. A did-you-mean is Context["suggestion"] instead.
+	Fix *string
 	// Omitted is set on the "and N more" diagnostic that ends a file's
 	// capped list: the errors and warnings it stands for, which the totals
 	// count although they are not shown.
@@ -194,6 +198,9 @@ func (l *List) Addf(code string, rng source.Range, format string, args ...any) *
 
 // WithLabel sets the text under the carets.
 func (d *Diagnostic) WithLabel(label string) *Diagnostic { d.Label = label; return d }
+
+// WithFix records the text that fixes the problem in place of the subject.
+func (d *Diagnostic) WithFix(text string) *Diagnostic { d.Fix = &text; return d }
 
 // WithHelp sets a help text particular to this diagnostic.
 func (d *Diagnostic) WithHelp(help string) *Diagnostic { d.Help = help; return d }

@@ -266,3 +266,23 @@ func TestSingleQuotedTextIsOneProblem(t *testing.T) {
 		}
 	}
 }
+
+// A declaration's own comment is the run of comment lines right above it;
+// a blank line or code ends it, and a `//` inside text on a line above is
+// not one.
+func TestCommentAbove(t *testing.T) {
+	src := "// far\n\n// The config.\n//   indented\nconfig C {\n    x: Text { binding: \"X\" } // trailing\n    url: Text { default: \"//a\" }\n    y: Text\n}\n"
+	for _, c := range []struct{ at, want string }{
+		{"config C", "The config.\n  indented"},
+		{"x: Text", ""},
+		{"y: Text", ""},
+		{"url:", ""},
+	} {
+		if got := CommentAbove([]byte(src), strings.Index(src, c.at)); got != c.want {
+			t.Errorf("above %q: %q, want %q", c.at, got, c.want)
+		}
+	}
+	if got := CommentAbove([]byte("// a\n//b\nx"), 10); got != "a\nb" {
+		t.Errorf("%q", got)
+	}
+}

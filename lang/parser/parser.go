@@ -79,7 +79,7 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 			if len(p.Detail) >= 2 && p.Detail[0] == '\'' && p.Detail[len(p.Detail)-1] == '\'' {
 				inner := p.Detail[1 : len(p.Detail)-1]
 				diags.Add(p.Code, rng, "text is written in double quotes, not single ones").
-					WithLabel("write \"" + inner + "\"").
+					WithLabel("write \"" + inner + "\"").WithFix("\"" + inner + "\"").
 					WithHelp("text takes double quotes: \"" + inner + "\"")
 				break
 			}
@@ -550,11 +550,11 @@ func fixableMistake(f *source.File, chunk []plexer.Token, idx int) *diag.Diagnos
 		url := string(src[start:end])
 		return l.Add("syntax.unexpected_token", source.Range{File: f, Span: source.Span{Start: start, End: end}},
 			"a URL must be quoted").
-			WithLabel("write \"" + url + "\"").
+			WithLabel("write \"" + url + "\"").WithFix("\"" + url + "\"").
 			WithHelp("a URL is text, written in double quotes: \"" + url + "\" (unquoted, its `//` starts a comment)")
 	case tok.Type == lexer.Punct && tok.Value == "=" && prev(1).Type == lexer.Ident && prev(2).Value != ":" && !atTopLevel(chunk, idx):
 		return l.Add("syntax.unexpected_token", tokenRange(f, tok), "unexpected `=`").
-			WithLabel("members take `:`, not `=`").
+			WithLabel("members take `:`, not `=`").WithFix(":").
 			WithHelp("write `" + prev(1).Value + ": ...`: a member's name and its value are separated by `:`")
 	case tok.Type == lexer.Punct && tok.Value == "{" && prev(1).Type == lexer.Ident && prev(2).Type == lexer.Ident && prev(2).Value == "on":
 		ev := prev(1).Value
@@ -567,7 +567,7 @@ func fixableMistake(f *source.File, chunk []plexer.Token, idx int) *diag.Diagnos
 		ext := chunk[idx+1]
 		return l.Add("syntax.unexpected_token", source.Range{File: f, Span: source.Span{Start: tok.Pos.Offset, End: ext.Pos.Offset + len(ext.Value)}},
 			"a module path has no `.jadpo`").
-			WithLabel("remove `.jadpo`").
+			WithLabel("remove `.jadpo`").WithFix("").
 			WithHelp("a module path names the file without its extension: `use " + path + " { ... }`")
 	case tok.Type == lexer.Ident && !declKeywords[tok.Value] && atTopLevel(chunk, idx) && atLineStart(src, tok):
 		d := l.Addf("syntax.unexpected_token", tokenRange(f, tok), "`%s` does not start a declaration", tok.Value)

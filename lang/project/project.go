@@ -45,9 +45,13 @@ type Project struct {
 	// providers/catalog.Builtin (cmd/jadpo's loadProject, the language server).
 	Catalogue lockfile.Catalogue
 
-	dir  string // the project's folder on disk ("" for LoadFS)
-	lock lockState
+	dir       string // the project's folder on disk ("" for LoadFS)
+	lock      lockState
+	parseFile ParseFunc
 }
+
+// ParseFunc parses one file, as parser.ParseFile does.
+type ParseFunc func(*source.File) (*ast.File, diag.List)
 
 // Package is one installed package under packages/<Dir>/.
 type Package struct {
@@ -96,8 +100,13 @@ func Load(dir string) *Project {
 }
 
 // LoadFS reads a project from any file system (tests use fstest.MapFS).
-func LoadFS(fsys fs.FS) *Project {
-	p := &Project{FS: fsys, Modules: map[string]*ast.File{}, Packages: map[string]*Package{}}
+func LoadFS(fsys fs.FS) *Project { return LoadFSParsing(fsys, parser.ParseFile) }
+
+// LoadFSParsing is LoadFS parsing each file with parse: a caller that
+// loads the same project again after an edit (the language server) passes
+// one that keeps the trees of files whose content did not change.
+func LoadFSParsing(fsys fs.FS, parse ParseFunc) *Project {
+	p := &Project{FS: fsys, Modules: map[string]*ast.File{}, Packages: map[string]*Package{}, parseFile: parse}
 	var modulePaths []string
 	var packageDirs []string
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
@@ -271,7 +280,7 @@ func (p *Project) parse(name string) *ast.File {
 		p.readFailed(name, err)
 		return nil
 	}
-	f, diags := parser.ParseFile(source.NewFile(name, content))
+	f, diags := p.parseFile(source.NewFile(name, content))
 	p.Diags = append(p.Diags, diags...)
 	p.Parsed = append(p.Parsed, f)
 	return f

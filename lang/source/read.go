@@ -55,7 +55,7 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	if err := checkInfo(name, st, limit); err != nil {
 		return nil, err
 	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	b, err := readSized(f, st.Size(), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -63,6 +63,29 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 		return nil, tooLarge(name, 0, limit)
 	}
 	return b, nil
+}
+
+// readSized reads at most limit+1 bytes into a buffer of the size the
+// file says it has (one allocation, where io.ReadAll grows one several
+// times: a project's check reads every file).
+func readSized(r io.Reader, size, limit int64) ([]byte, error) {
+	b := make([]byte, 0, min(size, limit)+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if int64(len(b)) > limit {
+			return b, nil
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // the file grew: make room
+		}
+	}
 }
 
 // ReadLocalFile is ReadFile for a path on disk (.env.local, a package being

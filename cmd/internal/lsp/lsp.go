@@ -1,8 +1,19 @@
-// Package lsp is jadpo's language server: JSON-RPC over a byte stream,
-// LSP's UTF-16 positions, open documents laid over the disk, and the
+// Package lsp is jadpo's language server (LSP 3.17): JSON-RPC over a byte
+// stream, UTF-16 positions, open documents laid over the disk, and the
 // workspace folders that bound where a project is looked for. `jadpo lsp`
-// serves it on stdin and stdout; an editor gets the same diagnostics
-// `jadpo check` reports, as the user types.
+// serves it on stdin and stdout.
+//
+// An editor gets what `jadpo check` reports as the user types, and hover,
+// definition, references, completion, document and workspace symbols, code
+// actions, formatting and rename. Every answer is read from the parser's
+// trees and the checker's index (check.CheckIndexed), never from the text
+// by pattern: the server itself knows no rule of the language.
+//
+// Messages are read on their own goroutine (so $/cancelRequest is seen
+// while a check runs) and handled one at a time on the serving one, which
+// owns every piece of state. An edit is checked after a short debounce;
+// a request that reads the project first runs any check still pending, so
+// it never answers from text the editor has since changed.
 package lsp
 
 import (
@@ -12,50 +23,53 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"net/url"
-	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
-	"testing/fstest"
+	"sync"
 	"time"
-
-	"github.com/jadpo/jadpo/check"
-	"github.com/jadpo/jadpo/lang/diag"
-	"github.com/jadpo/jadpo/lang/project"
-	"github.com/jadpo/jadpo/lang/source"
-	"github.com/jadpo/jadpo/providers/catalog"
 )
 
-// Options are what the server says of itself.
+// Options are what the server says of itself and what the command wires in.
 type Options struct {
 	Version string // serverInfo.version in initialize's answer
+	// Debounce is how long the server waits after an edit for another
+	// before checking; 0 means DefaultDebounce, a negative one none.
+	Debounce time.Duration
+	// Format lays out a .jadpo file in the canonical layout (`jadpo fmt`);
+	// nil: formatting is not offered.
+	Format func(filename string, src []byte) ([]byte, error)
+	// Catalogue lists the packages `jadpo package add` installs by name.
+	Catalogue func() []string
+	// InstallPackage installs a catalogue package into the project folder
+	// (the "install the package" quick fix); nil: the fix is not offered.
+	InstallPackage func(projectDir, name string) error
 }
+
+// DefaultDebounce is the wait after an edit before it is checked: long
+// enough to take the next keystroke of a fast typist's burst into the same
+// check, short enough to stay inside the 50 ms an edit's diagnostics may
+// take (docs/performance.md, "Language server").
+const DefaultDebounce = 5 * time.Millisecond
+
+// ErrExitWithoutShutdown is Serve's answer to `exit` before `shutdown`:
+// LSP 3.17 says the process then exits with 1.
+var ErrExitWithoutShutdown = errors.New("the editor sent exit before shutdown")
 
 // Serve reads LSP messages from in and writes answers and diagnostics to
-// out until exit, the end of in, or ctx is done (looked at between
-// messages: a read in progress is not interrupted).
+// out until exit, the end of in, or ctx is done.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
-	s := &lspServer{ctx: ctx, in: bufio.NewReader(in), out: out, version: opts.Version, open: map[string][]byte{}, published: map[string]bool{}}
-	return s.serve()
+	if opts.Debounce == 0 {
+		opts.Debounce = DefaultDebounce
+	}
+	return newServer(ctx, out, opts).run(in)
 }
 
-type lspServer struct {
-	ctx       context.Context
-	version   string
-	in        *bufio.Reader
-	out       io.Writer
-	open      map[string][]byte // open documents by absolute path
-	published map[string]bool   // URIs with diagnostics shown
-	shutdown  bool
-	// initialized is set by the initialize request; before it, requests
-	// are answered ServerNotInitialized and notifications dropped (LSP 3.17).
-	initialized bool
-	// workspaces are the folders initialize named (workspaceFolders, else
-	// rootUri, else rootPath); a project is looked for only inside them.
-	workspaces []string
+func (s *server) run(in io.Reader) error {
+	msgs := make(chan incoming, 64)
+	stop := make(chan struct{})
+	defer close(stop)
+	go s.readLoop(bufio.NewReader(in), msgs, stop)
+	return s.loop(msgs)
 }
 
 // JSON-RPC and LSP error codes the server answers with.
@@ -63,7 +77,11 @@ const (
 	lspParseError           = -32700
 	lspInvalidRequest       = -32600
 	lspMethodNotFound       = -32601
+	lspInvalidParams        = -32602
+	lspInternalError        = -32603
 	lspServerNotInitialized = -32002
+	lspRequestFailed        = -32803
+	lspRequestCancelled     = -32800
 )
 
 // lspMaxMessage bounds one message's body: 64 MiB (a document is at most
@@ -85,20 +103,40 @@ type lspMessage struct {
 	Error   *lspError       `json:"error,omitempty"`
 }
 
+// lspReply is an answer: its result is written even when null.
+type lspReply struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result"`
+}
+
 type lspError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 }
 
-func (s *lspServer) serve() error {
+func (e *lspError) Error() string { return e.Message }
+
+// incoming is one read message, or the reason reading stopped.
+type incoming struct {
+	msg lspMessage
+	err error // io.EOF at the end of input
+}
+
+// readLoop reads messages until the end of input. A $/cancelRequest is
+// noted at once, so a request still queued behind a check is answered
+// cancelled instead of being worked on.
+func (s *server) readLoop(in *bufio.Reader, msgs chan<- incoming, stop <-chan struct{}) {
+	deliver := func(m incoming) bool {
+		select {
+		case msgs <- m:
+			return true
+		case <-stop:
+			return false
+		}
+	}
 	for {
-		if err := s.ctx.Err(); err != nil {
-			return err
-		}
-		body, err := s.read()
-		if err == io.EOF {
-			return nil
-		}
+		body, err := readMessage(in)
 		var he headerError
 		if errors.As(err, &he) {
 			// The message is lost, not the session: say so and read on.
@@ -106,33 +144,37 @@ func (s *lspServer) serve() error {
 			continue
 		}
 		if err != nil {
-			return err
+			deliver(incoming{err: err})
+			return
 		}
 		var m lspMessage
 		if err := json.Unmarshal(body, &m); err != nil {
-			s.send(lspMessage{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &lspError{lspParseError, "parse error"}})
+			s.send(lspMessage{ID: json.RawMessage("null"), Error: &lspError{lspParseError, "parse error: " + err.Error()}})
 			continue
 		}
-		if m.Method == "exit" {
-			return nil
-		}
-		if !s.initialized && m.Method != "initialize" {
-			if m.ID != nil {
-				s.send(lspMessage{ID: m.ID, Error: &lspError{lspServerNotInitialized, "the server is not initialized: send initialize first"}})
+		if m.Method == "$/cancelRequest" {
+			var p struct {
+				ID json.RawMessage `json:"id"`
 			}
-			continue // a notification before initialize is dropped
+			if json.Unmarshal(m.Params, &p) == nil && p.ID != nil {
+				s.cancelled.Store(string(p.ID), true)
+			}
+			continue
 		}
-		s.handle(m)
+		if !deliver(incoming{msg: m}) {
+			return
+		}
 	}
 }
 
-// read reads one message: headers, a blank line, Content-Length bytes. A
-// message without a usable Content-Length is a headerError: its headers are
-// consumed (a body over the limit is skipped too) and the next one is read.
-func (s *lspServer) read() ([]byte, error) {
+// readMessage reads one message: headers, a blank line, Content-Length
+// bytes. A message without a usable Content-Length is a headerError: its
+// headers are consumed (a body over the limit is skipped too) and the next
+// one is read.
+func readMessage(in *bufio.Reader) ([]byte, error) {
 	length, bad := -1, ""
 	for {
-		line, err := s.in.ReadString('\n')
+		line, err := in.ReadString('\n')
 		if err != nil {
 			return nil, err
 		}
@@ -149,7 +191,7 @@ func (s *lspServer) read() ([]byte, error) {
 			case err != nil || n < 0:
 				bad = fmt.Sprintf("bad Content-Length %q: it must be a whole number of bytes", v)
 			case n > lspMaxMessage:
-				if _, err := io.CopyN(io.Discard, s.in, int64(n)); err != nil {
+				if _, err := io.CopyN(io.Discard, in, int64(n)); err != nil {
 					return nil, err
 				}
 				return nil, headerError{fmt.Sprintf("a message of %d bytes is over the limit of %d; it was skipped", n, lspMaxMessage)}
@@ -165,7 +207,7 @@ func (s *lspServer) read() ([]byte, error) {
 		return nil, headerError{"a message without Content-Length"}
 	}
 	body := make([]byte, length)
-	if _, err := io.ReadFull(s.in, body); err != nil {
+	if _, err := io.ReadFull(in, body); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
@@ -174,282 +216,329 @@ func (s *lspServer) read() ([]byte, error) {
 	return body, nil
 }
 
-func (s *lspServer) send(m lspMessage) {
-	m.JSONRPC = "2.0"
+// send writes one message; the reading goroutine and the serving one both
+// write, so whole messages are written under a lock.
+func (s *server) send(m any) {
+	switch v := m.(type) {
+	case lspMessage:
+		v.JSONRPC = "2.0"
+		m = v
+	case lspReply:
+		v.JSONRPC = "2.0"
+		m = v
+	}
 	b, _ := json.Marshal(m)
+	s.outMu.Lock()
+	defer s.outMu.Unlock()
 	fmt.Fprintf(s.out, "Content-Length: %d\r\n\r\n%s", len(b), b)
 }
 
-func (s *lspServer) handle(m lspMessage) {
-	reply := func(result any) {
-		if m.ID != nil {
-			s.send(lspMessage{ID: m.ID, Result: result})
+func (s *server) notify(method string, params any) {
+	b, _ := json.Marshal(params)
+	s.send(lspMessage{Method: method, Params: b})
+}
+
+// loop serves messages one at a time, and runs the checks edits asked for
+// once their debounce has passed.
+func (s *server) loop(msgs <-chan incoming) error {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		if s.pendingSince.IsZero() {
+			timer.Stop()
+		} else {
+			wait := time.Until(s.pendingSince.Add(s.opts.Debounce))
+			if wait <= 0 {
+				s.flush()
+				continue
+			}
+			timer.Reset(wait)
+		}
+		select {
+		case <-s.ctx.Done():
+			return s.ctx.Err()
+		case <-timer.C:
+			s.flush()
+		case in := <-msgs:
+			if in.err == io.EOF {
+				return nil
+			}
+			if in.err != nil {
+				return in.err
+			}
+			if done, err := s.serveOne(in.msg); done {
+				return err
+			}
 		}
 	}
-	var doc struct {
-		TextDocument struct {
-			URI  string `json:"uri"`
-			Text string `json:"text"`
-		} `json:"textDocument"`
-		ContentChanges []struct {
-			Text string `json:"text"`
-		} `json:"contentChanges"`
+}
+
+// serveOne handles one message; done is true after exit.
+func (s *server) serveOne(m lspMessage) (done bool, err error) {
+	if m.Method == "exit" {
+		if !s.shutdown {
+			return true, ErrExitWithoutShutdown
+		}
+		return true, nil
 	}
-	_ = json.Unmarshal(m.Params, &doc)
+	if m.Method == "" {
+		return false, nil // an answer to a request of ours (client/registerCapability)
+	}
+	isRequest := m.ID != nil
+	if !s.initialized && m.Method != "initialize" {
+		if isRequest {
+			s.send(lspMessage{ID: m.ID, Error: &lspError{lspServerNotInitialized, "the server is not initialized: send initialize first"}})
+		}
+		return false, nil // a notification before initialize is dropped
+	}
+	if s.shutdown {
+		if isRequest {
+			s.send(lspMessage{ID: m.ID, Error: &lspError{lspInvalidRequest, "the server is shut down: only exit is taken now"}})
+		}
+		return false, nil
+	}
+	if !isRequest {
+		s.handleNotification(m)
+		return false, nil
+	}
+	if _, gone := s.cancelled.LoadAndDelete(string(m.ID)); gone {
+		s.send(lspMessage{ID: m.ID, Error: &lspError{lspRequestCancelled, "the request was cancelled"}})
+		return false, nil
+	}
+	result, rerr := s.handleRequest(m)
+	s.cancelled.Delete(string(m.ID))
+	if rerr != nil {
+		var le *lspError
+		if !errors.As(rerr, &le) {
+			le = &lspError{lspInternalError, rerr.Error()}
+		}
+		s.send(lspMessage{ID: m.ID, Error: le})
+		return false, nil
+	}
+	s.send(lspReply{ID: m.ID, Result: result})
+	return false, nil
+}
+
+// server is the state of one session; the serving goroutine owns it all
+// except what is marked otherwise.
+type server struct {
+	ctx   context.Context
+	opts  Options
+	out   io.Writer
+	outMu sync.Mutex
+	// cancelled holds the ids of requests $/cancelRequest named (written by
+	// the reading goroutine).
+	cancelled sync.Map
+
+	// initialized is set by initialize; before it, requests are answered
+	// ServerNotInitialized and notifications dropped (LSP 3.17).
+	initialized, shutdown bool
+	// workspaces are the folders initialize named (workspaceFolders, else
+	// rootUri, else rootPath); a project is looked for only inside them.
+	workspaces []string
+	// watching is set when the client watches the project's files for us
+	// (workspace/didChangeWatchedFiles): the disk is then read once and
+	// again only for what it reports changed.
+	watching bool
+
+	ws workspace
+	// pendingSince is when the oldest edit not yet checked came in (zero
+	// when none is pending).
+	pendingSince time.Time
+}
+
+func newServer(ctx context.Context, out io.Writer, opts Options) *server {
+	s := &server{ctx: ctx, out: out, opts: opts}
+	s.ws = newWorkspace(s)
+	return s
+}
+
+// flush runs the checks edits asked for.
+func (s *server) flush() {
+	s.pendingSince = time.Time{}
+	s.ws.checkPending()
+}
+
+// edited notes an edit to check after the debounce (at once without one).
+func (s *server) edited() {
+	if s.opts.Debounce < 0 {
+		s.flush()
+		return
+	}
+	if s.pendingSince.IsZero() {
+		s.pendingSince = time.Now()
+	}
+}
+
+func invalidParams(err error) error {
+	return &lspError{lspInvalidParams, "invalid params: " + err.Error()}
+}
+
+func (s *server) handleNotification(m lspMessage) {
+	switch m.Method {
+	case "initialized":
+		s.registerWatchers()
+	case "textDocument/didOpen":
+		var p struct {
+			TextDocument struct {
+				URI  string `json:"uri"`
+				Text string `json:"text"`
+			} `json:"textDocument"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil {
+			if path := uriPath(p.TextDocument.URI); path != "" {
+				s.ws.open(path, []byte(p.TextDocument.Text))
+				s.edited()
+			}
+		}
+	case "textDocument/didChange":
+		var p struct {
+			TextDocument struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+			ContentChanges []struct {
+				Text string `json:"text"`
+			} `json:"contentChanges"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil && len(p.ContentChanges) > 0 {
+			if path := uriPath(p.TextDocument.URI); path != "" {
+				s.ws.change(path, []byte(p.ContentChanges[len(p.ContentChanges)-1].Text))
+				s.edited()
+			}
+		}
+	case "textDocument/didSave", "textDocument/didClose":
+		var p struct {
+			TextDocument struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil {
+			if path := uriPath(p.TextDocument.URI); path != "" {
+				s.ws.savedOrClosed(path, m.Method == "textDocument/didClose")
+				s.edited()
+			}
+		}
+	case "workspace/didChangeWatchedFiles":
+		var p struct {
+			Changes []struct {
+				URI string `json:"uri"`
+			} `json:"changes"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil {
+			var paths []string
+			for _, c := range p.Changes {
+				if path := uriPath(c.URI); path != "" {
+					paths = append(paths, path)
+				}
+			}
+			s.ws.changedOnDisk(paths)
+			s.edited()
+		}
+	}
+}
+
+func (s *server) handleRequest(m lspMessage) (any, error) {
 	switch m.Method {
 	case "initialize":
 		if s.initialized {
-			s.send(lspMessage{ID: m.ID, Error: &lspError{lspInvalidRequest, "initialize was sent already"}})
-			return
+			return nil, &lspError{lspInvalidRequest, "initialize was sent already"}
 		}
 		s.initialized = true
-		s.workspaces = workspaceFolders(m.Params)
-		reply(map[string]any{
-			"capabilities": map[string]any{"textDocumentSync": map[string]any{"openClose": true, "change": 1, "save": true}},
-			"serverInfo":   map[string]any{"name": "jadpo", "version": s.version},
-		})
+		return s.initialize(m.Params), nil
 	case "shutdown":
+		s.flush()
 		s.shutdown = true
-		reply(nil)
-	case "textDocument/didOpen":
-		if p := uriPath(doc.TextDocument.URI); p != "" {
-			s.open[p] = []byte(doc.TextDocument.Text)
-			s.checkAround(p)
+		return nil, nil
+	case "textDocument/hover":
+		return s.withPosition(m.Params, s.hover)
+	case "textDocument/definition":
+		return s.withPosition(m.Params, s.definition)
+	case "textDocument/references":
+		return s.withPosition(m.Params, s.references)
+	case "textDocument/completion":
+		return s.withPosition(m.Params, s.completion)
+	case "textDocument/prepareRename":
+		return s.withPosition(m.Params, s.prepareRename)
+	case "textDocument/rename":
+		return s.withPosition(m.Params, s.rename)
+	case "textDocument/documentSymbol":
+		return s.withDocument(m.Params, s.documentSymbols)
+	case "textDocument/formatting":
+		return s.withDocument(m.Params, s.formatting)
+	case "textDocument/codeAction":
+		return s.withDocument(m.Params, s.codeActions)
+	case "workspace/symbol":
+		var p struct {
+			Query string `json:"query"`
 		}
-	case "textDocument/didChange":
-		if p := uriPath(doc.TextDocument.URI); p != "" && len(doc.ContentChanges) > 0 {
-			s.open[p] = []byte(doc.ContentChanges[len(doc.ContentChanges)-1].Text)
-			s.checkAround(p)
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, invalidParams(err)
 		}
-	case "textDocument/didSave":
-		if p := uriPath(doc.TextDocument.URI); p != "" {
-			s.checkAround(p)
-		}
-	case "textDocument/didClose":
-		if p := uriPath(doc.TextDocument.URI); p != "" {
-			delete(s.open, p)
-			s.checkAround(p)
-		}
-	default:
-		if m.ID != nil && m.Method != "" {
-			s.send(lspMessage{ID: m.ID, Error: &lspError{lspMethodNotFound, "method not found: " + m.Method}})
-		}
+		s.flush()
+		return s.workspaceSymbols(p.Query), nil
+	case "workspace/executeCommand":
+		s.flush()
+		return s.executeCommand(m.Params)
 	}
+	return nil, &lspError{lspMethodNotFound, "method not found: " + m.Method}
 }
 
-func uriPath(uri string) string {
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" {
-		return ""
-	}
-	return filepath.Clean(u.Path)
-}
+// commandInstallPackage is the "install the package" quick fix's command.
+const commandInstallPackage = "jadpo.installPackage"
 
-func pathURI(p string) string { return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String() }
-
-// workspaceFolders reads the folders of initialize's params: its
-// workspaceFolders, else rootUri, else rootPath.
-func workspaceFolders(params json.RawMessage) []string {
+func (s *server) initialize(params json.RawMessage) any {
+	s.workspaces = workspaceFolders(params)
 	var p struct {
-		WorkspaceFolders []struct {
-			URI string `json:"uri"`
-		} `json:"workspaceFolders"`
-		RootURI  string `json:"rootUri"`
-		RootPath string `json:"rootPath"`
+		Capabilities struct {
+			Workspace struct {
+				DidChangeWatchedFiles struct {
+					DynamicRegistration bool `json:"dynamicRegistration"`
+				} `json:"didChangeWatchedFiles"`
+			} `json:"workspace"`
+		} `json:"capabilities"`
 	}
 	_ = json.Unmarshal(params, &p)
-	var out []string
-	for _, f := range p.WorkspaceFolders {
-		if d := uriPath(f.URI); d != "" {
-			out = append(out, d)
-		}
+	s.watching = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
+	caps := map[string]any{
+		"textDocumentSync":        map[string]any{"openClose": true, "change": 1, "save": true},
+		"hoverProvider":           true,
+		"definitionProvider":      true,
+		"referencesProvider":      true,
+		"completionProvider":      map[string]any{"triggerCharacters": []string{".", ":", "{"}},
+		"documentSymbolProvider":  true,
+		"workspaceSymbolProvider": true,
+		"codeActionProvider":      map[string]any{"codeActionKinds": []string{"quickfix", "source.fixAll.jadpo", "source.formatDocument"}},
+		"renameProvider":          map[string]any{"prepareProvider": true},
 	}
-	if len(out) == 0 && p.RootURI != "" {
-		if d := uriPath(p.RootURI); d != "" {
-			out = append(out, d)
-		}
+	if s.opts.Format != nil {
+		caps["documentFormattingProvider"] = true
 	}
-	if len(out) == 0 && p.RootPath != "" && filepath.IsAbs(p.RootPath) {
-		out = append(out, filepath.Clean(p.RootPath))
+	if s.opts.InstallPackage != nil {
+		caps["executeCommandProvider"] = map[string]any{"commands": []string{commandInstallPackage}}
 	}
-	return out
-}
-
-// within reports whether path is dir or below it.
-func within(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// projectRoot is the nearest folder at or above the file holding
-// app.jadpo, looked for no higher than the workspace folder holding the
-// file; false when there is none (or the file is outside every workspace
-// folder initialize named), and the file is checked alone.
-func (s *lspServer) projectRoot(file string) (string, bool) {
-	top := ""
-	if len(s.workspaces) > 0 {
-		for _, w := range s.workspaces {
-			if within(file, w) && len(w) > len(top) {
-				top = w
-			}
-		}
-		if top == "" {
-			return "", false
-		}
-	}
-	for dir := filepath.Dir(file); ; dir = filepath.Dir(dir) {
-		app := filepath.Join(dir, "app.jadpo")
-		if _, ok := s.open[app]; ok {
-			return dir, true
-		}
-		if _, err := os.Lstat(app); err == nil {
-			return dir, true
-		}
-		if dir == top || filepath.Dir(dir) == dir {
-			return "", false
-		}
+	return map[string]any{
+		"capabilities": caps,
+		"serverInfo":   map[string]any{"name": "jadpo", "version": s.opts.Version},
 	}
 }
 
-// checkAround checks the project holding file, its open documents laid
-// over the disk, and publishes every file's diagnostics. A file in no
-// project is checked alone: its folder is not walked, so no other file's
-// diagnostics are published for it.
-func (s *lspServer) checkAround(file string) {
-	root, inProject := s.projectRoot(file)
-	var fsys fs.FS
-	files := fstest.MapFS{}
-	if inProject {
-		var disk fs.FS = fstest.MapFS{}
-		if d, err := source.DiskFS(root); err == nil {
-			disk = d
-			defer d.(io.Closer).Close() // one check per change: do not wait for the collector
-		}
-		for p, b := range s.open {
-			if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
-				files[filepath.ToSlash(rel)] = &fstest.MapFile{Data: b, Mode: 0o644, ModTime: time.Now()}
-			}
-		}
-		fsys = overlayFS{disk: disk, files: files}
-	} else {
-		root = filepath.Dir(file)
-		b, ok := s.open[file]
-		if !ok {
-			b, _ = source.ReadLocalFile(file, source.MaxFileSize) // closed: as saved, if readable
-		}
-		files[filepath.Base(file)] = &fstest.MapFile{Data: b, Mode: 0o644, ModTime: time.Now()}
-		fsys = files
+// registerWatchers asks a client that can watch files to tell us of
+// changes to .jadpo files and jadpo.lock made outside the editor.
+func (s *server) registerWatchers() {
+	if !s.watching {
+		return
 	}
-	p := project.LoadFS(fsys)
-	p.Catalogue = catalog.Builtin
-	res := check.Check(p)
-	byURI := map[string][]map[string]any{}
-	for _, d := range res.Diags {
-		if d.Subject.File == nil {
-			continue
-		}
-		uri := pathURI(filepath.Join(root, filepath.FromSlash(d.Subject.File.Path)))
-		byURI[uri] = append(byURI[uri], lspDiagnostic(d, root))
-	}
-	// Files that had diagnostics and have none now are cleared.
-	for uri := range s.published {
-		if _, still := byURI[uri]; still {
-			continue
-		}
-		if p := uriPath(uri); inProject && strings.HasPrefix(p, root+string(filepath.Separator)) || !inProject && p == file {
-			byURI[uri] = []map[string]any{}
-		}
-	}
-	if !inProject {
-		if _, ok := byURI[pathURI(file)]; !ok {
-			byURI[pathURI(file)] = []map[string]any{}
-		}
-	}
-	uris := make([]string, 0, len(byURI))
-	for uri := range byURI {
-		uris = append(uris, uri)
-	}
-	sort.Strings(uris)
-	for _, uri := range uris {
-		s.published[uri] = len(byURI[uri]) > 0
-		if !s.published[uri] {
-			delete(s.published, uri)
-		}
-		params, _ := json.Marshal(map[string]any{"uri": uri, "diagnostics": byURI[uri]})
-		s.send(lspMessage{Method: "textDocument/publishDiagnostics", Params: params})
-	}
+	s.send(lspMessage{ID: json.RawMessage(`"jadpo-watch"`), Method: "client/registerCapability", Params: mustJSON(map[string]any{
+		"registrations": []any{map[string]any{
+			"id": "jadpo-watch", "method": "workspace/didChangeWatchedFiles",
+			"registerOptions": map[string]any{"watchers": []any{
+				map[string]any{"globPattern": "**/*.jadpo"}, map[string]any{"globPattern": "**/jadpo.lock"},
+			}},
+		}},
+	})})
 }
 
-func lspDiagnostic(d *diag.Diagnostic, root string) map[string]any {
-	severity := 1
-	if d.Severity == diag.Warning {
-		severity = 2
-	}
-	message := d.Summary
-	if d.Label != "" {
-		message += "\n" + d.Label
-	}
-	if h := d.HelpText(); h != "" {
-		message += "\nhelp: " + h
-	}
-	out := map[string]any{
-		"range": lspRange(d.Subject), "severity": severity, "code": d.Code, "source": "jadpo", "message": message,
-		"codeDescription": map[string]any{"href": diag.DocsURI(d.Code)},
-	}
-	var related []map[string]any
-	for _, r := range d.Related {
-		if r.Range.File == nil {
-			continue
-		}
-		related = append(related, map[string]any{"message": r.Message, "location": map[string]any{
-			"uri": pathURI(filepath.Join(root, filepath.FromSlash(r.Range.File.Path))), "range": lspRange(r.Range)}})
-	}
-	if related != nil {
-		out["relatedInformation"] = related
-	}
-	return out
-}
-
-// lspRange converts byte offsets to LSP positions: 0-based lines, and
-// characters counted in UTF-16 code units.
-func lspRange(r source.Range) map[string]any {
-	pos := func(offset int) map[string]any {
-		p := r.File.Position(offset)
-		return map[string]any{"line": p.Line - 1, "character": r.File.UTF16Column(offset)}
-	}
-	return map[string]any{"start": pos(r.Span.Start), "end": pos(r.Span.End)}
-}
-
-// overlayFS serves open documents over the files on disk.
-type overlayFS struct {
-	disk  fs.FS
-	files fstest.MapFS
-}
-
-func (o overlayFS) Open(name string) (fs.File, error) {
-	if _, ok := o.files[name]; ok {
-		return o.files.Open(name)
-	}
-	return o.disk.Open(name)
-}
-
-func (o overlayFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	entries, err := fs.ReadDir(o.disk, name)
-	if err != nil && len(o.files) == 0 {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	for _, e := range entries {
-		seen[e.Name()] = true
-	}
-	if extra, err2 := fs.ReadDir(o.files, name); err2 == nil {
-		for _, e := range extra {
-			if !seen[e.Name()] {
-				entries = append(entries, e)
-			}
-		}
-		err = nil
-	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-	return entries, err
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
 }

@@ -1,0 +1,476 @@
+package lsp
+
+import (
+	"sort"
+	"strings"
+
+	plexer "github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/lang/lexer"
+)
+
+// Completion reads where the cursor is from the lexer's tokens up to it,
+// not from the tree: while the user types, the declaration under the
+// cursor rarely parses. The tokens say which block the cursor is in (the
+// brackets opened and the key or keyword before each) and whether it is
+// at a member's key or its value; the checker's index and tables say what
+// fits there.
+
+// LSP CompletionItemKind numbers.
+const (
+	ciMethod   = 2
+	ciField    = 5
+	ciVariable = 6
+	ciClass    = 7
+	ciModule   = 9
+	ciProperty = 10
+	ciEnum     = 13
+	ciKeyword  = 14
+	ciStruct   = 22
+	ciEvent    = 23
+	ciTypeP    = 25
+)
+
+type completionFrame struct {
+	kind string // a declaration keyword, "member" (a key's block), "rules", "handler", "operation", "call", "list"
+	key  string // for "member": the key whose value the block is
+	decl string // the enclosing declaration's keyword
+	name string // the enclosing declaration's name
+	call []string
+}
+
+// completionContext is what the tokens before the cursor say.
+type completionContext struct {
+	stack []completionFrame
+	qual  []string // the dotted name before the word: config. -> [config]
+	word  string   // the part of a name typed so far
+	key   string   // at a value: the member's key
+	value bool
+}
+
+var appDeclKeywords = []string{"use", "public", "type", "enum", "value", "event", "config", "store", "connection", "queue", "subscriber"}
+var packageDeclKeywords = []string{"package", "provider", "settings", "resource", "provide", "public", "type", "enum", "value", "event"}
+var builtinTypes = []string{"Text", "Int", "Decimal", "Bool", "Uuid", "Instant", "Email", "Url", "Duration", "List", "Map"}
+
+func readCompletionContext(src []byte, off int) completionContext {
+	toks, _ := lexer.Lex(string(src[:off]))
+	toks = toks[:len(toks)-1] // EOF
+	var cc completionContext
+	if n := len(toks); n > 0 && toks[n-1].Type == lexer.Ident && toks[n-1].Pos.Offset+len(toks[n-1].Value) == off {
+		cc.word = toks[n-1].Value
+		toks = toks[:n-1]
+	}
+	for n := len(toks); n >= 2 && toks[n-1].Value == "." && toks[n-2].Type == lexer.Ident; n = len(toks) {
+		cc.qual = append([]string{toks[n-2].Value}, cc.qual...)
+		toks = toks[:n-2]
+	}
+	if n := len(toks); n >= 2 && toks[n-1].Value == ":" && toks[n-1].Type == lexer.Punct && toks[n-2].Type == lexer.Ident {
+		cc.value, cc.key = true, toks[n-2].Value
+	}
+	decl, name := "", ""
+	tok := func(i int) plexer.Token {
+		if i < 0 || i >= len(toks) {
+			return plexer.Token{}
+		}
+		return toks[i]
+	}
+	for i, t := range toks {
+		if t.Type == lexer.Ident && len(cc.stack) == 0 {
+			switch {
+			case isDeclKeyword(t.Value) && t.Value != "public":
+				decl, name = t.Value, ""
+			case decl != "" && name == "" && tok(i-1).Value == decl:
+				name = t.Value
+			}
+			continue
+		}
+		if t.Type != lexer.Punct {
+			continue
+		}
+		switch t.Value {
+		case "{":
+			fr := completionFrame{decl: decl, name: name}
+			prev, prev2 := tok(i-1), tok(i-2)
+			switch {
+			case len(cc.stack) == 0:
+				fr.kind = decl
+			case prev.Value == ":" && prev2.Type == lexer.Ident:
+				fr.kind, fr.key = "member", prev2.Value
+			case prev.Value == ")":
+				fr.kind = "handler"
+			case prev2.Value == "operation":
+				fr.kind = "operation"
+			default:
+				fr.kind = "rules"
+			}
+			cc.stack = append(cc.stack, fr)
+		case "(":
+			var path []string
+			for j := i - 1; j >= 0 && tok(j).Type == lexer.Ident; j -= 2 {
+				path = append([]string{tok(j).Value}, path...)
+				if tok(j-1).Value != "." {
+					break
+				}
+			}
+			cc.stack = append(cc.stack, completionFrame{kind: "call", decl: decl, name: name, call: path})
+		case "[":
+			cc.stack = append(cc.stack, completionFrame{kind: "list", decl: decl, name: name})
+		case "}", ")", "]":
+			if len(cc.stack) > 0 {
+				cc.stack = cc.stack[:len(cc.stack)-1]
+			}
+			if len(cc.stack) == 0 && t.Value == "}" {
+				decl, name = "", ""
+			}
+		}
+	}
+	return cc
+}
+
+func isDeclKeyword(w string) bool {
+	for _, k := range appDeclKeywords {
+		if k == w {
+			return true
+		}
+	}
+	for _, k := range packageDeclKeywords {
+		if k == w {
+			return true
+		}
+	}
+	return false
+}
+
+// blockKind names the innermost block as check.MemberKeys does, with the
+// connection or package it belongs to when that matters.
+func (cc completionContext) blockKind() string {
+	if len(cc.stack) == 0 {
+		return ""
+	}
+	top := cc.stack[len(cc.stack)-1]
+	parent := completionFrame{}
+	if len(cc.stack) > 1 {
+		parent = cc.stack[len(cc.stack)-2]
+	}
+	switch top.kind {
+	case "connection", "queue", "store", "operation", "provider":
+		return top.kind
+	case "type":
+		return "type rules"
+	case "provide":
+		return "provide " + top.name
+	case "subscriber":
+		return "subscriber"
+	case "handler":
+		return "handler"
+	case "rules":
+		switch {
+		case parent.kind == "config":
+			return "config field"
+		case parent.kind == "event" || parent.kind == "value":
+			return "field rules"
+		case parent.kind == "settings":
+			return "setting rules"
+		case parent.kind == "member" && parent.key == "events":
+			return "queue event"
+		}
+	case "member":
+		switch p := parent.kind + " " + top.key; {
+		case p == "connection credential":
+			return "credential"
+		case p == "connection settings":
+			return "connection settings"
+		case p == "store retention":
+			return "store retention"
+		case p == "subscriber retry":
+			return "subscriber retry"
+		case p == "provider aws":
+			return "provider aws"
+		case p == "queue events":
+			return "queue events"
+		case parent.kind == "provide" && parent.name == "receiving" && (top.key == "receive" || top.key == "acknowledge"):
+			return "receiving " + top.key
+		case parent.kind == "provide" && parent.name == "email" && top.key == "send":
+			return "email send"
+		}
+	}
+	return top.kind
+}
+
+func (s *server) completion(dc *docContext, off int) (any, error) {
+	cc := readCompletionContext(dc.file.Content, off)
+	ix := dc.pr.res.Index
+	var items []map[string]any
+	seen := map[string]bool{}
+	add := func(label string, kind int, detail string) {
+		if seen[label] || !strings.HasPrefix(strings.ToLower(label), strings.ToLower(cc.word)) {
+			return
+		}
+		seen[label] = true
+		item := map[string]any{"label": label, "kind": kind}
+		if detail != "" {
+			item["detail"] = detail
+		}
+		items = append(items, item)
+	}
+	inPackage := strings.HasPrefix(dc.path, "packages/")
+	block := cc.blockKind()
+	switch {
+	case len(cc.qual) == 1 && cc.qual[0] == "config":
+		for _, sym := range ix.Symbols {
+			if sym.Kind == check.SymConfigField {
+				add(sym.Name, ciField, signature(sym))
+			}
+		}
+	case len(cc.qual) == 1 && cc.qual[0] == "settings" && inPackage:
+		if pkg := ix.Packages[packageDirOf(dc.path)]; pkg != nil {
+			for _, ch := range pkg.Children {
+				if ch.Kind == check.SymSetting {
+					add(ch.Name, ciField, signature(ch))
+				}
+			}
+		}
+	case len(cc.qual) > 0 && (block == "handler" || block == "call" || blockHas(cc, "handler")):
+		s.completeInHandler(dc, cc, add)
+	case len(cc.qual) == 1 && isUpper(cc.qual[0]):
+		// Package.Name: a package's public declarations.
+		for _, n := range ix.InScope(dc.path) {
+			if rest, ok := strings.CutPrefix(n.Name, cc.qual[0]+"."); ok && (block != "queue events" || n.Symbol.Kind == check.SymEvent) {
+				add(rest, symbolCompletionKind(n.Symbol), signature(n.Symbol))
+			}
+		}
+	case cc.value && cc.key == "package" && block == "connection":
+		if s.opts.Catalogue != nil {
+			for _, name := range s.opts.Catalogue() {
+				add(name, ciModule, "catalogue package")
+			}
+		}
+		for dir := range ix.Packages {
+			add(dir, ciModule, "installed package")
+		}
+	case cc.value:
+		if typePosition(block, cc) {
+			s.completeTypes(dc, add)
+		}
+	case block == "":
+		words := appDeclKeywords
+		if inPackage {
+			words = packageDeclKeywords
+		}
+		for _, w := range words {
+			add(w, ciKeyword, "declaration")
+		}
+	case block == "queue events":
+		for _, n := range ix.InScope(dc.path) {
+			if n.Symbol.Kind == check.SymEvent {
+				add(n.Name, ciEvent, signature(n.Symbol))
+			}
+		}
+	case block == "connection settings":
+		if conn := connectionNamed(ix, cc.stack[0].name); conn != nil {
+			if pkg := ix.Packages[conn.Package]; pkg != nil {
+				for _, ch := range pkg.Children {
+					if ch.Kind == check.SymSetting {
+						add(ch.Name, ciProperty, signature(ch))
+					}
+				}
+			}
+		}
+	case block == "credential":
+		if conn := connectionNamed(ix, cc.stack[0].name); conn != nil {
+			if pkg := ix.Packages[conn.Package]; pkg != nil {
+				for _, k := range check.MemberKeys("credential " + pkg.Scheme) {
+					add(k, ciProperty, pkg.Scheme+" credential")
+				}
+			}
+		}
+	case block == "subscriber":
+		add("on", ciKeyword, "a handler: on Event(binding) { attempt ... }")
+		add("retry", ciProperty, "how deliveries are retried")
+	case block == "handler":
+		add("attempt", ciKeyword, "call an operation: attempt <connection>.<resource>.<operation>(...)")
+	case block == "resource":
+		add("operation", ciKeyword, "an operation of the resource")
+	case block == "call":
+		s.completeArguments(dc, cc, add)
+	case block == "config" || block == "event" || block == "value" || block == "settings":
+		// a field's name is the author's to choose
+	default:
+		for _, k := range check.MemberKeys(block) {
+			add(k, ciProperty, block)
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i]["label"].(string) < items[j]["label"].(string) })
+	if items == nil {
+		items = []map[string]any{}
+	}
+	return map[string]any{"isIncomplete": false, "items": items}, nil
+}
+
+func blockHas(cc completionContext, kind string) bool {
+	for _, f := range cc.stack {
+		if f.kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func isUpper(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }
+
+// typePosition reports whether a value being typed is a type: a field's
+// (of a record, the config or the settings), a type's base, an
+// operation's input or output.
+func typePosition(block string, cc completionContext) bool {
+	switch block {
+	case "config", "event", "value", "settings":
+		return true
+	case "operation":
+		return cc.key == "input" || cc.key == "output"
+	}
+	return false
+}
+
+func (s *server) completeTypes(dc *docContext, add func(string, int, string)) {
+	for _, t := range builtinTypes {
+		add(t, ciTypeP, "built-in type")
+	}
+	for _, n := range dc.pr.res.Index.InScope(dc.path) {
+		switch n.Symbol.Kind {
+		case check.SymType, check.SymEnum, check.SymValue, check.SymEvent:
+			add(n.Name, symbolCompletionKind(n.Symbol), signature(n.Symbol))
+		}
+	}
+}
+
+func symbolCompletionKind(sym *check.Symbol) int {
+	switch sym.Kind {
+	case check.SymEvent:
+		return ciEvent
+	case check.SymEnum:
+		return ciEnum
+	case check.SymValue:
+		return ciStruct
+	case check.SymType:
+		return ciTypeP
+	case check.SymOperation:
+		return ciMethod
+	case check.SymField, check.SymConfigField, check.SymSetting:
+		return ciField
+	case check.SymResource:
+		return ciModule
+	}
+	return ciClass
+}
+
+func connectionNamed(ix *check.Index, name string) *check.Symbol {
+	for _, sym := range ix.Symbols {
+		if sym.Kind == check.SymConnection && sym.Name == name {
+			return sym
+		}
+	}
+	return nil
+}
+
+// packageDirOf is the package folder a path under packages/ is in.
+func packageDirOf(path string) string {
+	rest := strings.TrimPrefix(path, "packages/")
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		return rest[:i]
+	}
+	return rest
+}
+
+// completeInHandler offers what follows a dot in a handler: a
+// connection's resources (attempt packing.), a resource's operations
+// (packing.jobs.), the binding's fields (shipment.).
+func (s *server) completeInHandler(dc *docContext, cc completionContext, add func(string, int, string)) {
+	ix := dc.pr.res.Index
+	if conn := connectionNamed(ix, cc.qual[0]); conn != nil && conn.Package != "" {
+		pp := dc.pr.proj.Packages[conn.Package]
+		if pp == nil {
+			return
+		}
+		switch len(cc.qual) {
+		case 1:
+			for _, r := range pp.ResourceNames() {
+				add(r, ciModule, "resource of "+conn.Package)
+			}
+		case 2:
+			if f := pp.Resource(cc.qual[1]); f != nil {
+				for _, d := range f.Decls {
+					if d.Resource == nil {
+						continue
+					}
+					for _, op := range d.Resource.Operations {
+						add(op.Name.Name, ciMethod, "operation "+cc.qual[1]+"."+op.Name.Name)
+					}
+				}
+			}
+		}
+		return
+	}
+	// binding.field.field: walk the record types.
+	for _, sym := range ix.Symbols {
+		if sym.Kind != check.SymBinding || sym.Name != cc.qual[0] || sym.Decl.File == nil || sym.Decl.File.Path != dc.path {
+			continue
+		}
+		if !(sym.Decl.Span.Start <= offsetOfContext(dc) && offsetOfContext(dc) <= sym.Decl.Span.End) {
+			continue
+		}
+		rec := recordByID(ix, sym.Type.Name)
+		for _, part := range cc.qual[1:] {
+			if rec == nil {
+				return
+			}
+			var next *check.Symbol
+			for _, f := range rec.Fields {
+				if f.Name == part && f.Type.Kind == "record" {
+					next = recordByID(ix, f.Type.Name)
+				}
+			}
+			rec = next
+		}
+		if rec != nil {
+			for _, f := range rec.Fields {
+				add(f.Name, ciField, typeName(f.Type))
+			}
+		}
+		return
+	}
+}
+
+// offsetOfContext is the cursor's offset, kept on the context for the
+// handler lookup.
+func offsetOfContext(dc *docContext) int { return dc.cursor }
+
+func recordByID(ix *check.Index, id string) *check.Symbol {
+	for _, sym := range ix.Symbols {
+		if sym.ID == id && (sym.Kind == check.SymEvent || sym.Kind == check.SymValue) {
+			return sym
+		}
+	}
+	return nil
+}
+
+// completeArguments offers an operation's input fields inside its call:
+// attempt packing.jobs.create_job(|.
+func (s *server) completeArguments(dc *docContext, cc completionContext, add func(string, int, string)) {
+	call := cc.stack[len(cc.stack)-1].call
+	if len(call) != 3 {
+		return
+	}
+	ix := dc.pr.res.Index
+	conn := connectionNamed(ix, call[0])
+	if conn == nil {
+		return
+	}
+	for _, sym := range ix.Symbols {
+		if sym.Kind == check.SymOperation && sym.Package == conn.Package && sym.Name == call[2] && sym.Parent != nil && sym.Parent.Name == call[1] && sym.Input != nil {
+			for _, f := range sym.Input.Fields {
+				add(f.Name, ciField, typeName(f.Type))
+			}
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"unicode/utf8"
+
+	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/source"
+)
+
+// lspRange converts byte offsets to LSP positions: 0-based lines, and
+// characters counted in UTF-16 code units.
+func lspRange(r source.Range) map[string]any {
+	return map[string]any{"start": lspPos(r.File, r.Span.Start), "end": lspPos(r.File, r.Span.End)}
+}
+
+func lspPos(f *source.File, offset int) map[string]any {
+	p := f.Position(offset)
+	return map[string]any{"line": p.Line - 1, "character": f.UTF16Column(offset)}
+}
+
+func location(root string, r source.Range) map[string]any {
+	return map[string]any{"uri": pathURI(filepath.Join(root, filepath.FromSlash(r.File.Path))), "range": lspRange(r)}
+}
+
+// offsetAt is the byte offset of an LSP position (a 0-based line and a
+// UTF-16 character on it), clamped to the line.
+func offsetAt(f *source.File, line, char int) int {
+	start, end := f.LineBounds(line + 1)
+	if line+1 > 1 && start == 0 && end == 0 {
+		return len(f.Content)
+	}
+	off, units := start, 0
+	for off < end && units < char {
+		r, size := utf8.DecodeRune(f.Content[off:end])
+		units += utf16Len(r)
+		off += size
+	}
+	return off
+}
+
+func utf16Len(r rune) int {
+	if r >= 0x10000 {
+		return 2
+	}
+	return 1
+}
+
+type textPosition struct {
+	TextDocument struct {
+		URI string `json:"uri"`
+	} `json:"textDocument"`
+	Position struct {
+		Line      int `json:"line"`
+		Character int `json:"character"`
+	} `json:"position"`
+}
+
+// docContext is a request's document: its project (checked up to the
+// editor's text), its path in the project and its file.
+type docContext struct {
+	pr     *proj
+	path   string // in the project, '/'-separated
+	file   *source.File
+	tree   *ast.File // nil when the check did not parse the file
+	raw    json.RawMessage
+	cursor int // the request's position as a byte offset, when it has one
+}
+
+func (s *server) document(uri string, raw json.RawMessage) (*docContext, error) {
+	abs := uriPath(uri)
+	if abs == "" {
+		return nil, &lspError{lspInvalidParams, "the document's uri is not a file: URI"}
+	}
+	pr := s.ws.ready(abs)
+	if pr == nil {
+		return nil, nil // a file in no project: nothing to say about it
+	}
+	dc := &docContext{pr: pr, path: pr.rel(abs), raw: raw}
+	if t := pr.files[dc.path]; t != nil {
+		dc.tree, dc.file = t, t.Source
+	} else {
+		b, ok := s.ws.docs[abs]
+		if !ok {
+			b, _ = os.ReadFile(abs)
+		}
+		dc.file = source.NewFile(dc.path, b)
+	}
+	return dc, nil
+}
+
+func (s *server) withPosition(raw json.RawMessage, fn func(*docContext, int) (any, error)) (any, error) {
+	var p textPosition
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, invalidParams(err)
+	}
+	dc, err := s.document(p.TextDocument.URI, raw)
+	if dc == nil || err != nil {
+		return nil, err
+	}
+	dc.cursor = offsetAt(dc.file, p.Position.Line, p.Position.Character)
+	return fn(dc, dc.cursor)
+}
+
+func (s *server) withDocument(raw json.RawMessage, fn func(*docContext) (any, error)) (any, error) {
+	var p textPosition
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, invalidParams(err)
+	}
+	dc, err := s.document(p.TextDocument.URI, raw)
+	if dc == nil || err != nil {
+		return nil, err
+	}
+	return fn(dc)
+}
