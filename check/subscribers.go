@@ -393,6 +393,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 			c.add("subscriber.invalid", f.Range(e.Span()), "`json` takes the handler's event: json(%s)", env.binding)
 			return ir.Expr{}, false
 		}
+		c.ref(f, items[0].Value.Ref.Path.Parts[0].Span(), env.sym)
 		if !assignable(ir.Type{Kind: ir.Text}, want) {
 			return mismatch("text (the event as JSON)")
 		}
