@@ -228,10 +228,14 @@ func typeRules(t ir.Type) []string {
 	case ir.List, ir.Map:
 		out = append(out, typeName(t))
 	default:
+		article := "a "
+		if strings.ContainsRune("AEIOU", rune(base[0])) {
+			article = "an "
+		}
 		if t.Name != "" {
-			out = append(out, fmt.Sprintf("`%s`, a %s", shortName(t.Name), base))
+			out = append(out, fmt.Sprintf("`%s`, %s%s", shortName(t.Name), article, base))
 		} else {
-			out = append(out, "a "+base)
+			out = append(out, article+base)
 		}
 	}
 	if r := t.Rules; r != nil {
@@ -242,10 +246,10 @@ func typeRules(t ir.Type) []string {
 			out = append(out, "at most "+*r.Max)
 		}
 		if r.MinLength != nil {
-			out = append(out, fmt.Sprintf("at least %d characters", *r.MinLength))
+			out = append(out, "at least "+characters(*r.MinLength))
 		}
 		if r.MaxLength != nil {
-			out = append(out, fmt.Sprintf("at most %d characters", *r.MaxLength))
+			out = append(out, "at most "+characters(*r.MaxLength))
 		}
 		for _, p := range r.Patterns {
 			out = append(out, "matches `"+p+"` (whole text)")
@@ -258,6 +262,13 @@ func typeRules(t ir.Type) []string {
 		out = append(out, "optional: may be `none`")
 	}
 	return out
+}
+
+func characters(n int) string {
+	if n == 1 {
+		return "1 character"
+	}
+	return fmt.Sprintf("%d characters", n)
 }
 
 func quoteAll(names []string) string {

@@ -301,6 +301,9 @@ func (s *server) serveOne(m lspMessage) (done bool, err error) {
 		s.handleNotification(m)
 		return false, nil
 	}
+	if s.beforeRequest != nil {
+		s.beforeRequest()
+	}
 	if _, gone := s.cancelled.LoadAndDelete(string(m.ID)); gone {
 		s.send(lspMessage{ID: m.ID, Error: &lspError{lspRequestCancelled, "the request was cancelled"}})
 		return false, nil
@@ -345,6 +348,8 @@ type server struct {
 	// pendingSince is when the oldest edit not yet checked came in (zero
 	// when none is pending).
 	pendingSince time.Time
+	// beforeRequest, when set (by tests), runs before each request is served.
+	beforeRequest func()
 }
 
 func newServer(ctx context.Context, out io.Writer, opts Options) *server {
