@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jadpo/jadpo/cmd/internal/lsp"
+	"github.com/jadpo/jadpo/lang/format"
 	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
@@ -24,6 +25,7 @@ func (e *env) lspCommand() *cobra.Command {
 			tightenGC()
 			err := lsp.Serve(e.ctx, e.stdin, e.stdout, lsp.Options{
 				Version:   version,
+				Format:    format.Source,
 				Catalogue: catalog.Names,
 				InstallPackage: func(dir, name string) error {
 					_, err := lockfile.Install(dir, name, catalog.Files(name))
