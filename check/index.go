@@ -299,8 +299,16 @@ func (c *checker) finishIndex() {
 			}
 		}
 	}
+	count := map[string]int{}
 	for _, r := range ix.flat {
-		ix.refs[r.At.File.Path] = append(ix.refs[r.At.File.Path], r)
+		count[r.At.File.Path]++
+	}
+	for _, r := range ix.flat {
+		refs := ix.refs[r.At.File.Path]
+		if refs == nil {
+			refs = make([]Ref, 0, count[r.At.File.Path])
+		}
+		ix.refs[r.At.File.Path] = append(refs, r)
 	}
 	ix.flat = nil
 	byStart := func(a, b Ref) int { return cmp.Compare(a.At.Span.Start, b.At.Span.Start) }

@@ -20,6 +20,8 @@ import (
 // checked as Check checks them. The checker still runs nothing.
 type Session struct {
 	saved map[string]*savedModule
+	// refs and symbols counted the last check's, to size this one's.
+	refs, symbols int
 }
 
 type savedModule struct {
@@ -38,7 +40,14 @@ func (s *Session) Check(p *project.Project) Result {
 	c.idx = newIndex()
 	c.session = s
 	c.reusable = s.reusableModules(p)
+	c.idx.Symbols = make([]*Symbol, 0, s.symbols+s.symbols/8)
+	c.idx.flat = make([]Ref, 0, s.refs/4)
 	res := c.finish(p, "")
+	s.symbols = len(res.Index.Symbols)
+	s.refs = 0
+	for _, refs := range res.Index.refs {
+		s.refs += len(refs)
+	}
 	s.keep(c)
 	return res
 }

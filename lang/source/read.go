@@ -37,6 +37,14 @@ func (e *ReadError) Unwrap() error { return e.Err }
 // never blocks the read, and again on the opened file, so a file swapped in
 // between is refused too; it never reads more than limit+1 bytes.
 func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
+	if bf, ok := fsys.(BytesFS); ok {
+		if b, st, ok := bf.FileBytes(name); ok {
+			if err := checkInfo(name, st, limit); err != nil {
+				return nil, err
+			}
+			return b, nil
+		}
+	}
 	st, err := fs.Stat(fsys, name)
 	if err != nil {
 		return nil, err
@@ -63,6 +71,16 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 		return nil, tooLarge(name, 0, limit)
 	}
 	return b, nil
+}
+
+// BytesFS is a file system that holds some of its files in memory and
+// never changes their bytes (the language server's copy of a project
+// folder, with the editor's documents over it): ReadFile takes those bytes
+// as they are instead of copying them. FileBytes is false for a file it
+// does not hold so; ReadFile then reads it as from any file system.
+type BytesFS interface {
+	fs.FS
+	FileBytes(name string) ([]byte, fs.FileInfo, bool)
 }
 
 // readSized reads at most limit+1 bytes into a buffer of the size the

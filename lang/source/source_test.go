@@ -1,7 +1,10 @@
 package source
 
 import (
+	"errors"
+	"io/fs"
 	"testing"
+	"testing/fstest"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -93,5 +96,30 @@ func TestPositionOnLongLinesMatchesCountingFromLineStart(t *testing.T) {
 		if got := f.UTF16Column(off); got != units {
 			t.Fatalf("offset %d: UTF-16 column %d, want %d", off, got, units)
 		}
+	}
+}
+
+// bytesFS holds its files in memory and hands them out (source.BytesFS).
+type bytesFS struct{ fstest.MapFS }
+
+func (b bytesFS) FileBytes(name string) ([]byte, fs.FileInfo, bool) {
+	f, ok := b.MapFS[name]
+	if !ok {
+		return nil, nil, false
+	}
+	info, err := fs.Stat(b.MapFS, name)
+	return f.Data, info, err == nil
+}
+
+// ReadFile takes a BytesFS's bytes as they are, within the same limit.
+func TestReadFileTakesHeldBytes(t *testing.T) {
+	data := []byte("type Sku = Text\n")
+	fsys := bytesFS{fstest.MapFS{"a.jadpo": {Data: data}, "big.jadpo": {Data: make([]byte, 100)}}}
+	got, err := ReadFile(fsys, "a.jadpo", 1000)
+	if err != nil || &got[0] != &data[0] {
+		t.Fatalf("ReadFile copied or failed: %v", err)
+	}
+	if _, err := ReadFile(fsys, "big.jadpo", 10); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("over the limit: %v", err)
 	}
 }

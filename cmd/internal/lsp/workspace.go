@@ -395,6 +395,19 @@ func (o overlayFS) Open(name string) (fs.File, error) {
 	return o.disk.Open(name)
 }
 
+// FileBytes hands out an open document's text, or a file the disk copy
+// holds, without a copy (source.BytesFS).
+func (o overlayFS) FileBytes(name string) ([]byte, fs.FileInfo, bool) {
+	if f, ok := o.files[name]; ok {
+		info, err := fs.Stat(o.files, name)
+		return f.Data, info, err == nil
+	}
+	if m, ok := o.disk.(*memoFS); ok {
+		return m.FileBytes(name)
+	}
+	return nil, nil, false
+}
+
 func (o overlayFS) Stat(name string) (fs.FileInfo, error) {
 	if _, ok := o.files[name]; ok {
 		return fs.Stat(o.files, name)
@@ -536,6 +549,26 @@ func (m *memoFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	entries, err := fs.ReadDir(m.disk, name)
 	m.dirs[name] = memoDir{entries, err}
 	return entries, err
+}
+
+// FileBytes is a file read before, as it was read (source.BytesFS); a file
+// not read yet is read now when it is a regular one.
+func (m *memoFS) FileBytes(name string) ([]byte, fs.FileInfo, bool) {
+	if f, ok := m.files[name]; ok {
+		return f.data, f.info, true
+	}
+	if info, err := m.Stat(name); err != nil || !info.Mode().IsRegular() {
+		return nil, nil, false
+	}
+	f, err := m.Open(name)
+	if err != nil {
+		return nil, nil, false
+	}
+	f.Close()
+	if f, ok := m.files[name]; ok {
+		return f.data, f.info, true
+	}
+	return nil, nil, false
 }
 
 // ReadFile bounds fs.ReadFile (jadpo.lock is read that way) as DiskFS does.
