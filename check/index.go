@@ -292,7 +292,7 @@ func (c *checker) finishIndex() {
 	ix.modules = c.modules
 	for _, pn := range sortedKeys(c.pkgs) {
 		p := c.pkgs[pn]
-		c.pkgSym(p).Scheme = p.provider.Credential
+		c.pkgSym(p).Scheme = string(p.provider.Credential)
 		for _, name := range sortedKeys(p.ns.decls) {
 			if d := p.ns.decls[name]; d.public {
 				ix.public = append(ix.public, Named{p.name + "." + name, c.sym(d)})

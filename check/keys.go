@@ -1,6 +1,10 @@
 package check
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/jadpo/jadpo/check/ir"
+)
 
 // blockKeys are the member keys each kind of block takes: the checker
 // reads its lists here (c.members), and editors offer them as completions
@@ -35,8 +39,8 @@ var blockKeys = map[string][]string{
 func MemberKeys(block string) []string {
 	if scheme, ok := strings.CutPrefix(block, "credential "); ok {
 		var out []string
-		for _, m := range credentialMembers[scheme] {
-			out = append(out, m.name)
+		for _, m := range ir.CredentialScheme(scheme).Members() {
+			out = append(out, m.Name)
 		}
 		return out
 	}

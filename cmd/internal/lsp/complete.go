@@ -416,8 +416,8 @@ func (s *server) completeInHandler(dc *docContext, cc completionContext, add fun
 		if sym.Kind != check.SymBinding || sym.Name != cc.qual[0] || sym.Decl.File == nil || sym.Decl.File.Path != dc.path {
 			continue
 		}
-		if !(sym.Decl.Span.Start <= offsetOfContext(dc) && offsetOfContext(dc) <= sym.Decl.Span.End) {
-			continue
+		if !(sym.Decl.Span.Start <= dc.cursor && dc.cursor <= sym.Decl.Span.End) {
+			continue // another handler's binding of the same name
 		}
 		rec := recordByID(ix, sym.Type.Name)
 		for _, part := range cc.qual[1:] {
@@ -440,10 +440,6 @@ func (s *server) completeInHandler(dc *docContext, cc completionContext, add fun
 		return
 	}
 }
-
-// offsetOfContext is the cursor's offset, kept on the context for the
-// handler lookup.
-func offsetOfContext(dc *docContext) int { return dc.cursor }
 
 func recordByID(ix *check.Index, id string) *check.Symbol {
 	for _, sym := range ix.Symbols {

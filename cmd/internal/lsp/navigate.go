@@ -207,7 +207,6 @@ func (s *server) documentSymbols(dc *docContext) (any, error) {
 	if tree == nil {
 		tree, _ = parser.ParseFile(dc.file) // a file the check did not read (an uncalled resource)
 	}
-	f := tree.Source
 	sym := func(name, detail string, kind int, whole, ident source.Span, children []any) map[string]any {
 		if children == nil {
 			children = []any{}
@@ -291,7 +290,6 @@ func (s *server) documentSymbols(dc *docContext) (any, error) {
 			out = append(out, sym(d.Resource.Name.Name, "resource", 3, d.Span(), d.Resource.Name.Span(), ops))
 		}
 	}
-	_ = f
 	return out, nil
 }
 
