@@ -5,9 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jadpo/jadpo/cmd/internal/install"
 	"github.com/jadpo/jadpo/cmd/internal/lsp"
 	"github.com/jadpo/jadpo/lang/format"
-	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
 
@@ -28,7 +28,7 @@ func (e *env) lspCommand() *cobra.Command {
 				Format:    format.Source,
 				Catalogue: catalog.Names,
 				InstallPackage: func(dir, name string) error {
-					_, err := lockfile.Install(dir, name, catalog.Files(name))
+					_, err := install.Install(dir, name, catalog.Files(name))
 					return err
 				},
 			})

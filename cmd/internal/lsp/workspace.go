@@ -19,6 +19,7 @@ import (
 	"github.com/jadpo/jadpo/lang/parser"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/source"
+	"github.com/jadpo/jadpo/providers/catalog"
 )
 
 // workspace is what the server knows of the files: the open documents,
@@ -189,6 +190,7 @@ func (w *workspace) checkProject(pr *proj) {
 	}
 	pr.gen++
 	p := project.LoadFSParsing(overlayFS{disk: pr.disk, files: files}, pr.parse)
+	p.Catalogue = catalog.Builtin
 	res := pr.session.Check(p)
 	for path, e := range pr.parsed {
 		if e.used != pr.gen {
@@ -223,7 +225,9 @@ func (w *workspace) checkLone(path string) {
 		b, _ = source.ReadLocalFile(path, source.MaxFileSize) // closed: as saved, if readable
 	}
 	files := fstest.MapFS{filepath.Base(path): &fstest.MapFile{Data: b, Mode: 0o644, ModTime: time.Now()}}
-	res := check.Check(project.LoadFS(files))
+	p := project.LoadFS(files)
+	p.Catalogue = catalog.Builtin
+	res := check.Check(p)
 	w.publish(res.Diags, filepath.Dir(path), func(p string) bool { return p == path })
 }
 
