@@ -540,3 +540,43 @@ func TestCancelledRequest(t *testing.T) {
 		t.Error("the next request is not answered")
 	}
 }
+
+// Renaming a subscriber, or an event a queue receives, changes a name the
+// store keeps rows under: a client that can ask the user first gets the
+// edit marked as needing confirmation, with the reason.
+func TestRenameOfAStoredNameAsksFirst(t *testing.T) {
+	dir := copyExample(t, "warehouse")
+	c := startServer(t, Options{Debounce: -1})
+	c.call("initialize", map[string]any{"rootUri": pathURI(dir), "capabilities": map[string]any{"workspace": map[string]any{
+		"workspaceEdit": map[string]any{"documentChanges": true, "changeAnnotationSupport": map[string]any{"groupsOnLabel": true}}}}})
+	app := filepath.Join(dir, "app.jadpo")
+	text := read(t, app)
+	c.open(app, text)
+	c.waitPublished(pathURI(app), 0)
+	rename := func(pos map[string]any, name string) map[string]any {
+		return c.call("textDocument/rename", map[string]any{"textDocument": map[string]any{"uri": pathURI(app)}, "position": pos, "newName": name}).(map[string]any)
+	}
+	for _, cs := range []struct {
+		pos  map[string]any
+		name string
+		want string
+	}{
+		{at(text, "subscriber pack_order", 0, 12), "pack_orders", "deliveries are recorded under subscriber `pack_order`"},
+		{at(text, "on OrderShipped", 0, 5), "OrderDispatched", "queue `warehouse_queue` receives `OrderShipped`"},
+	} {
+		r := rename(cs.pos, cs.name)
+		ann, _ := r["changeAnnotations"].(map[string]any)["stored-name"].(map[string]any)
+		if ann == nil || ann["needsConfirmation"] != true || !strings.Contains(ann["description"].(string), cs.want) {
+			t.Errorf("rename to %s: %v", cs.name, r)
+			continue
+		}
+		edits := r["documentChanges"].([]any)[0].(map[string]any)["edits"].([]any)
+		if edits[0].(map[string]any)["annotationId"] != "stored-name" {
+			t.Errorf("rename to %s: the edits are not annotated: %v", cs.name, edits)
+		}
+	}
+	// A config field's name is nowhere in the store: a plain edit.
+	if r := rename(at(text, "config.packing_token", 0, 9), "packing_secret"); r["changes"] == nil || r["changeAnnotations"] != nil {
+		t.Errorf("config field rename: %v", r)
+	}
+}

@@ -339,6 +339,9 @@ type server struct {
 	// workspaces are the folders initialize named (workspaceFolders, else
 	// rootUri, else rootPath); a project is looked for only inside them.
 	workspaces []string
+	// confirmEdits is set when the client can ask the user to confirm an
+	// edit (annotated document changes, LSP 3.16).
+	confirmEdits bool
 	// watching is set when the client watches the project's files for us
 	// (workspace/didChangeWatchedFiles): the disk is then read once and
 	// again only for what it reports changed.
@@ -499,11 +502,17 @@ func (s *server) initialize(params json.RawMessage) any {
 				DidChangeWatchedFiles struct {
 					DynamicRegistration bool `json:"dynamicRegistration"`
 				} `json:"didChangeWatchedFiles"`
+				WorkspaceEdit struct {
+					DocumentChanges         bool            `json:"documentChanges"`
+					ChangeAnnotationSupport json.RawMessage `json:"changeAnnotationSupport"`
+				} `json:"workspaceEdit"`
 			} `json:"workspace"`
 		} `json:"capabilities"`
 	}
 	_ = json.Unmarshal(params, &p)
 	s.watching = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
+	we := p.Capabilities.Workspace.WorkspaceEdit
+	s.confirmEdits = we.DocumentChanges && len(we.ChangeAnnotationSupport) > 0 && string(we.ChangeAnnotationSupport) != "null"
 	caps := map[string]any{
 		"textDocumentSync":        map[string]any{"openClose": true, "change": 1, "save": true},
 		"hoverProvider":           true,

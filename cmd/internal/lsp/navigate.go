@@ -108,15 +108,57 @@ func (s *server) rename(dc *docContext, off int) (any, error) {
 		return nil, &lspError{lspRequestFailed, why}
 	}
 	edits := map[string][]any{}
+	var uris []string
+	warning := storedNameWarning(ix, sym)
 	add := func(r source.Range) {
 		uri := pathURI(filepath.Join(dc.pr.root, filepath.FromSlash(r.File.Path)))
-		edits[uri] = append(edits[uri], map[string]any{"range": lspRange(r), "newText": p.NewName})
+		if edits[uri] == nil {
+			uris = append(uris, uri)
+		}
+		edit := map[string]any{"range": lspRange(r), "newText": p.NewName}
+		if warning != "" && s.confirmEdits {
+			edit["annotationId"] = "stored-name"
+		}
+		edits[uri] = append(edits[uri], edit)
 	}
 	add(sym.Ident)
 	for _, r := range ix.RefsTo(sym) {
 		add(r)
 	}
-	return map[string]any{"changes": edits}, nil
+	if warning == "" || !s.confirmEdits {
+		return map[string]any{"changes": edits}, nil
+	}
+	// The user is asked first: the rename changes a name the store has
+	// recorded rows under.
+	var changes []any
+	for _, uri := range uris {
+		changes = append(changes, map[string]any{"textDocument": map[string]any{"uri": uri, "version": nil}, "edits": edits[uri]})
+	}
+	return map[string]any{"documentChanges": changes, "changeAnnotations": map[string]any{
+		"stored-name": map[string]any{"label": "Rename " + sym.Name + ": the store knows this name", "needsConfirmation": true, "description": warning},
+	}}, nil
+}
+
+// storedNameWarning says what a rename of sym does to what the store
+// holds under its name, "" when it holds nothing under it: deliveries are
+// recorded by subscriber and kept events by event name, so those not yet
+// delivered would find no handler after the rename (they fail as
+// handler_missing and are parked; `jadpo deliveries retry` runs them once
+// the old name is back).
+func storedNameWarning(ix *check.Index, sym *check.Symbol) string {
+	switch sym.Kind {
+	case check.SymSubscriber:
+		return fmt.Sprintf("deliveries are recorded under subscriber `%s`: those not yet delivered when the renamed app starts find no handler, fail as handler_missing and are parked", sym.Name)
+	case check.SymEvent:
+		for _, r := range ix.RefsTo(sym) {
+			for _, q := range ix.Symbols {
+				if q.Kind == check.SymQueue && q.Decl.File != nil && q.Decl.File.Path == r.File.Path && q.Decl.Span.Start <= r.Span.Start && r.Span.End <= q.Decl.Span.End {
+					return fmt.Sprintf("queue `%s` receives `%s`, and kept events are recorded under its name: deliveries of those kept before the rename and not yet delivered find no handler, fail as handler_missing and are parked", q.Name, sym.Name)
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // upperNamed kinds are named in UpperCamelCase; the others in lower_snake_case.
