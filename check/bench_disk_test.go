@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/jadpo/jadpo/check/projectgen"
 	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/lang/projectgen"
 )
 
 // BenchmarkLoadDisk is project.Load of the same project written to disk:

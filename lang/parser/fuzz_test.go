@@ -11,10 +11,10 @@ import (
 
 	plexer "github.com/alecthomas/participle/v2/lexer"
 
-	"github.com/jadpo/jadpo/check/projectgen"
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/lexer"
+	"github.com/jadpo/jadpo/lang/projectgen"
 	"github.com/jadpo/jadpo/lang/source"
 )
 

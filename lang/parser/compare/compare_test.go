@@ -13,9 +13,9 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/jadpo/jadpo/check"
-	"github.com/jadpo/jadpo/check/projectgen"
 	"github.com/jadpo/jadpo/lang/parser"
 	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/lang/projectgen"
 	"github.com/jadpo/jadpo/lang/source"
 )
 

@@ -1,7 +1,7 @@
 // Package compare measures the jadpo front end against CUE's and HCL's
 // parsers on structurally equivalent inputs.
 //
-// The inputs are made from one generated .jadpo project (check/projectgen):
+// The inputs are made from one generated .jadpo project (lang/projectgen):
 // each file is parsed, and every declaration, field, member and expression
 // is written again in CUE and in HCL, keeping the nesting and, where the
 // other syntax allows, the line layout (a block written on one line stays on

@@ -9,7 +9,15 @@
 // same bytes. Everything is in the syntax of the language reference and is
 // meant to be valid under its rules too (names resolve, events are in scope,
 // rules fit their bases, the secret flows only into a credential), so the
-// checker's full work is measured, not its early exits.
+// checker's full work is measured, not its early exits (check's
+// TestGenerateChecksClean holds it to that).
+//
+// It lives in lang/ because it writes source, and every user is at or after
+// lang in the one-way flow: lang/parser's tests and its comparison module,
+// check's tests and benchmarks, the language server's benchmark in
+// cmd/internal/lsp and cmd/projectgen below. It imports lang only (the lock
+// format), never check, so none of them depends backwards. It is not
+// internal: Go's rule would keep it from check/ and cmd/.
 package projectgen
 
 import (

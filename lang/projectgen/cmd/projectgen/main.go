@@ -1,7 +1,7 @@
 // Command projectgen writes a generated project to a directory, for
 // measuring the jadpo binary on it (docs/performance.md):
 //
-//	go run ./check/projectgen/cmd/projectgen -bytes 52428800 /tmp/big
+//	go run ./lang/projectgen/cmd/projectgen -bytes 52428800 /tmp/big
 //	/usr/bin/time -v bin/jadpo check /tmp/big
 package main
 
@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/jadpo/jadpo/check/projectgen"
+	"github.com/jadpo/jadpo/lang/projectgen"
 )
 
 func main() {
