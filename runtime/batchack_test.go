@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
@@ -155,9 +156,9 @@ func TestBatchAckCallFailingFallsBackToSingle(t *testing.T) {
 // A project that installed the SQS package before DeleteMessageBatch keeps
 // the single form: one DeleteMessage per message, no batch call.
 func TestEarlierSQSCopyAcknowledgesOneByOne(t *testing.T) {
-	root := runtimetest.RepoRoot(t)
+	root := checktest.RepoRoot(t)
 	old := filepath.Join(root, "testdata", "cases", "package_earlier_catalogue_copy")
-	var edits []runtimetest.Edit
+	var edits []checktest.Edit
 	for _, f := range []string{"jadpo.lock", "packages/AmazonSqs.v2012_11_05/provides/receiving.jadpo", "packages/AmazonSqs.v2012_11_05/resources/messages.jadpo"} {
 		was, err := os.ReadFile(filepath.Join(old, filepath.FromSlash(f)))
 		if err != nil {
@@ -167,9 +168,9 @@ func TestEarlierSQSCopyAcknowledgesOneByOne(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		edits = append(edits, runtimetest.Edit{File: f, Old: string(now), New: string(was)})
+		edits = append(edits, checktest.Edit{File: f, Old: string(now), New: string(was)})
 	}
-	p := runtimetest.PlanWith(t, edits...)
+	p := checktest.ExamplePlan(t, "warehouse", edits...)
 	if c := p.Connections; len(c) == 0 {
 		t.Fatal("no connections in the plan")
 	}

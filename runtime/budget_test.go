@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/providers/cfqueuesfake"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/runtime"
@@ -23,7 +24,7 @@ import (
 // does not keep the warehouse queue from being received in the same tick;
 // its receive is cut at the tick's budget and the tick says so.
 func TestHangingQueueDelaysOnlyItself(t *testing.T) {
-	env := runtimetest.New(t, "sqlite")
+	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 	env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultHang, Operation: "ReceiveMessage", Queue: "returns", Fraction: 1})
 	env.Send("warehouse_queue", runtimetest.OrderShipped("m-1"))
 	env.Send("returns_queue", returnBody("7"))
@@ -53,7 +54,7 @@ func TestHangingQueueDelaysOnlyItself(t *testing.T) {
 // returns with every message kept, none acknowledged (they come back as
 // repeats), and the acknowledgements were attempted.
 func TestHangingDeleteIsBounded(t *testing.T) {
-	env := runtimetest.New(t, "sqlite")
+	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 	env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultHang, Operation: "DeleteMessageBatch", Fraction: 1})
 	env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultHang, Operation: "DeleteMessage", Fraction: 1})
 	for _, id := range []string{"m-1", "m-2", "m-3"} {
@@ -82,8 +83,8 @@ func TestHangingDeleteIsBounded(t *testing.T) {
 // stretched for it (docs/runtime.md, "The tick's budget"), so a message
 // sent during the poll is kept in that tick and no error is reported.
 func TestLongPollStretchesTheBudget(t *testing.T) {
-	env := runtimetest.New(t, "sqlite")
-	p := runtimetest.PlanWith(t, runtimetest.Edit{File: "app.jadpo", Old: "wait_time_seconds: 0", New: "wait_time_seconds: 2"})
+	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
+	p := checktest.ExamplePlan(t, "warehouse", checktest.Edit{File: "app.jadpo", Old: "wait_time_seconds: 0", New: "wait_time_seconds: 2"})
 	rt := env.RuntimeFor(p, env.Store(), runtime.Options{Budget: 300 * time.Millisecond})
 	sent := make(chan struct{})
 	go func() {
@@ -111,7 +112,7 @@ func TestLongPollStretchesTheBudget(t *testing.T) {
 // pulled by the next tick; an ack that hangs is cut at AckTimeout, and the
 // kept message comes back a repeat once its lease runs out.
 func TestHangingCloudflarePullAndAckAreBounded(t *testing.T) {
-	env := runtimetest.New(t, "sqlite")
+	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 	cf := cfqueuesfake.New(cfqueuesfake.Options{})
 	srv := httptest.NewServer(cf)
 	t.Cleanup(srv.Close)

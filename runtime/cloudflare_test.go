@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/providers/cfqueues"
@@ -37,7 +38,7 @@ type cfWorld struct {
 
 func returnsPlan(t *testing.T) *ir.Program {
 	t.Helper()
-	res := check.Check(project.Load(filepath.Join(runtimetest.RepoRoot(t), "examples", "returns")))
+	res := check.Check(project.Load(filepath.Join(checktest.RepoRoot(t), "examples", "returns")))
 	if res.Diags.HasErrors() {
 		t.Fatalf("examples/returns does not check: %v", res.Diags)
 	}

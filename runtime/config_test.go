@@ -15,15 +15,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/runtime"
-	"github.com/jadpo/jadpo/runtime/runtimetest"
 )
 
 // configPlan is the example with three more fields: a secret database URL,
 // a whole number and an optional text.
 func configPlan(t *testing.T) *ir.Program {
-	return runtimetest.PlanWith(t, runtimetest.Edit{File: "app.jadpo",
+	return checktest.ExamplePlan(t, "warehouse", checktest.Edit{File: "app.jadpo",
 		Old: `    packing_host: Url { binding: "PACKING_HOST" default: "https://packing.example.com" }`,
 		New: `    packing_host: Url { binding: "PACKING_HOST" default: "https://packing.example.com" }
     database_url: Url { binding: "SHOP_DATABASE_URL" secret: true }

@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -67,7 +68,7 @@ type benchDeliverCounts struct{ calls, conns atomic.Int64 }
 // benchDeliverWorld is the example app on a fresh PostgreSQL schema, its
 // packing host the no-op target, with b.N due deliveries kept.
 func benchDeliverWorld(b *testing.B) (*runtimetest.Env, store.Store, *httptest.Server, *benchDeliverCounts) {
-	env := runtimetest.New(b, "postgres")
+	env := runtimetest.New(b, "postgres", checktest.ExamplePlan(b, "warehouse"))
 	srv, calls := benchDeliverTarget(b)
 	for i, kv := range env.Environ {
 		if strings.HasPrefix(kv, "PACKING_HOST=") {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime"
@@ -101,7 +102,7 @@ var deliverT0 = testclock.Epoch()
 
 func newDeliverWorld(t *testing.T, kind string, opts runtime.Options) *deliverWorld {
 	t.Helper()
-	w := &deliverWorld{t: t, env: runtimetest.New(t, kind), clock: &deliverClock{t: deliverT0},
+	w := &deliverWorld{t: t, env: runtimetest.New(t, kind, checktest.ExamplePlan(t, "warehouse")), clock: &deliverClock{t: deliverT0},
 		mirror: rand.New(rand.NewPCG(deliverSeed1, deliverSeed2))}
 	for _, s := range w.env.Plan.Subscribers {
 		if s.Name == "pack_order" && s.Retry != packOrderRetry {
@@ -349,7 +350,7 @@ func TestDeliverLateWorkerChangesNothing(t *testing.T) {
 		arrived, release := make(chan struct{}), make(chan struct{})
 		var mu sync.Mutex
 		calls := 0
-		w.env.Target.AnswerWith(func(r *http.Request) (int, string) {
+		w.env.Target.Answer(func(r *http.Request) (int, string) {
 			mu.Lock()
 			calls++
 			n := calls
@@ -419,7 +420,7 @@ func TestDeliverHandlerTimeout(t *testing.T) {
 	eachStore(t, func(t *testing.T, kind string) {
 		w := newDeliverWorld(t, kind, runtime.Options{Lease: 2 * time.Second, HandlerTimeout: 200 * time.Millisecond})
 		id := w.keep("1")
-		w.env.Target.AnswerWith(func(r *http.Request) (int, string) {
+		w.env.Target.Answer(func(r *http.Request) (int, string) {
 			<-r.Context().Done() // never answers: the client gives up
 			return 200, `{}`
 		})
@@ -430,7 +431,7 @@ func TestDeliverHandlerTimeout(t *testing.T) {
 }
 
 func TestDeliverOptionsRefuseATimeoutLongerThanTheLease(t *testing.T) {
-	env := runtimetest.New(t, "sqlite")
+	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 	st := env.Store()
 	_, err := runtime.New(runtime.Options{Plan: env.Plan, Store: st, Config: env.Config(), Lease: time.Second, HandlerTimeout: time.Second})
 	if err == nil {
@@ -474,7 +475,7 @@ func TestDeliverClaimsOnlyWhatWorkersCanStart(t *testing.T) {
 		keepOrders(t, w.st, deliverT0, ns...)
 		arrived := make(chan struct{}, len(ns))
 		release := make(chan struct{})
-		w.env.Target.AnswerWith(func(r *http.Request) (int, string) {
+		w.env.Target.Answer(func(r *http.Request) (int, string) {
 			arrived <- struct{}{}
 			<-release
 			return 200, `{"job_id":"j","state":"queued"}`
@@ -510,7 +511,7 @@ func TestDeliverClaimsOnlyWhatWorkersCanStart(t *testing.T) {
 // the bearer token as Authorization.
 func TestDeliverArgumentsOnTheWire(t *testing.T) {
 	eachStore(t, func(t *testing.T, kind string) {
-		env := runtimetest.New(t, kind)
+		env := runtimetest.New(t, kind, checktest.ExamplePlan(t, "warehouse"))
 		st := env.Store()
 		rt := env.Runtime(st, runtime.Options{})
 		ctx := context.Background()
@@ -561,7 +562,7 @@ func TestDeliverArgumentsOnTheWire(t *testing.T) {
 // arguments that do not fit the operation's input (a permanent failure
 // before any call).
 func TestDeliverArgumentPaths(t *testing.T) {
-	env := runtimetest.New(t, "sqlite")
+	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 	st := env.Store()
 	args := env.Plan.Subscribers[0].Handlers[0].Steps[0].Args
 	if env.Plan.Subscribers[0].Name != "pack_order" || args["priority"].Literal == nil {
@@ -625,7 +626,7 @@ func TestDeliverArgumentPaths(t *testing.T) {
 func TestDeliverAnswerNotFittingCountsAsDone(t *testing.T) {
 	w := newDeliverWorld(t, "sqlite", runtime.Options{})
 	id := w.keep("1")
-	w.env.Target.AnswerWith(func(r *http.Request) (int, string) { return 201, `{"unexpected":true}` })
+	w.env.Target.Answer(func(r *http.Request) (int, string) { return 201, `{"unexpected":true}` })
 	w.claimed(1)
 	w.deliver(runtime.DeliverReport{Claimed: 1, Succeeded: 1})
 	w.expect(id, store.DeliverySucceeded, 1, "", time.Time{})

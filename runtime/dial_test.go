@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -16,7 +17,7 @@ import (
 // Options.Dial opens every connection of provider calls (receiving and
 // deliveries), as jadpo dev relies on to keep to the machine.
 func TestDialOpensEveryProviderConnection(t *testing.T) {
-	env := runtimetest.New(t, "sqlite")
+	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 	var mu sync.Mutex
 	var dialled []string
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {

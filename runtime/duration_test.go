@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
@@ -18,7 +19,7 @@ import (
 // with a locked_until column, and returns runtime.New's error.
 func startJobs(t *testing.T, plan *ir.Program, environ ...string) error {
 	t.Helper()
-	env := runtimetest.New(t, "sqlite")
+	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 	url := pgtest.FreshURL(t)
 	conn, err := pgx.Connect(context.Background(), url)
 	if err != nil {
@@ -46,7 +47,7 @@ func startJobs(t *testing.T, plan *ir.Program, environ ...string) error {
 func TestLeaseInDaysStarts(t *testing.T) {
 	for _, lease := range []string{"1d", "30d"} {
 		t.Run(lease, func(t *testing.T) {
-			plan := jobsPlan(t, runtimetest.Edit{Old: `columns: "note"`, New: `columns: "note"
+			plan := jobsPlan(t, checktest.Edit{Old: `columns: "note"`, New: `columns: "note"
         claim: lease
         locked_until: "locked_until"
         lease: ` + lease})
@@ -61,9 +62,9 @@ func TestLeaseInDaysStarts(t *testing.T) {
 // refuses what the language does not write (`1h30m`, `1.5s`).
 func TestDurationConfigValuesShareTheGrammar(t *testing.T) {
 	plan := jobsPlan(t,
-		runtimetest.Edit{Old: `jobs_database_url: Url { binding: "JOBS_DATABASE_URL" secret: true }`, New: `jobs_database_url: Url { binding: "JOBS_DATABASE_URL" secret: true }
+		checktest.Edit{Old: `jobs_database_url: Url { binding: "JOBS_DATABASE_URL" secret: true }`, New: `jobs_database_url: Url { binding: "JOBS_DATABASE_URL" secret: true }
     jobs_lease: Duration { binding: "JOBS_LEASE" }`},
-		runtimetest.Edit{Old: `columns: "note"`, New: `columns: "note"
+		checktest.Edit{Old: `columns: "note"`, New: `columns: "note"
         claim: lease
         locked_until: "locked_until"
         lease: config.jobs_lease`})
@@ -71,7 +72,7 @@ func TestDurationConfigValuesShareTheGrammar(t *testing.T) {
 		t.Fatalf("JOBS_LEASE=1d: %v", err)
 	}
 	for _, bad := range []string{"1h30m", "1.5s", "0s"} {
-		env := runtimetest.New(t, "sqlite")
+		env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 		env.SetEnv("JOBS_DATABASE_URL", "postgres://u@127.0.0.1:1/x")
 		env.SetEnv("JOBS_LEASE", bad)
 		cfg, err := runtime.LoadConfig(plan, env.Environ, filepath.Join(t.TempDir(), ".env.local"))
@@ -93,14 +94,14 @@ func TestDurationConfigValuesShareTheGrammar(t *testing.T) {
 // user wrote it, never a Go field (`Headers[0]`, `LockKey`).
 func TestSQLInboxStartErrorsNameTheSetting(t *testing.T) {
 	cases := []struct {
-		edit runtimetest.Edit
+		edit checktest.Edit
 		want string
 	}{
-		{runtimetest.Edit{Old: `columns: "note"`, New: `columns: "tenant"`},
+		{checktest.Edit{Old: `columns: "note"`, New: `columns: "tenant"`},
 			`column "tenant" is named by both setting headers and setting columns`},
-		{runtimetest.Edit{Old: `columns: "note"`, New: `columns: "note"
+		{checktest.Edit{Old: `columns: "note"`, New: `columns: "note"
         lock_key: "tenant"`}, `setting lock_key is only for claim: advisory_lock (claim is row_lock)`},
-		{runtimetest.Edit{Old: `columns: "note"`, New: `columns: "note"
+		{checktest.Edit{Old: `columns: "note"`, New: `columns: "note"
         claim: lease`}, `claim: lease needs the setting locked_until`},
 	}
 	for _, c := range cases {
@@ -120,7 +121,7 @@ func TestSQLInboxStartErrorsNameTheSetting(t *testing.T) {
 // the connection's search_path; check refused it (SqlName's pattern), and
 // the runtime takes it as no schema.
 func TestSQLInboxEmptySchemaIsTheSearchPath(t *testing.T) {
-	plan := jobsPlan(t, runtimetest.Edit{Old: `columns: "note"`, New: `columns: "note"
+	plan := jobsPlan(t, checktest.Edit{Old: `columns: "note"`, New: `columns: "note"
         schema: ""`})
 	if err := startJobs(t, plan); err != nil {
 		t.Fatalf(`schema: "": %v`, err)

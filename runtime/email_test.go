@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/emailfake"
 	"github.com/jadpo/jadpo/runtime"
@@ -42,7 +43,7 @@ type mailWorld struct {
 
 func newMailWorld(t *testing.T, kind string) *mailWorld {
 	t.Helper()
-	w := &mailWorld{t: t, env: runtimetest.NewMail(t, kind), clock: &deliverClock{t: deliverT0},
+	w := &mailWorld{t: t, env: runtimetest.NewMail(t, kind, checktest.ExamplePlan(t, "shipmail")), clock: &deliverClock{t: deliverT0},
 		mirror: rand.New(rand.NewPCG(deliverSeed1, deliverSeed2)), log: &bytes.Buffer{}}
 	if s := w.env.Plan.Subscribers; len(s) != 1 || s[0].Name != "mail_customer" || s[0].Retry != mailRetry {
 		t.Fatalf("the example's subscribers are %+v, the tests expect mail_customer with retry %+v", s, mailRetry)

@@ -14,7 +14,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/runtime"
+	"github.com/jadpo/jadpo/runtime/internal/workload"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
@@ -52,12 +54,12 @@ func TestDatabaseFaultsLeaveMessagesOnTheQueue(t *testing.T) {
 	if testing.Short() {
 		n, terminations = 800, 4
 	}
-	e := runtimetest.NewWith(t, "postgres", runtimetest.WorldOptions{QueueAttributes: map[string]string{"VisibilityTimeout": "2"}})
+	e := runtimetest.NewWith(t, "postgres", checktest.ExamplePlan(t, "warehouse"), runtimetest.WorldOptions{QueueAttributes: map[string]string{"VisibilityTimeout": "2"}})
 	server, err := url.Parse(pgtest.ServerURL())
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := runtimetest.NewProxy(t, server.Host)
+	proxy := newProxy(t, server.Host)
 	b := make([]byte, 6)
 	rand.Read(b)
 	app := "jadpo_fault_" + hex.EncodeToString(b)
@@ -123,13 +125,13 @@ WHERE ended`, app).Scan(&c); err != nil {
 		}
 		terminated += c
 		// The runtime reconnects and keeps going.
-		runtimetest.WaitUntil(t, 30*time.Second, "messages kept after the backends were terminated", func() bool {
+		workload.WaitUntil(t, 30*time.Second, "messages kept after the backends were terminated", func() bool {
 			running()
 			return outbox() > before
 		})
 	}
 
-	w := runtimetest.NewWorkload(20261201, n)
+	w := workload.New(20261201, n)
 	first, cut, rest := n*2/5, n*3/5, n
 	start := time.Now()
 
@@ -165,7 +167,7 @@ WHERE ended`, app).Scan(&c); err != nil {
 		terminate()
 	}
 	flow.Wait()
-	runtimetest.WaitUntil(t, time.Minute, "the queue to be drained", func() bool {
+	workload.WaitUntil(t, time.Minute, "the queue to be drained", func() bool {
 		running()
 		return e.QueueEmpty()
 	})
@@ -175,7 +177,7 @@ WHERE ended`, app).Scan(&c); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 
-	k := runtimetest.VerifyExactlyOnce(t, e.StoreURL, w, runtimetest.SubscribersOf(e.Plan))
+	k := workload.VerifyExactlyOnce(t, e.StoreURL, w, e.Plan.SubscribersByEvent())
 	distinct, repeats, parked := w.Count()
 	if unavailable == 0 {
 		t.Error("the runtime never found the store unavailable during the cut: the cut did not reach it")

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
@@ -41,9 +42,9 @@ func (s *statsStore) Housekeep(ctx context.Context, now time.Time, o store.House
 // for runtime.UnhealthyAfter (a tick's longest interval). On the runtime's
 // injected clock.
 func TestHealthyOnlyWhenTheStoreFailsLongerThanATick(t *testing.T) {
-	env := runtimetest.New(t, "sqlite")
+	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 	st := &statsStore{Store: env.Store()}
-	clock := runtimetest.NewClock(testclock.Epoch())
+	clock := newTestClock(testclock.Epoch())
 	rt := env.Runtime(st, runtime.Options{Now: clock.Now})
 	ctx := context.Background()
 	if err := rt.Healthy(ctx); err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
@@ -58,14 +59,14 @@ func metricSample(t *testing.T, m *runtime.Metrics, name string, labels map[stri
 func TestTickHousekeepsWithPlanRetention(t *testing.T) {
 	for _, kind := range runtimetest.Stores {
 		t.Run(kind, func(t *testing.T) {
-			env := runtimetest.New(t, kind)
+			env := runtimetest.New(t, kind, checktest.ExamplePlan(t, "warehouse"))
 			st := env.Store()
 			plan := *env.Plan
 			ps := *plan.Store
 			ps.Retention.SucceededMS = time.Hour.Milliseconds()
 			ps.Retention.OutboxMS = time.Hour.Milliseconds()
 			plan.Store = &ps
-			clock := runtimetest.NewClock(testclock.Epoch())
+			clock := newTestClock(testclock.Epoch())
 			m := runtime.NewMetrics(nil)
 			rt := env.RuntimeFor(&plan, st, runtime.Options{Now: clock.Now, Metrics: m})
 			ctx := context.Background()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -20,7 +21,7 @@ import (
 func TestParkedMessagesKeepTheMessageID(t *testing.T) {
 	for _, kind := range runtimetest.Stores {
 		t.Run(kind, func(t *testing.T) {
-			env := runtimetest.New(t, kind)
+			env := runtimetest.New(t, kind, checktest.ExamplePlan(t, "warehouse"))
 			st := env.Store()
 			var logged bytes.Buffer
 			rt := env.Runtime(st, runtime.Options{Logger: slog.New(slog.NewJSONHandler(&logged, nil))})

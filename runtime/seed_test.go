@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/providers/testclock"
@@ -44,7 +45,7 @@ type world struct {
 	env   *runtimetest.Env
 	raw   store.Store
 	st    *runtimetest.FlakyStore
-	clock *runtimetest.Clock
+	clock *testClock
 	rt    *runtime.Runtime
 	// fakeClock is the SQS fake's clock, with FakeOptions.ManualClock.
 	fakeClock *testclock.Manual
@@ -55,8 +56,8 @@ var seedStart = testclock.Epoch()
 
 func newWorld(t *testing.T, kind string, fo *runtimetest.FakeOptions) *world {
 	t.Helper()
-	env := runtimetest.New(t, kind)
-	w := &world{t: t, ctx: context.Background(), env: env, clock: runtimetest.NewClock(seedStart)}
+	env := runtimetest.New(t, kind, checktest.ExamplePlan(t, "warehouse"))
+	w := &world{t: t, ctx: context.Background(), env: env, clock: newTestClock(seedStart)}
 	if fo != nil {
 		w.fakeClock = env.UseFake(*fo)
 	}
@@ -221,10 +222,10 @@ func delayed(id string) string {
 
 // planWithDelayed is the example with OrderDelayed listed as order_delayed.
 func planWithDelayed(t *testing.T) *ir.Program {
-	return runtimetest.PlanWith(t,
-		runtimetest.Edit{File: "stock/events.jadpo", New: "\npublic event OrderDelayed {\n    order_id: OrderId\n}\n"},
-		runtimetest.Edit{File: "app.jadpo", Old: "use stock/events { OrderShipped, OrderCancelled }", New: "use stock/events { OrderShipped, OrderCancelled, OrderDelayed }"},
-		runtimetest.Edit{File: "app.jadpo", Old: `OrderCancelled { wire_name: "order_cancelled" }`, New: `OrderCancelled { wire_name: "order_cancelled" }
+	return checktest.ExamplePlan(t, "warehouse",
+		checktest.Edit{File: "stock/events.jadpo", New: "\npublic event OrderDelayed {\n    order_id: OrderId\n}\n"},
+		checktest.Edit{File: "app.jadpo", Old: "use stock/events { OrderShipped, OrderCancelled }", New: "use stock/events { OrderShipped, OrderCancelled, OrderDelayed }"},
+		checktest.Edit{File: "app.jadpo", Old: `OrderCancelled { wire_name: "order_cancelled" }`, New: `OrderCancelled { wire_name: "order_cancelled" }
         OrderDelayed { wire_name: "order_delayed" }`},
 	)
 }
@@ -256,7 +257,7 @@ func TestSeedWhenAMessageIsAcknowledged(t *testing.T) {
 				"each subscriber are written, as a webhook's are; then the message is deleted from the queue.",
 			run: func(t *testing.T, w *world) {
 				// A second subscriber of OrderShipped: one delivery each.
-				p := runtimetest.PlanWith(t, runtimetest.Edit{File: "app.jadpo", New: `
+				p := checktest.ExamplePlan(t, "warehouse", checktest.Edit{File: "app.jadpo", New: `
 subscriber audit_order {
     on OrderShipped(shipment) {
         attempt packing.jobs.create_job(

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/providers/sqlinbox"
@@ -36,19 +37,19 @@ type sqlWorld struct {
 }
 
 // jobsPlan checks examples/jobs with its app.jadpo edited.
-func jobsPlan(t *testing.T, edits ...runtimetest.Edit) *ir.Program {
+func jobsPlan(t *testing.T, edits ...checktest.Edit) *ir.Program {
 	t.Helper()
 	for i := range edits {
 		edits[i].File = "app.jadpo"
 	}
-	res := check.Check(project.LoadFS(runtimetest.ExampleFSOf(t, "jobs", edits...)))
+	res := check.Check(project.LoadFS(checktest.Example(t, "jobs", edits...)))
 	if res.Diags.HasErrors() {
 		t.Fatalf("examples/jobs does not check: %v", res.Diags)
 	}
 	return res.Program
 }
 
-func newSQLWorld(t *testing.T, kind string, edits ...runtimetest.Edit) *sqlWorld {
+func newSQLWorld(t *testing.T, kind string, edits ...checktest.Edit) *sqlWorld {
 	t.Helper()
 	w := newWorld(t, kind, nil)
 	url := pgtest.FreshURL(t)
@@ -98,7 +99,7 @@ func (w *sqlWorld) rows() []string {
 func TestSQLInboxDriver(t *testing.T) {
 	cases := []struct {
 		name  string
-		edits []runtimetest.Edit
+		edits []checktest.Edit
 		run   func(t *testing.T, w *sqlWorld)
 	}{
 		{"kept_and_parked_rows_are_deleted_their_headers_kept", nil, func(t *testing.T, w *sqlWorld) {
@@ -142,7 +143,7 @@ func TestSQLInboxDriver(t *testing.T) {
 				t.Fatalf("rows left: %v", got)
 			}
 		}},
-		{"a_claimed_id_without_a_row_is_parked_and_deleted", []runtimetest.Edit{{Old: `columns: "note"`, New: `columns: "note"
+		{"a_claimed_id_without_a_row_is_parked_and_deleted", []checktest.Edit{{Old: `columns: "note"`, New: `columns: "note"
         fetch: "SELECT j.job_id, j.name, j.attempt, j.tenant, j.trace, j.order_id, o.customer AS note FROM order_jobs j JOIN orders o ON o.id = j.order_id WHERE j.job_id = ANY($1)"`}},
 			func(t *testing.T, w *sqlWorld) {
 				if _, err := w.inbox.Exec(context.Background(), `INSERT INTO orders VALUES (7, 'Ada', 100)`); err != nil {
@@ -160,7 +161,7 @@ func TestSQLInboxDriver(t *testing.T) {
 					t.Fatalf("rows left: %v", got)
 				}
 			}},
-		{"the_lease_form", []runtimetest.Edit{{Old: `columns: "note"`, New: `columns: "note"
+		{"the_lease_form", []checktest.Edit{{Old: `columns: "note"`, New: `columns: "note"
         claim: lease
         locked_until: "locked_until"
         lease: 1m`}}, func(t *testing.T, w *sqlWorld) {
@@ -178,7 +179,7 @@ func TestSQLInboxDriver(t *testing.T) {
 				t.Fatalf("rows left: %v", got)
 			}
 		}},
-		{"the_advisory_lock_form_one_process_per_key", []runtimetest.Edit{{Old: `columns: "note"`, New: `columns: "note"
+		{"the_advisory_lock_form_one_process_per_key", []checktest.Edit{{Old: `columns: "note"`, New: `columns: "note"
         claim: advisory_lock
         lock_key: "tenant"`}}, func(t *testing.T, w *sqlWorld) {
 			w.insert("packing", "acme", "", 7, "")
@@ -220,7 +221,7 @@ func TestSQLInboxDriver(t *testing.T) {
 
 // A column the table lacks stops the start, naming the table and the statement.
 func TestSQLInboxMissingColumnStopsTheStart(t *testing.T) {
-	env := runtimetest.New(t, "sqlite")
+	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 	url := pgtest.FreshURL(t)
 	conn, err := pgx.Connect(context.Background(), url)
 	if err != nil {

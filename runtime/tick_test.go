@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -19,7 +20,7 @@ import (
 func TestTickKeepsParksAndDelivers(t *testing.T) {
 	for _, kind := range runtimetest.Stores {
 		t.Run(kind, func(t *testing.T) {
-			env := runtimetest.New(t, kind)
+			env := runtimetest.New(t, kind, checktest.ExamplePlan(t, "warehouse"))
 			st := env.Store()
 			rt := env.Runtime(st, runtime.Options{})
 			ctx := context.Background()
@@ -71,7 +72,7 @@ func TestTickKeepsParksAndDelivers(t *testing.T) {
 func TestLogsOneLinePerMessageWithItsIDAndNoBodyValue(t *testing.T) {
 	for _, kind := range runtimetest.Stores {
 		t.Run(kind, func(t *testing.T) {
-			env := runtimetest.New(t, kind)
+			env := runtimetest.New(t, kind, checktest.ExamplePlan(t, "warehouse"))
 			var logged bytes.Buffer
 			rt := env.Runtime(env.Store(), runtime.Options{Logger: slog.New(slog.NewJSONHandler(&logged, nil))})
 			const value = "BODYVALUE-7c1e" // in every body; must never be logged
@@ -109,7 +110,7 @@ func TestLogsOneLinePerMessageWithItsIDAndNoBodyValue(t *testing.T) {
 // runtime.md §6: the metrics count received, kept, repeated and parked (by
 // reason) messages, deliveries by outcome and the ticks' duration.
 func TestMetricsCountWhatTheTickDid(t *testing.T) {
-	env := runtimetest.New(t, "sqlite")
+	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 	rt := env.Runtime(env.Store(), runtime.Options{})
 	env.Send("warehouse_queue", runtimetest.OrderShipped("m-1"))
 	env.Send("warehouse_queue", runtimetest.OrderShipped("m-1"))
@@ -165,7 +166,7 @@ func TestRunTicksAtLeastEveryTenSeconds(t *testing.T) {
 		want     time.Duration
 	}{{time.Hour, runtime.MaxTickInterval}, {0, runtime.MaxTickInterval}, {-time.Second, runtime.MaxTickInterval}, {2 * time.Second, 2 * time.Second}} {
 		t.Run(c.interval.String(), func(t *testing.T) {
-			env := runtimetest.New(t, "sqlite")
+			env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 			// 105 messages: the first tick takes 100 in its 10 asks and is
 			// busy (no pause), the second takes 5.
 			for i := range 105 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
@@ -34,12 +35,12 @@ func newTickWorld(t *testing.T) *tickWorld {
 	if os.Getenv("DATABASE_URL") != "" {
 		t.Setenv("DATABASE_URL", "") // the default rule is under test
 	}
-	env := runtimetest.New(t, "sqlite")
+	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 	tmp, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := runtimetest.CopyExample(t, filepath.Join(tmp, "w1"))
+	dir := checktest.CopyExample(t, "warehouse", filepath.Join(tmp, "w1"))
 	if err := os.WriteFile(filepath.Join(dir, ".env.local"), []byte(env.DotEnv()), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestDeliveriesNeverMakeAStore(t *testing.T) {
 		t.Setenv("DATABASE_URL", "")
 	}
 	tmp := t.TempDir()
-	dir := runtimetest.CopyExample(t, filepath.Join(tmp, "w"))
+	dir := checktest.CopyExample(t, "warehouse", filepath.Join(tmp, "w"))
 	t.Chdir(tmp)
 	for _, args := range [][]string{
 		{"deliveries", "--database", "sqlite:nonexist.sqlite"},
@@ -315,7 +316,7 @@ func TestFolderArgumentAndDirEverywhere(t *testing.T) {
 		t.Setenv("DATABASE_URL", "")
 	}
 	tmp := t.TempDir()
-	dir := runtimetest.CopyExample(t, filepath.Join(tmp, "w"))
+	dir := checktest.CopyExample(t, "warehouse", filepath.Join(tmp, "w"))
 	t.Chdir(tmp)
 	for _, args := range [][]string{
 		{"check", "w"}, {"check", "--dir", "w"},
@@ -381,7 +382,7 @@ func TestTextAUserCanRead(t *testing.T) {
 
 	// run with no environment: each missing field on its own line.
 	tmp := t.TempDir()
-	dir := runtimetest.CopyExample(t, filepath.Join(tmp, "w"))
+	dir := checktest.CopyExample(t, "warehouse", filepath.Join(tmp, "w"))
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "AWS_") || strings.HasPrefix(k, "WAREHOUSE_") || strings.HasPrefix(k, "PACKING_") || strings.HasPrefix(k, "SQS_") {
 			t.Setenv(k, "")

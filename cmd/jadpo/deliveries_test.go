@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -45,7 +46,7 @@ const delayedBody = `{"id":"m-3","type":"order_delayed","order_id":"o-3"}`
 
 func newDeliveriesWorld(t *testing.T, kind string) *deliveriesWorld {
 	t.Helper()
-	env := runtimetest.New(t, kind)
+	env := runtimetest.New(t, kind, checktest.ExamplePlan(t, "warehouse"))
 	st := env.Store()
 	rt := env.Runtime(st, runtime.Options{})
 	env.Target.Script(400) // the first delivery is refused for good
@@ -527,7 +528,7 @@ func TestDeliveriesRetryAndDismiss(t *testing.T) {
 }
 
 func exampleDir(t *testing.T) string {
-	return filepath.Join(runtimetest.RepoRoot(t), "examples", "warehouse")
+	return filepath.Join(checktest.RepoRoot(t), "examples", "warehouse")
 }
 
 func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
@@ -549,7 +550,7 @@ func TestDeliveriesEscapeControlSequences(t *testing.T) {
 	const wireType = "\x1b[2J\x1b]0;pwned\x07"
 	// SQS refuses C0 controls in a body, not C1 ones: OSC 52 as C1 (OSC ... ST).
 	const osc52 = "\u009d52;c;ZXZpbA==\u009c not json"
-	env := runtimetest.New(t, "sqlite")
+	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 	st := env.Store()
 	rt := env.Runtime(st, runtime.Options{})
 	env.Send("warehouse_queue", `{"id":"m-1","type":"\u001b[2J\u001b]0;pwned\u0007"}`)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -110,7 +111,7 @@ func TestDevCloudflareQueue(t *testing.T) {
 // store could not take, handed back to the queue; it never says "left on the
 // queue" (what waits there is the queue's to say).
 func TestTickSummaryNamesWhatItCounts(t *testing.T) {
-	env := runtimetest.New(t, "sqlite")
+	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 	st := runtimetest.NewFlakyStore(env.Store())
 	st.FailKeeps(-1)
 	rt := env.Runtime(st, runtime.Options{})

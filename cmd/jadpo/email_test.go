@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/providers/emailfake"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -84,7 +85,7 @@ func TestDevPointsAnEmailPackagesOwnHost(t *testing.T) {
 // permanently, and meet a service that echoes the key in its refusal;
 // deliveries list and show; check and build and the files it writes.
 func TestNoResendKeyInAnyOutput(t *testing.T) {
-	env := runtimetest.NewMail(t, "sqlite")
+	env := runtimetest.NewMail(t, "sqlite", checktest.ExamplePlan(t, "shipmail"))
 	dir := t.TempDir()
 	if err := copyProject(filepath.Join(repoRoot(t), "examples", "shipmail"), dir); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/sebdah/goldie/v2"
 )
 
@@ -157,9 +158,9 @@ func formattedPaths(t *testing.T, root string) []string {
 	}
 	dirs = append(dirs, examples...)
 	dirs = append(dirs, filepath.Join(root, "providers", "catalog"))
-	for _, gc := range loadCases(t, root) {
-		if len(gc.expects) == 0 {
-			dirs = append(dirs, filepath.Join(root, "testdata", "cases", gc.name))
+	for _, gc := range checktest.Cases(t, root) {
+		if len(gc.Expects) == 0 {
+			dirs = append(dirs, filepath.Join(root, "testdata", "cases", gc.Name))
 		}
 	}
 	var out []string
@@ -207,9 +208,8 @@ func TestRepositorySourcesAreFormatted(t *testing.T) {
 func TestFormatCheckCatchesABadlyFormattedFile(t *testing.T) {
 	root := repoRoot(t)
 	tmp := t.TempDir()
-	gc := goldenCase{name: "pass_warehouse", base: "warehouse", keepLock: true}
-	materialize(t, root, gc, tmp)
-	project := filepath.Join(tmp, gc.name)
+	gc := checktest.Case{Name: "pass_warehouse", Base: "warehouse", KeepLock: true}
+	project := gc.Materialize(t, root, tmp)
 	paths := []string{project, filepath.Join(project, "packages")}
 	if listed, errs, code := unformatted(paths); code != 0 {
 		t.Fatalf("the copy of examples/warehouse is not formatted (exit %d):\n%s%s", code, listed, errs)

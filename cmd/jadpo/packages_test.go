@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/providers/catalog"
-	"github.com/jadpo/jadpo/runtime/runtimetest"
 )
 
 func writeTree(t *testing.T, root string, files map[string][]byte) {
@@ -60,7 +60,7 @@ func TestPackageAddRefusesCatalogueImpostor(t *testing.T) {
 // relockText is jadpo.lock recording the project's package folders as they are.
 func relockText(t *testing.T, dir string) []byte {
 	t.Helper()
-	relock(t, dir)
+	checktest.Relock(t, dir)
 	b, err := os.ReadFile(filepath.Join(dir, "jadpo.lock"))
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestPackageAddRefusesUnsafeNames(t *testing.T) {
 // mtime, which a tarball keeps), `jadpo build` wrote a plan holding the
 // edited value. The build now refuses, and writes no plan.
 func TestBuildIgnoresShippedLockCache(t *testing.T) {
-	dir := runtimetest.CopyExample(t, t.TempDir(), runtimetest.Edit{
+	dir := checktest.CopyExample(t, "warehouse", t.TempDir(), checktest.Edit{
 		File: "packages/AmazonSqs.v2012_11_05/resources/messages.jadpo",
 		Old:  "receive_request_attempt_id: Text? { max_length: 128 }",
 		New:  "receive_request_attempt_id: Text? { max_length: 256 }",
@@ -131,8 +131,8 @@ func TestBuildIgnoresShippedLockCache(t *testing.T) {
 // the catalogue has a newer one and how to update; the add then updates it.
 func TestPackageListSaysNewerCopy(t *testing.T) {
 	const sqs = "AmazonSqs.v2012_11_05"
-	project := runtimetest.CopyExample(t, t.TempDir())
-	old := filepath.Join(runtimetest.RepoRoot(t), "testdata", "cases", "package_earlier_catalogue_copy")
+	project := checktest.CopyExample(t, "warehouse", t.TempDir())
+	old := filepath.Join(checktest.RepoRoot(t), "testdata", "cases", "package_earlier_catalogue_copy")
 	files, err := lockfile.ReadDir(filepath.Join(old, "packages", sqs))
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 )
@@ -96,10 +97,10 @@ func TestRunAndTickFinishTheMessageInHandOnASignal(t *testing.T) {
 	for _, cmd := range []string{"run", "tick"} {
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 			t.Run(cmd+"_"+sig.String(), func(t *testing.T) {
-				env := runtimetest.New(t, "sqlite")
+				env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 				env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultSlow, Operation: "DeleteMessageBatch", Next: 1, Delay: time.Second})
 				env.Send("warehouse_queue", runtimetest.OrderShipped("m-1"))
-				c := startChild(t, bin, env.ChildEnviron(), false, cmd, filepath.Join(env.Root, "examples", "warehouse"),
+				c := startChild(t, bin, runtimetest.ChildEnviron(env.Environ), false, cmd, filepath.Join(checktest.RepoRoot(t), "examples", "warehouse"),
 					"--database", env.StoreURL, "--log-format", "json")
 				waitFor(t, "the delete in hand", func() bool { return env.Fake.Calls("DeleteMessageBatch") >= 1 })
 				c.signal(t, sig)
@@ -117,7 +118,7 @@ func TestRunAndTickFinishTheMessageInHandOnASignal(t *testing.T) {
 // dev: a signal exits 0.
 func TestDevExitsZeroOnASignal(t *testing.T) {
 	bin := buildBinary(t)
-	dir := runtimetest.CopyExample(t, filepath.Join(t.TempDir(), "warehouse"))
+	dir := checktest.CopyExample(t, "warehouse", filepath.Join(t.TempDir(), "warehouse"))
 	c := startChild(t, bin, childEnv(), true, "dev", dir, "--log-format", "json")
 	waitFor(t, "dev to start", func() bool { return strings.Contains(c.out.String(), "jadpo dev: ") })
 	if _, err := io.WriteString(c.stdin, "warehouse_queue "+runtimetest.OrderShipped("m-1")+"\n"); err != nil {
@@ -141,10 +142,10 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 			code int
 		}{{syscall.SIGTERM, 143}, {syscall.SIGINT, 130}} {
 			t.Run(cmd+"_"+c.sig.String(), func(t *testing.T) {
-				env := runtimetest.New(t, "sqlite")
+				env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 				env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultHang, Operation: "DeleteMessageBatch", Fraction: 1})
 				env.Send("warehouse_queue", runtimetest.OrderShipped("m-1"))
-				p := startChild(t, bin, env.ChildEnviron(), false, cmd, filepath.Join(env.Root, "examples", "warehouse"),
+				p := startChild(t, bin, runtimetest.ChildEnviron(env.Environ), false, cmd, filepath.Join(checktest.RepoRoot(t), "examples", "warehouse"),
 					"--database", env.StoreURL, "--log-format", "json")
 				waitFor(t, "the delete in hand", func() bool { return env.Fake.Calls("DeleteMessageBatch") >= 1 })
 				p.signal(t, c.sig)

@@ -27,6 +27,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/providers/cfqueuesfake"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -128,8 +129,8 @@ func newSecretsWorld(t *testing.T, kind string) *secretsWorld {
 			}
 		}
 	}
-	env := runtimetest.New(t, kind)
-	dir := runtimetest.CopyExample(t, t.TempDir())
+	env := runtimetest.New(t, kind, checktest.ExamplePlan(t, "warehouse"))
+	dir := checktest.CopyExample(t, "warehouse", t.TempDir())
 	// Quoted, as .env.local may be.
 	dotenv := strings.Replace(env.DotEnv(), "PACKING_TOKEN="+runtimetest.Canary+"-token", `PACKING_TOKEN="`+runtimetest.Canary+`-token"`, 1)
 	if err := os.WriteFile(filepath.Join(dir, ".env.local"), []byte(dotenv), 0o600); err != nil {
@@ -201,7 +202,7 @@ func buildBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "jadpo")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/jadpo")
-	cmd.Dir = runtimetest.RepoRoot(t)
+	cmd.Dir = checktest.RepoRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -301,10 +302,10 @@ func failurePaths(t *testing.T, w *secretsWorld, run func(wantCode int, args ...
 		}
 	}
 	// The store's database: from a secret config value in .env.local.
-	withDB := runtimetest.CopyExample(t, t.TempDir(),
-		runtimetest.Edit{File: "app.jadpo", Old: `    packing_host: Url {`, New: `    database_url: Url { binding: "SHOP_DATABASE_URL" secret: true }
+	withDB := checktest.CopyExample(t, "warehouse", t.TempDir(),
+		checktest.Edit{File: "app.jadpo", Old: `    packing_host: Url {`, New: `    database_url: Url { binding: "SHOP_DATABASE_URL" secret: true }
     packing_host: Url {`},
-		runtimetest.Edit{File: "app.jadpo", Old: "store primary {\n", New: "store primary {\n    database: config.database_url\n"})
+		checktest.Edit{File: "app.jadpo", Old: "store primary {\n", New: "store primary {\n    database: config.database_url\n"})
 	dotenv := w.env.DotEnv() + "SHOP_DATABASE_URL=postgres://jadpo:" + dbCanary + "@127.0.0.1:1/events?sslmode=disable\n"
 	if err := os.WriteFile(filepath.Join(withDB, ".env.local"), []byte(dotenv), 0o600); err != nil {
 		t.Fatal(err)
@@ -315,7 +316,7 @@ func failurePaths(t *testing.T, w *secretsWorld, run func(wantCode int, args ...
 		}
 	}
 	// A missing value: the error names the field and binding only.
-	missing := runtimetest.CopyExample(t, t.TempDir())
+	missing := checktest.CopyExample(t, "warehouse", t.TempDir())
 	var kept []string
 	for _, l := range strings.Split(w.env.DotEnv(), "\n") {
 		if !strings.HasPrefix(l, "WAREHOUSE_QUEUE_URL=") {
@@ -331,7 +332,7 @@ func failurePaths(t *testing.T, w *secretsWorld, run func(wantCode int, args ...
 		t.Errorf("missing config printed %q\nwant %q", out, want)
 	}
 	// An invalid one: named, its value not repeated.
-	invalid := runtimetest.CopyExample(t, t.TempDir())
+	invalid := checktest.CopyExample(t, "warehouse", t.TempDir())
 	bad := strings.Replace(w.env.DotEnv(), "SQS_HOST=", "SQS_HOST=not-a-url-"+dbCanary+"#", 1)
 	if err := os.WriteFile(filepath.Join(invalid, ".env.local"), []byte(bad), 0o600); err != nil {
 		t.Fatal(err)
@@ -459,7 +460,7 @@ func TestNoCloudflareTokenInAnyOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := copyProject(filepath.Join(runtimetest.RepoRoot(t), "examples", "returns"), dir); err != nil {
+	if err := copyProject(filepath.Join(checktest.RepoRoot(t), "examples", "returns"), dir); err != nil {
 		t.Fatal(err)
 	}
 	dotenv := "CF_HOST=" + srv.URL + "\nCF_API_TOKEN=\"" + token + "\"\nCF_ACCOUNT_ID=acc\nCF_RETURNS_QUEUE_ID=returns\nREFUNDS_TOKEN=\"" + token + "-refunds\"\n"
@@ -526,7 +527,7 @@ INSERT INTO order_jobs (name, tenant, order_id) VALUES ('packing', 'acme', 7), (
 	}
 	u.User = url.UserPassword(u.User.Username(), password) // trust auth: the password is sent and ignored
 	dir := t.TempDir()
-	if err := copyProject(filepath.Join(runtimetest.RepoRoot(t), "examples", "jobs"), dir); err != nil {
+	if err := copyProject(filepath.Join(checktest.RepoRoot(t), "examples", "jobs"), dir); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, ".env.local"), []byte("JOBS_DATABASE_URL="+u.String()+"\n"), 0o600); err != nil {

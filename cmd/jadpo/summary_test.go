@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/lang/diag"
 )
 
@@ -28,20 +29,20 @@ func TestSyntaxErrorSummaryCountsTheProject(t *testing.T) {
 	}
 	clean := read("pass_warehouse").Summary
 	n := 0
-	for _, gc := range loadCases(t, root) {
-		if gc.base != "warehouse" || len(gc.remove) > 0 || len(gc.expects) == 0 || !strings.HasPrefix(gc.expects[0].code, "syntax.") {
+	for _, gc := range checktest.Cases(t, root) {
+		if gc.Base != "warehouse" || len(gc.Remove) > 0 || len(gc.Expects) == 0 || !strings.HasPrefix(gc.Expects[0].Code, "syntax.") {
 			continue
 		}
-		if !strings.HasPrefix(gc.name, "syntax_") || gc.args[0] != "check" {
+		if !strings.HasPrefix(gc.Name, "syntax_") || gc.Args[0] != "check" {
 			continue
 		}
 		// An edit that adds or drops a declaration changes the count by design.
-		if strings.Count(gc.edits[0][2], "\n") != strings.Count(gc.edits[0][1], "\n") {
+		if strings.Count(gc.Edits[0].New, "\n") != strings.Count(gc.Edits[0].Old, "\n") {
 			continue
 		}
 		n++
-		if s := read(gc.name).Summary; s.Files != clean.Files || s.Declarations != clean.Declarations {
-			t.Errorf("%s: %d files, %d declarations; the project has %d and %d", gc.name, s.Files, s.Declarations, clean.Files, clean.Declarations)
+		if s := read(gc.Name).Summary; s.Files != clean.Files || s.Declarations != clean.Declarations {
+			t.Errorf("%s: %d files, %d declarations; the project has %d and %d", gc.Name, s.Files, s.Declarations, clean.Files, clean.Declarations)
 		}
 	}
 	if n < 5 {

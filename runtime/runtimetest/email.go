@@ -3,14 +3,11 @@ package runtimetest
 import (
 	"encoding/json"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 
-	"github.com/jadpo/jadpo/check"
-	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/emailfake"
 	"github.com/jadpo/jadpo/providers/sqsfake"
-	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
 
 // MailToken is the Resend API key the mail world's app is given: a canary,
@@ -24,16 +21,11 @@ type MailEnv struct {
 	Mail *emailfake.Fake
 }
 
-// NewMail builds examples/shipmail's world on the given store ("sqlite" or
-// "postgres").
-func NewMail(t testing.TB, storeKind string) *MailEnv {
+// NewMail builds examples/shipmail's world for its plan on the given store
+// ("sqlite" or "postgres").
+func NewMail(t testing.TB, storeKind string, plan *ir.Program) *MailEnv {
 	t.Helper()
-	e := &Env{T: t, Root: RepoRoot(t), QueueURLs: map[string]string{}}
-	res := check.Check(project.Load(filepath.Join(e.Root, "examples", "shipmail")))
-	if res.Diags.HasErrors() {
-		t.Fatalf("examples/shipmail does not check: %v", res.Diags)
-	}
-	e.Plan = res.Program
+	e := &Env{T: t, Plan: plan, QueueURLs: map[string]string{}}
 	e.Fake = sqsfake.New(sqsfake.Options{Credentials: map[string]string{"AKIDTEST": Canary}})
 	e.FakeSrv = httptest.NewServer(e.Fake)
 	t.Cleanup(e.FakeSrv.Close)
@@ -52,14 +44,7 @@ func NewMail(t testing.TB, storeKind string) *MailEnv {
 		"RESEND_HOST=" + mailURL,
 		"MAIL_FROM=Shop <orders@shop.example>",
 	}
-	switch storeKind {
-	case "sqlite":
-		e.StoreURL = "sqlite:" + filepath.Join(t.TempDir(), "events.sqlite")
-	case "postgres":
-		e.StoreURL = pgtest.FreshURL(t)
-	default:
-		t.Fatalf("unknown store %q", storeKind)
-	}
+	e.StoreURL = freshStore(t, storeKind)
 	return &MailEnv{Env: e, Mail: mail}
 }
 

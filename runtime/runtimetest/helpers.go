@@ -1,9 +1,8 @@
 package runtimetest
 
 // Helpers for the seed, config and CLI tests: a fake rebuilt with other
-// options, raw reads of the store's tables, a plan from an edited copy of
-// the example, a store that fails as a test asks, a clock the test moves,
-// and a copy of the example on disk.
+// options, raw reads of the store's tables, the environment of a child
+// process, and a store that fails as a test asks.
 
 import (
 	"context"
@@ -12,22 +11,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime"
@@ -242,97 +236,6 @@ func texts(vals []any) []string {
 	return out
 }
 
-// Edit replaces the first Old in File of the example with New.
-type Edit struct{ File, Old, New string }
-
-// ExampleFS is examples/warehouse (without build/) as an in-memory file
-// system, with edits applied; an edit whose Old is "" appends New, creating
-// the file if need be.
-func ExampleFS(t testing.TB, edits ...Edit) fstest.MapFS {
-	t.Helper()
-	return ExampleFSOf(t, "warehouse", edits...)
-}
-
-// ExampleFSOf is ExampleFS of examples/<name>.
-func ExampleFSOf(t testing.TB, name string, edits ...Edit) fstest.MapFS {
-	t.Helper()
-	dir := filepath.Join(RepoRoot(t), "examples", name)
-	fsys := fstest.MapFS{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		if d.IsDir() {
-			if rel == "build" || strings.HasPrefix(d.Name(), ".") && rel != "." {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		fsys[filepath.ToSlash(rel)] = &fstest.MapFile{Data: b, Mode: 0o644}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ed := range edits {
-		f := fsys[ed.File]
-		if f == nil {
-			f = &fstest.MapFile{Mode: 0o644}
-			fsys[ed.File] = f
-		}
-		if ed.Old == "" {
-			f.Data = append(f.Data, ed.New...)
-			continue
-		}
-		s := string(f.Data)
-		if !strings.Contains(s, ed.Old) {
-			t.Fatalf("edit of %s: %q is not in it", ed.File, ed.Old)
-		}
-		f.Data = []byte(strings.Replace(s, ed.Old, ed.New, 1))
-	}
-	return fsys
-}
-
-// PlanWith checks the example with edits applied and returns its plan.
-func PlanWith(t testing.TB, edits ...Edit) *ir.Program {
-	t.Helper()
-	res := check.Check(project.LoadFS(ExampleFS(t, edits...)))
-	if res.Diags.HasErrors() {
-		t.Fatalf("the edited example does not check: %v", res.Diags)
-	}
-	return res.Program
-}
-
-// CopyExample writes examples/warehouse (without build/) with edits applied
-// into dir, and returns dir.
-func CopyExample(t testing.TB, dir string, edits ...Edit) string {
-	t.Helper()
-	return CopyExampleOf(t, "warehouse", dir, edits...)
-}
-
-// CopyExampleOf is CopyExample of examples/<example>.
-func CopyExampleOf(t testing.TB, example, dir string, edits ...Edit) string {
-	t.Helper()
-	for name, f := range ExampleFSOf(t, example, edits...) {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 // DotEnv renders the Env's config as the lines of a .env.local file.
 func (e *Env) DotEnv() string {
 	var b strings.Builder
@@ -343,36 +246,8 @@ func (e *Env) DotEnv() string {
 	return b.String()
 }
 
-// Clock is a clock a test sets and moves; its zero value reads as the
-// moment it is first asked.
-type Clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-// NewClock is a clock at t.
-func NewClock(t time.Time) *Clock { return &Clock{now: t} }
-
-// Now reads the clock.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.now.IsZero() {
-		c.now = time.Now()
-	}
-	return c.now
-}
-
-// Advance moves the clock on by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.Now()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// ErrInjected is the failure a FlakyStore injects.
-var ErrInjected = errors.New("connection lost (injected by the test)")
+// errInjected is the failure a FlakyStore injects.
+var errInjected = errors.New("connection lost (injected by the test)")
 
 // FlakyStore is a store whose KeepBatch and Park fail, transiently, while
 // the test says so.
@@ -404,7 +279,7 @@ func (f *FlakyStore) Calls() (keeps, parks int) {
 }
 
 func transient(op string) error {
-	return &store.Error{Op: op, Class: store.ClassTransient, Err: ErrInjected}
+	return &store.Error{Op: op, Class: store.ClassTransient, Err: errInjected}
 }
 
 func take(n *int) bool {
@@ -452,11 +327,21 @@ func (f *FlakyStore) Park(ctx context.Context, now time.Time, p store.Parked) (s
 	return f.Store.Park(ctx, now, p)
 }
 
-// Answer makes the target answer every call with f's status and body text
-// (nil goes back to the scripted statuses). The request's body has been
-// read already; Calls still records it.
-func (tg *Target) Answer(f func(r *http.Request) (status int, body string)) {
-	tg.mu.Lock()
-	defer tg.mu.Unlock()
-	tg.answer = f
+// ChildEnviron is this process's environment without DATABASE_URL (a
+// child's store is its --database) and without the keys config sets, with
+// config (an Env's Environ) added: the environment of a `jadpo` child
+// process run in a test's world.
+func ChildEnviron(config []string) []string {
+	drop := map[string]bool{"DATABASE_URL": true}
+	for _, kv := range config {
+		k, _, _ := strings.Cut(kv, "=")
+		drop[k] = true
+	}
+	var out []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !drop[k] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, config...)
 }

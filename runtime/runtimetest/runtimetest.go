@@ -1,7 +1,16 @@
-// Package runtimetest sets up what runtime tests need: a checked plan of an
-// example project, an SQS fake with the app's queues, a local HTTP target
-// for subscribers, config values pointing at them, and a fresh store
-// (SQLite in a temporary folder, or a PostgreSQL schema of the test's own).
+// Package runtimetest builds the world a test runs an app's plan in: an SQS
+// fake with the app's queues (or, for examples/shipmail, an email fake too),
+// a local HTTP target for its subscribers, config values pointing at them, a
+// fresh store (SQLite in a temporary folder, or a PostgreSQL schema of the
+// test's own), and a store that fails when the test says so.
+//
+// It reads plans, never source: a test gets the plan from
+// check/checktest (checktest.ExamplePlan(t, "warehouse")) and hands it to
+// New. It is not internal because the CLI's tests (cmd/jadpo) run the same
+// worlds as the runtime's, and Go's internal rule cannot give one package to
+// both runtime/ and cmd/ without a top-level internal/ folder, which the
+// repository does not have. What only the runtime's tests use lives in
+// runtime/internal/... or beside those tests.
 package runtimetest
 
 import (
@@ -11,7 +20,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -31,7 +39,6 @@ var Stores = []string{"sqlite", "postgres"}
 // Env is one test's world.
 type Env struct {
 	T        testing.TB
-	Root     string // the repository root
 	Plan     *ir.Program
 	Fake     *sqsfake.Fake
 	FakeSrv  *httptest.Server
@@ -45,11 +52,11 @@ type Env struct {
 // Canary is a secret's value that must never be printed.
 const Canary = "CANARY-s3cr3t-6f1d2e"
 
-// New builds the warehouse example's world on the given store ("sqlite" or
-// "postgres").
-func New(t testing.TB, storeKind string) *Env {
+// New builds the warehouse example's world for plan (examples/warehouse's,
+// or an edited copy's) on the given store ("sqlite" or "postgres").
+func New(t testing.TB, storeKind string, plan *ir.Program) *Env {
 	t.Helper()
-	return NewWith(t, storeKind, WorldOptions{})
+	return NewWith(t, storeKind, plan, WorldOptions{})
 }
 
 // Store opens and migrates a store on the test's database.
@@ -100,24 +107,6 @@ func OrderShipped(id string) string {
 	return fmt.Sprintf(`{"id":%q,"type":"order_shipped","order_id":"o-%s","shipped_at":"2026-11-30T10:00:00Z","carrier":"dhl","lines":[{"sku":"SKU-1","quantity":2}]}`, id, id)
 }
 
-// RepoRoot finds the folder holding go.mod.
-func RepoRoot(t testing.TB) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test")
-		}
-		dir = parent
-	}
-}
-
 // Target is a local HTTP server standing in for a subscriber's service. It
 // answers each call with the next scripted status (200 when the script is
 // empty) and records every call.
@@ -135,8 +124,8 @@ type Call struct {
 	Body               map[string]any
 }
 
-// NewTarget starts a target.
-func NewTarget(t testing.TB) *Target {
+// newTarget starts a target.
+func newTarget(t testing.TB) *Target {
 	tg := &Target{}
 	tg.Server = httptest.NewServer(http.HandlerFunc(tg.serve))
 	t.Cleanup(tg.Close)
@@ -182,4 +171,14 @@ func (tg *Target) Calls() []Call {
 	tg.mu.Lock()
 	defer tg.mu.Unlock()
 	return append([]Call(nil), tg.calls...)
+}
+
+// Answer makes the target answer every call with f's status and body (nil:
+// the script again). The call is recorded before f runs, so f may block,
+// for instance to hold a handler past its lease; f runs on the server's
+// goroutine for the request and may be called concurrently.
+func (tg *Target) Answer(f func(r *http.Request) (status int, body string)) {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	tg.answer = f
 }

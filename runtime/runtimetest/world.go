@@ -5,9 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
@@ -22,18 +20,13 @@ type WorldOptions struct {
 
 // NewWith builds the warehouse example's world as New does, with the
 // queues created with opts.QueueAttributes.
-func NewWith(t testing.TB, storeKind string, opts WorldOptions) *Env {
+func NewWith(t testing.TB, storeKind string, plan *ir.Program, opts WorldOptions) *Env {
 	t.Helper()
-	e := &Env{T: t, Root: RepoRoot(t), QueueURLs: map[string]string{}}
-	res := check.Check(project.Load(filepath.Join(e.Root, "examples", "warehouse")))
-	if res.Diags.HasErrors() {
-		t.Fatalf("examples/warehouse does not check: %v", res.Diags)
-	}
-	e.Plan = res.Program
+	e := &Env{T: t, Plan: plan, QueueURLs: map[string]string{}}
 	e.Fake = sqsfake.New(sqsfake.Options{Credentials: map[string]string{"AKIDTEST": Canary}})
 	e.FakeSrv = httptest.NewServer(e.Fake)
 	t.Cleanup(e.FakeSrv.Close)
-	e.Target = NewTarget(t)
+	e.Target = newTarget(t)
 	for _, q := range []string{"warehouse", "returns"} {
 		u, err := e.Fake.CreateQueue(q, opts.QueueAttributes)
 		if err != nil {
@@ -50,20 +43,23 @@ func NewWith(t testing.TB, storeKind string, opts WorldOptions) *Env {
 		"PACKING_TOKEN=" + Canary + "-token",
 		"PACKING_HOST=" + e.Target.URL,
 	}
-	switch storeKind {
-	case "sqlite":
-		e.StoreURL = "sqlite:" + filepath.Join(t.TempDir(), "events.sqlite")
-	case "postgres":
-		e.StoreURL = pgtest.FreshURL(t)
-	default:
-		t.Fatalf("unknown store %q", storeKind)
-	}
+	e.StoreURL = freshStore(t, storeKind)
 	return e
 }
 
-// SubscribersOf maps each event name to the subscribers with a handler for
-// it, as the runtime writes one delivery per subscriber.
-func SubscribersOf(p *ir.Program) map[string][]string { return p.SubscribersByEvent() }
+// freshStore is the URL of a store of the test's own: SQLite in a temporary
+// folder, or a fresh PostgreSQL schema.
+func freshStore(t testing.TB, storeKind string) string {
+	t.Helper()
+	switch storeKind {
+	case "sqlite":
+		return "sqlite:" + filepath.Join(t.TempDir(), "events.sqlite")
+	case "postgres":
+		return pgtest.FreshURL(t)
+	}
+	t.Fatalf("unknown store %q", storeKind)
+	return ""
+}
 
 // QueueEmpty reports whether every queue of the fake holds nothing, visible,
 // in flight or delayed.

@@ -1,4 +1,4 @@
-package faulttest
+package processtest
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/runtime/internal/workload"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
@@ -28,28 +30,28 @@ func TestThreeProcessesShareOneQueue(t *testing.T) {
 	sd := seed(t, 20261202)
 	t.Logf("seed %d, %d messages, %d processes", sd, n, procs)
 	bin := jadpoBin(t)
-	e := runtimetest.NewWith(t, "postgres", runtimetest.WorldOptions{})
-	w := runtimetest.NewWorkload(sd, n)
+	e := runtimetest.NewWith(t, "postgres", checktest.ExamplePlan(t, "warehouse"), runtimetest.WorldOptions{})
+	w := workload.New(sd, n)
 	logs := t.TempDir()
 	start := time.Now()
 
 	// Half waits on the queue when the processes start; the rest arrives
 	// while they run.
 	w.Send(e, 0, n/2)
-	ps := make([]*runtimetest.Proc, procs)
+	ps := make([]*Proc, procs)
 	for i := range ps {
-		ps[i] = e.StartRun(bin, filepath.Join(logs, fmt.Sprintf("proc-%d.log", i)), "--interval", "200ms")
+		ps[i] = startWarehouse(e, bin, filepath.Join(logs, fmt.Sprintf("proc-%d.log", i)), "--interval", "200ms")
 	}
 	flow := w.Flow(e, n/2, n, 5*time.Second)
 	flow.Wait()
 
-	subs := runtimetest.SubscribersOf(e.Plan)
+	subs := e.Plan.SubscribersByEvent()
 	kept := w.Kept()
 	wantDeliveries := 0
 	for _, ev := range kept {
 		wantDeliveries += len(subs[ev])
 	}
-	runtimetest.WaitUntil(t, 2*time.Minute, "the queue drained and every delivery settled", func() bool {
+	workload.WaitUntil(t, 2*time.Minute, "the queue drained and every delivery settled", func() bool {
 		for i, p := range ps {
 			if p.Exited() {
 				b, _ := os.ReadFile(p.Log)
@@ -64,7 +66,7 @@ func TestThreeProcessesShareOneQueue(t *testing.T) {
 				return false
 			}
 		}
-		k := runtimetest.PGStoreCounts(t, e.StoreURL)
+		k := workload.PGStoreCounts(t, e.StoreURL)
 		return k.DeliveryStates["succeeded"] == wantDeliveries
 	})
 	elapsed := time.Since(start)
@@ -75,13 +77,13 @@ func TestThreeProcessesShareOneQueue(t *testing.T) {
 			t.Fatalf("process %d did not exit 0 on SIGTERM: %v\n%s", i, err, b)
 		}
 		var other []string
-		perProc[i], other = runtimetest.LogLines(t, p.Log)
+		perProc[i], other = logLines(t, p.Log)
 		if len(other) > 0 {
 			t.Errorf("process %d wrote lines that are not JSON log lines:\n%s", i, strings.Join(other, "\n"))
 		}
 	}
 
-	k := runtimetest.VerifyExactlyOnce(t, e.StoreURL, w, subs)
+	k := workload.VerifyExactlyOnce(t, e.StoreURL, w, subs)
 	// Each delivery ran once: one call to the packing service per order.
 	calls := map[string]int{}
 	for _, c := range e.Target.Calls() {

@@ -1,4 +1,4 @@
-package faulttest
+package processtest
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/runtime/runtimetest"
+	"github.com/jadpo/jadpo/runtime/internal/workload"
 )
 
 // lives runs `jadpo run` child processes one after another, as the crash
@@ -16,20 +16,20 @@ import (
 // one drained and stopped with SIGTERM; it adds up their JSON log lines.
 type lives struct {
 	t      *testing.T
-	logs   string                             // the folder of the runs' logs
-	start  func(log string) *runtimetest.Proc // starts one run logging to log
+	logs   string                 // the folder of the runs' logs
+	start  func(log string) *Proc // starts one run logging to log
 	kills  int
 	worked int            // killed runs that kept, repeated or parked something
 	totals map[string]int // log lines of every run, by msg
 }
 
-func newLives(t *testing.T, start func(log string) *runtimetest.Proc) *lives {
+func newLives(t *testing.T, start func(log string) *Proc) *lives {
 	return &lives{t: t, logs: t.TempDir(), start: start, totals: map[string]int{}}
 }
 
 // kill starts a run, lets it live until until returns (which gets the run
 // and says how long it lived), kills it, and returns its log lines by msg.
-func (l *lives) kill(until func(p *runtimetest.Proc) time.Duration) (msgs map[string]int, life time.Duration) {
+func (l *lives) kill(until func(p *Proc) time.Duration) (msgs map[string]int, life time.Duration) {
 	l.t.Helper()
 	log := filepath.Join(l.logs, fmt.Sprintf("life-%03d.log", l.kills))
 	p := l.start(log)
@@ -54,7 +54,7 @@ func (l *lives) last(what string, drained func() bool) map[string]int {
 	l.t.Helper()
 	log := filepath.Join(l.logs, "final.log")
 	p := l.start(log)
-	runtimetest.WaitUntil(l.t, 2*time.Minute, what, func() bool {
+	workload.WaitUntil(l.t, 2*time.Minute, what, func() bool {
 		if p.Exited() {
 			b, _ := os.ReadFile(log)
 			l.t.Fatalf("the last jadpo run ended by itself (%v):\n%s", p.Err(), b)
@@ -73,7 +73,7 @@ func (l *lives) last(what string, drained func() bool) map[string]int {
 // line (a panic, a start-up error) fails the test.
 func (l *lives) count(log, who string) map[string]int {
 	l.t.Helper()
-	msgs, other := runtimetest.LogLines(l.t, log)
+	msgs, other := logLines(l.t, log)
 	for k, v := range msgs {
 		l.totals[k] += v
 	}
@@ -84,13 +84,13 @@ func (l *lives) count(log, who string) map[string]int {
 }
 
 // sleepFor is a kill moment: a fixed life.
-func sleepFor(d time.Duration) func(*runtimetest.Proc) time.Duration {
-	return func(*runtimetest.Proc) time.Duration { time.Sleep(d); return d }
+func sleepFor(d time.Duration) func(*Proc) time.Duration {
+	return func(*Proc) time.Duration { time.Sleep(d); return d }
 }
 
-// waitFor is a kill moment: as soon as cond holds (at most 10 s).
-func waitFor(cond func() bool) func(*runtimetest.Proc) time.Duration {
-	return func(*runtimetest.Proc) time.Duration {
+// killWhen is a kill moment: as soon as cond holds (at most 10 s).
+func killWhen(cond func() bool) func(*Proc) time.Duration {
+	return func(*Proc) time.Duration {
 		began := time.Now()
 		for !cond() && time.Since(began) < 10*time.Second {
 			time.Sleep(500 * time.Microsecond)

@@ -1,4 +1,4 @@
-package runtimetest
+package runtime_test
 
 import (
 	"io"
@@ -9,10 +9,10 @@ import (
 	"time"
 )
 
-// Proxy is a TCP proxy of a test's own between a client and a server (the
+// proxy is a TCP proxy of a test's own between a client and a server (the
 // runtime and PostgreSQL): cutting it makes the server unreachable for the
 // client without touching the server.
-type Proxy struct {
+type proxy struct {
 	t      testing.TB
 	target string
 	addr   string
@@ -25,26 +25,23 @@ type Proxy struct {
 	accepted int
 }
 
-// NewProxy listens on 127.0.0.1 and forwards each connection to target
+// newProxy listens on 127.0.0.1 and forwards each connection to target
 // (host:port). It is closed when the test ends.
-func NewProxy(t testing.TB, target string) *Proxy {
+func newProxy(t testing.TB, target string) *proxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Proxy{t: t, target: target, addr: ln.Addr().String(), conns: map[net.Conn]struct{}{}}
+	p := &proxy{t: t, target: target, addr: ln.Addr().String(), conns: map[net.Conn]struct{}{}}
 	p.serve(ln)
 	t.Cleanup(p.close)
 	return p
 }
 
-// Addr is the proxy's host:port.
-func (p *Proxy) Addr() string { return p.addr }
-
 // Via rewrites a URL (postgres://user@host:port/db?...) to connect through
 // the proxy.
-func (p *Proxy) Via(rawURL string) string {
+func (p *proxy) Via(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		p.t.Fatal(err)
@@ -53,7 +50,7 @@ func (p *Proxy) Via(rawURL string) string {
 	return u.String()
 }
 
-func (p *Proxy) serve(ln net.Listener) {
+func (p *proxy) serve(ln net.Listener) {
 	p.mu.Lock()
 	p.ln = ln
 	p.mu.Unlock()
@@ -68,7 +65,7 @@ func (p *Proxy) serve(ln net.Listener) {
 	}()
 }
 
-func (p *Proxy) forward(c net.Conn) {
+func (p *proxy) forward(c net.Conn) {
 	p.mu.Lock()
 	if p.cut {
 		p.mu.Unlock()
@@ -108,7 +105,7 @@ func (p *Proxy) forward(c net.Conn) {
 
 // Cut closes every connection through the proxy and refuses new ones (the
 // port is closed: a connect is refused) until Restore.
-func (p *Proxy) Cut() {
+func (p *proxy) Cut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cut = true
@@ -122,7 +119,7 @@ func (p *Proxy) Cut() {
 }
 
 // Restore listens again on the same address.
-func (p *Proxy) Restore() {
+func (p *proxy) Restore() {
 	p.t.Helper()
 	var ln net.Listener
 	var err error
@@ -141,20 +138,13 @@ func (p *Proxy) Restore() {
 	p.serve(ln)
 }
 
-// Open is how many connections are open through the proxy now.
-func (p *Proxy) Open() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.conns) / 2
-}
-
 // Accepted is how many connections the proxy has let through so far.
-func (p *Proxy) Accepted() int {
+func (p *proxy) Accepted() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.accepted
 }
 
-func (p *Proxy) close() {
+func (p *proxy) close() {
 	p.Cut()
 }

@@ -1,10 +1,12 @@
-package faulttest
+package processtest
 
 import (
 	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/runtime/internal/workload"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
@@ -27,11 +29,11 @@ func TestKilledAtRandomMomentsKeepsEachMessageOnce(t *testing.T) {
 	t.Logf("seed %d (set JADPO_FAULT_SEED to change it), %d messages, at least %d kills", sd, n, minKills)
 	bin := jadpoBin(t)
 	// A killed process's messages in flight come back after 2 s.
-	e := runtimetest.NewWith(t, "postgres", runtimetest.WorldOptions{QueueAttributes: map[string]string{"VisibilityTimeout": "2"}})
-	w := runtimetest.NewWorkload(sd, n)
+	e := runtimetest.NewWith(t, "postgres", checktest.ExamplePlan(t, "warehouse"), runtimetest.WorldOptions{QueueAttributes: map[string]string{"VisibilityTimeout": "2"}})
+	w := workload.New(sd, n)
 	rng := rand.New(rand.NewPCG(sd, 0x6b696c6c))
 	start := time.Now()
-	l := newLives(t, func(log string) *runtimetest.Proc { return e.StartRun(bin, log, "--interval", "200ms") })
+	l := newLives(t, func(log string) *Proc { return startWarehouse(e, bin, log, "--interval", "200ms") })
 
 	s := w.Flow(e, 0, n, time.Duration(minKills)*700*time.Millisecond)
 	maxKills := 10 * minKills
@@ -52,7 +54,7 @@ func TestKilledAtRandomMomentsKeepsEachMessageOnce(t *testing.T) {
 	l.last("the last run to drain the queue", e.QueueEmpty)
 	kills, worked, totals := l.kills, l.worked, l.totals
 
-	k := runtimetest.VerifyExactlyOnce(t, e.StoreURL, w, runtimetest.SubscribersOf(e.Plan))
+	k := workload.VerifyExactlyOnce(t, e.StoreURL, w, e.Plan.SubscribersByEvent())
 	distinct, repeats, parked := w.Count()
 	t.Logf("%d messages (%d distinct ids, %d repeats sent, %d to park) in %v: %d kills over %v (%d of the killed runs had kept, repeated or parked something), %d messages on the queue at the last kill",
 		n, distinct, repeats, parked, time.Since(start).Round(time.Millisecond), kills, killPhase.Round(time.Millisecond), worked, queueAtEnd)

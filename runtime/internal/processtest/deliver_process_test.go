@@ -1,4 +1,4 @@
-package delivertest
+package processtest
 
 import (
 	"bufio"
@@ -12,62 +12,26 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
-var (
-	binDir   string
-	binOnce  sync.Once
-	binPath  string
-	binError error
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
-
-// jadpo builds cmd/jadpo once for the package's tests.
-func jadpo(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		root := runtimetest.RepoRoot(t)
-		if binDir, binError = os.MkdirTemp("", "jadpo-delivertest-"); binError != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "jadpo")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/jadpo")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binError = fmt.Errorf("go build ./cmd/jadpo: %v\n%s", err, out)
-		}
-	})
-	if binError != nil {
-		t.Fatal(binError)
-	}
-	return binPath
-}
-
 // startRun starts `jadpo run examples/warehouse` on the world's store, its
 // JSON log lines going to logPath. It is killed when the test ends, if
 // still running.
-func startRun(t *testing.T, env *runtimetest.Env, logPath string, extra ...string) *runtimetest.Proc {
+func startRun(t *testing.T, env *runtimetest.Env, logPath string, extra ...string) *Proc {
 	t.Helper()
-	return env.StartRun(jadpo(t), logPath, extra...)
+	return startWarehouse(env, jadpoBin(t), logPath, extra...)
 }
 
 // stop sends SIGTERM and waits up to 30 s for exit 0.
-func stop(t *testing.T, p *runtimetest.Proc) {
+func stop(t *testing.T, p *Proc) {
 	t.Helper()
 	if err := p.Stop(30 * time.Second); err != nil {
 		t.Errorf("jadpo run: %v; its log: %s", err, tail(p.Log))
@@ -178,14 +142,14 @@ func TestThreeProcessesTenThousandDeliveries(t *testing.T) {
 		t.Skip("starts three jadpo run processes; not with -short")
 	}
 	const n = 10_000
-	env := runtimetest.New(t, "postgres")
+	env := runtimetest.New(t, "postgres", checktest.ExamplePlan(t, "warehouse"))
 	st := env.Store()
 	keepOrders(t, st, n)
-	jadpo(t)
+	jadpoBin(t)
 
 	start := time.Now()
 	logs := make([]string, 3)
-	procs := make([]*runtimetest.Proc, 3)
+	procs := make([]*Proc, 3)
 	for i := range procs {
 		logs[i] = filepath.Join(t.TempDir(), fmt.Sprintf("run-%d.log", i))
 		procs[i] = startRun(t, env, logs[i], "--interval", "200ms")
@@ -256,12 +220,12 @@ func TestKilledWhileHandlersRun(t *testing.T) {
 		kills = 12
 		lease = 1500 * time.Millisecond
 	)
-	env := runtimetest.New(t, "postgres")
+	env := runtimetest.New(t, "postgres", checktest.ExamplePlan(t, "warehouse"))
 	st := env.Store()
 	keepOrders(t, st, n)
-	jadpo(t)
+	jadpoBin(t)
 	var inflight atomic.Int64
-	env.Target.AnswerWith(func(r *http.Request) (int, string) {
+	env.Target.Answer(func(r *http.Request) (int, string) {
 		inflight.Add(1)
 		defer inflight.Add(-1)
 		select {
@@ -347,7 +311,7 @@ func hasFailedOrder(failed []store.Entry, receivedID string) bool {
 // The binary reads the wall clock, so the whole test runs on it
 // (docs/testing.md: never a mix of an injected clock and the wall clock).
 func TestDeliveriesRetryAndDismissCommands(t *testing.T) {
-	env := runtimetest.New(t, "sqlite")
+	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 	st := env.Store()
 	ctx := context.Background()
 	rt := env.Runtime(st, runtime.Options{Rand: rand.New(rand.NewPCG(1, 2))})
@@ -362,8 +326,8 @@ func TestDeliveriesRetryAndDismissCommands(t *testing.T) {
 	}
 	first, second := failed[0].ID, failed[1].ID
 	cli := func(args ...string) (string, error) {
-		cmd := exec.Command(jadpo(t), append([]string{"deliveries"}, append(args, "--database", env.StoreURL)...)...)
-		cmd.Env = env.ChildEnviron()
+		cmd := exec.Command(jadpoBin(t), append([]string{"deliveries"}, append(args, "--database", env.StoreURL)...)...)
+		cmd.Env = runtimetest.ChildEnviron(env.Environ)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}

@@ -1,22 +1,22 @@
-package runtimetest
+package processtest
 
-// The Cloudflare Queues counterparts of this package's SQS helpers: a world
-// running a copy of examples/returns against a cfqueuesfake server on
-// 127.0.0.1 and a fresh store, `jadpo run` of that copy as a child process,
-// and a seeded workload of return requests for it (a *Workload, so that
-// VerifyExactlyOnce checks it as it checks the warehouse's).
+// The Cloudflare Queues counterpart of the SQS world (runtimetest.Env): a
+// copy of examples/returns run against a cfqueuesfake server on 127.0.0.1
+// and a fresh store, `jadpo run` of that copy as a child process, and the
+// sending of a returns workload (workload.NewReturns, which
+// workload.VerifyExactlyOnce checks as it checks the warehouse's) to it.
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/providers/cfqueuesfake"
+	"github.com/jadpo/jadpo/runtime/internal/workload"
+	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
 
@@ -44,7 +44,6 @@ type CFOptions struct {
 // app's returns queue (and a dead-letter queue for it) and a fresh store.
 type CFEnv struct {
 	T      testing.TB
-	Root   string // the repository root
 	AppDir string // the copy of examples/returns
 	Plan   *ir.Program
 	// Fake serves the fake on 127.0.0.1 with its system clock, so that
@@ -58,18 +57,14 @@ type CFEnv struct {
 // ("sqlite" or "postgres").
 func NewCF(t testing.TB, storeKind string, opts CFOptions) *CFEnv {
 	t.Helper()
-	e := &CFEnv{T: t, Root: RepoRoot(t)}
-	var edits []Edit
+	e := &CFEnv{T: t}
+	var edits []checktest.Edit
 	if opts.VisibilityTimeoutMs > 0 {
-		edits = append(edits, Edit{File: "app.jadpo", Old: "visibility_timeout_ms: 60000",
+		edits = append(edits, checktest.Edit{File: "app.jadpo", Old: "visibility_timeout_ms: 60000",
 			New: fmt.Sprintf("visibility_timeout_ms: %d", opts.VisibilityTimeoutMs)})
 	}
-	e.AppDir = CopyExampleOf(t, "returns", filepath.Join(t.TempDir(), "returns"), edits...)
-	res := check.Check(project.Load(e.AppDir))
-	if res.Diags.HasErrors() {
-		t.Fatalf("the copy of examples/returns does not check: %v", res.Diags)
-	}
-	e.Plan = res.Program
+	e.AppDir = checktest.CopyExample(t, "returns", filepath.Join(t.TempDir(), "returns"), edits...)
+	e.Plan = checktest.PlanDir(t, e.AppDir)
 
 	srv, err := cfqueuesfake.Start("127.0.0.1:0", cfqueuesfake.Options{})
 	if err != nil {
@@ -109,7 +104,7 @@ func NewCF(t testing.TB, storeKind string, opts CFOptions) *CFEnv {
 func (e *CFEnv) StartRun(bin, logPath string, extra ...string) *Proc {
 	e.T.Helper()
 	args := append([]string{"run", e.AppDir, "--database", e.StoreURL, "--log-format", "json"}, extra...)
-	return startProc(e.T, bin, args, childEnviron(e.Environ), logPath)
+	return startProc(e.T, bin, args, runtimetest.ChildEnviron(e.Environ), logPath)
 }
 
 // Send puts a body on the returns queue.
@@ -171,65 +166,20 @@ func (e *CFEnv) LeasedSince(before map[string]int) int {
 	return n
 }
 
-// ReturnRequested is a valid return_requested body with the given id.
-func ReturnRequested(id string) string {
-	return fmt.Sprintf(`{"return_id":%q,"type":"return_requested","order_id":"o-%s","customer_email":"a@example.com","items":{"SKU-1":1},"requested_at":"2026-11-30T10:00:00Z"}`, id, id)
-}
-
-// NewReturnsWorkload makes n messages for examples/returns' returns_queue
-// from seed: mostly distinct ReturnRequested, about 2% repeats of an
-// earlier valid body, about 2% that must be parked (not JSON, an unlisted
-// type, an order_id its event refuses), each of those distinct.
-func NewReturnsWorkload(seed uint64, n int) *Workload {
-	rng := rand.New(rand.NewPCG(seed, seed^0x636c6f7564666c72))
-	w := &Workload{Msgs: make([]Msg, 0, n)}
-	var valid []int
-	for i := 0; i < n; i++ {
-		r := rng.IntN(100)
-		var m Msg
-		switch {
-		case r < 2 && len(valid) > 0:
-			m = w.Msgs[valid[rng.IntN(len(valid))]]
-			m.Repeat = true
-		case r < 4:
-			m = Msg{Queue: "returns_queue", Park: true}
-			switch i % 3 {
-			case 0:
-				m.Body = fmt.Sprintf(`not json %d`, i)
-			case 1:
-				m.Body = fmt.Sprintf(`{"return_id":"u-%d","type":"return_lost","order_id":"o-u-%d"}`, i, i)
-			default:
-				m.Body = fmt.Sprintf(`{"return_id":"b-%d","type":"return_requested","order_id":"o","customer_email":"b%d@example.com","items":{"SKU-1":1},"requested_at":"2026-11-30T10:00:00Z"}`, i, i)
-			}
-		default:
-			id := fmt.Sprintf("r-%d", i)
-			m = Msg{Queue: "returns_queue", ID: id, Event: "ReturnRequested",
-				Body: fmt.Sprintf(`{"return_id":%q,"type":"return_requested","order_id":"o-%s","customer_email":"c%d@example.com","items":{"SKU-%d":%d},"requested_at":"2026-11-30T10:00:00Z"}`,
-					id, id, i, i%97, 1+i%5)}
-		}
-		m.Source = "queue " + m.Queue
-		if !m.Park && !m.Repeat {
-			valid = append(valid, len(w.Msgs))
-		}
-		w.Msgs = append(w.Msgs, m)
-	}
-	return w
-}
-
-// SendCF puts messages [from, to) of w on the returns queue at once.
-func (w *Workload) SendCF(e *CFEnv, from, to int) {
+// sendCF puts messages [from, to) of w on the returns queue at once.
+func sendCF(w *workload.Workload, e *CFEnv, from, to int) {
 	e.T.Helper()
 	for _, m := range w.Msgs[from:to] {
 		e.Send(m.Body)
 	}
 }
 
-// FlowCF sends messages [from, to) of w to the returns queue from a
+// flowCF sends messages [from, to) of w to the returns queue from a
 // goroutine of its own, in steps of ten, message i at
 // start + over*(i-from)/(to-from), as Flow does for the SQS fake. It stops
 // when the test ends.
-func (w *Workload) FlowCF(e *CFEnv, from, to int, over time.Duration) *Flow {
-	return StartFlow(e.T, from, to, over, func(i, j int) error {
+func flowCF(w *workload.Workload, e *CFEnv, from, to int, over time.Duration) *workload.Flow {
+	return workload.StartFlow(e.T, from, to, over, func(i, j int) error {
 		for _, m := range w.Msgs[i:j] {
 			if _, err := e.Fake.Send(CFAccount, CFReturnsQueue, m.Body); err != nil {
 				return fmt.Errorf("sending to the Cloudflare fake: %w", err)

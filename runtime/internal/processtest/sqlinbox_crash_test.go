@@ -1,11 +1,10 @@
-package faulttest
+package processtest
 
 import (
 	"math/rand/v2"
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
 
@@ -29,7 +28,7 @@ import (
 // 4 random kills, the two forms at once (about 7 s).
 //
 // Then every row must have been kept or parked exactly once
-// (runtimetest.VerifySQLInbox). What catches what:
+// (VerifySQLInbox). What catches what:
 //   - a row lost (deleted from the inbox before its keep committed, or a
 //     claim committed without the keep): "was lost: no outbox row" and the
 //     outbox and received ids counts below the valid job ids (the table is
@@ -63,18 +62,18 @@ func TestSQLInboxKilledAtRandomMomentsKeepsEachRowOnce(t *testing.T) {
 	pgtest.Require(t)
 	for _, form := range []struct {
 		name string
-		opts runtimetest.SQLInboxOptions
+		opts SQLInboxOptions
 	}{
-		{"row_lock", runtimetest.SQLInboxOptions{}},
-		{"lease", runtimetest.SQLInboxOptions{Lease: 2 * time.Second}},
-		{"advisory_lock", runtimetest.SQLInboxOptions{LockKey: "tenant"}},
+		{"row_lock", SQLInboxOptions{}},
+		{"lease", SQLInboxOptions{Lease: 2 * time.Second}},
+		{"advisory_lock", SQLInboxOptions{LockKey: "tenant"}},
 	} {
 		// The forms run at once, each on schemas of its own.
 		t.Run(form.name, func(t *testing.T) { t.Parallel(); sqlInboxKills(t, form.name, form.opts) })
 	}
 }
 
-func sqlInboxKills(t *testing.T, form string, opts runtimetest.SQLInboxOptions) {
+func sqlInboxKills(t *testing.T, form string, opts SQLInboxOptions) {
 	lease := opts.Lease
 	n, minKills, over := 2000, 10, 5*time.Second
 	if testing.Short() {
@@ -83,20 +82,20 @@ func sqlInboxKills(t *testing.T, form string, opts runtimetest.SQLInboxOptions) 
 	sd := seed(t, 20261204)
 	t.Logf("seed %d (set JADPO_FAULT_SEED to change it), %d rows over %v, at least %d kills", sd, n, over, minKills)
 	bin := jadpoBin(t)
-	e := runtimetest.NewSQLInbox(t, opts)
-	w := runtimetest.NewJobsWorkload(sd, n)
+	e := NewSQLInbox(t, opts)
+	w := NewJobsWorkload(sd, n)
 	tail := 100
 	// The second half of the tail (below) opens with two rows to park.
 	w.Jobs[n-tail/2].Name, w.Jobs[n-tail/2].Event, w.Jobs[n-tail/2].Park = "refund", "", "unlisted_type"
 	w.Jobs[n-tail/2+1].Name, w.Jobs[n-tail/2+1].Event, w.Jobs[n-tail/2+1].Park, w.Jobs[n-tail/2+1].Tenant = "packing", "", "unreadable", ""
 	rng := rand.New(rand.NewPCG(sd, 0x73716c6b696c6c^uint64(lease)^uint64(len(opts.LockKey))))
 	start := time.Now()
-	l := newLives(t, func(log string) *runtimetest.Proc { return e.StartRun(bin, log, "--interval", "200ms") })
+	l := newLives(t, func(log string) *Proc { return e.StartRun(bin, log, "--interval", "200ms") })
 
 	// The last 100 rows are held back for the last two killed runs (below).
 	s := w.InsertFlow(e, 0, n-tail, over)
 	maxKills := 10 * minKills
-	live := func(what string, until func(p *runtimetest.Proc) time.Duration) {
+	live := func(what string, until func(p *Proc) time.Duration) {
 		t.Helper()
 		msgs, life := l.kill(until)
 		t.Logf("run %2d killed %s after %4d ms: kept %4d, repeats %3d, parked %2d; %5d inserted, %4d in the table",
@@ -114,8 +113,8 @@ func sqlInboxKills(t *testing.T, form string, opts runtimetest.SQLInboxOptions) 
 	// once and one more run is killed the moment it logs a kept row: its
 	// batch's keep has committed and (row_lock) the claim's transaction,
 	// which deletes the rows, has not, or other batches are in flight.
-	untilLogged := func(msg string) func(p *runtimetest.Proc) time.Duration {
-		return func(p *runtimetest.Proc) time.Duration {
+	untilLogged := func(msg string) func(p *Proc) time.Duration {
+		return func(p *Proc) time.Duration {
 			began := time.Now()
 			for !p.Logged(msg) && !p.Exited() && time.Since(began) < 20*time.Second {
 				time.Sleep(500 * time.Microsecond)
@@ -139,7 +138,7 @@ func sqlInboxKills(t *testing.T, form string, opts runtimetest.SQLInboxOptions) 
 	kills, worked, totals := l.kills, l.worked, l.totals
 	duration := time.Since(start)
 
-	k := runtimetest.VerifySQLInbox(t, e, w, runtimetest.SubscribersOf(e.Plan))
+	k := VerifySQLInbox(t, e, w, e.Plan.SubscribersByEvent())
 	valid, toPark := w.Count()
 	// A run killed between a commit and its log line kept rows it never
 	// logged; no run may log more than the outbox holds.

@@ -1,11 +1,11 @@
-package faulttest
+package processtest
 
 import (
 	"math/rand/v2"
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/runtime/runtimetest"
+	"github.com/jadpo/jadpo/runtime/internal/workload"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
 
@@ -46,17 +46,17 @@ func TestCloudflareKilledAtRandomMomentsKeepsEachMessageOnce(t *testing.T) {
 	t.Logf("seed %d (set JADPO_FAULT_SEED to change it), %d messages over %v, at least %d kills", sd, n, over, minKills)
 	bin := jadpoBin(t)
 	// A killed process's leased messages come back after 2 s.
-	e := runtimetest.NewCF(t, "postgres", runtimetest.CFOptions{VisibilityTimeoutMs: 2000, MaxRetries: 100})
-	w := runtimetest.NewReturnsWorkload(sd, n)
+	e := NewCF(t, "postgres", CFOptions{VisibilityTimeoutMs: 2000, MaxRetries: 100})
+	w := workload.NewReturns(sd, n)
 	rng := rand.New(rand.NewPCG(sd, 0x63666b696c6c))
 	start := time.Now()
-	l := newLives(t, func(log string) *runtimetest.Proc { return e.StartRun(bin, log, "--interval", "200ms") })
+	l := newLives(t, func(log string) *Proc { return e.StartRun(bin, log, "--interval", "200ms") })
 
 	// The last twentieth is held back for the last killed run (below).
 	tail := n / 20
-	s := w.FlowCF(e, 0, n-tail, over)
+	s := flowCF(w, e, 0, n-tail, over)
 	maxKills := 10 * minKills
-	live := func(what string, until func(*runtimetest.Proc) time.Duration) {
+	live := func(what string, until func(*Proc) time.Duration) {
 		t.Helper()
 		msgs, life := l.kill(until)
 		st := e.QueueStats()
@@ -78,11 +78,11 @@ func TestCloudflareKilledAtRandomMomentsKeepsEachMessageOnce(t *testing.T) {
 	// lose the batch there; this one has batches pulled behind it), the last
 	// the moment the fake has leased it messages of its own, which the last
 	// run must then wait for.
-	w.SendCF(e, n-tail, n)
+	sendCF(w, e, n-tail, n)
 	acks := e.Fake.Calls("ack")
-	live("after an ack", waitFor(func() bool { return e.Fake.Calls("ack") > acks }))
+	live("after an ack", killWhen(func() bool { return e.Fake.Calls("ack") > acks }))
 	before := e.Attempts()
-	live("holding leases", waitFor(func() bool { return e.LeasedSince(before) > 0 }))
+	live("holding leases", killWhen(func() bool { return e.LeasedSince(before) > 0 }))
 	killPhase := time.Since(start)
 	atLastKill := e.QueueStats()
 
@@ -103,7 +103,7 @@ func TestCloudflareKilledAtRandomMomentsKeepsEachMessageOnce(t *testing.T) {
 	}
 	// The store: each distinct valid return_id once in the outbox and the
 	// received ids, exactly the distinct bad bodies parked, once each.
-	k := runtimetest.VerifyExactlyOnce(t, e.StoreURL, w, runtimetest.SubscribersOf(e.Plan))
+	k := workload.VerifyExactlyOnce(t, e.StoreURL, w, e.Plan.SubscribersByEvent())
 	distinct, repeats, toPark := w.Count()
 	if k.Outbox != distinct || k.ReceivedIDs != distinct || k.Parked != toPark {
 		t.Errorf("store: outbox %d, received ids %d, parked %d; want %d, %d, %d",

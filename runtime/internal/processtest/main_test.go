@@ -1,4 +1,4 @@
-package faulttest
+package processtest
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jadpo/jadpo/runtime/runtimetest"
+	"github.com/jadpo/jadpo/check/checktest"
 )
 
 var (
@@ -18,7 +18,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "jadpo-faulttest-")
+	dir, err := os.MkdirTemp("", "jadpo-processtest-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 // jadpoBin builds cmd/jadpo once for the whole run and returns its path.
 func jadpoBin(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() { binPath, binError = runtimetest.BuildJadpo(runtimetest.RepoRoot(t), binDir) })
+	binOnce.Do(func() { binPath, binError = buildJadpo(checktest.RepoRoot(t), binDir) })
 	if binError != nil {
 		t.Fatal(binError)
 	}

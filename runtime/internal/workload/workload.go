@@ -1,9 +1,18 @@
-package runtimetest
+// Package workload makes the seeded message workloads the runtime's fault
+// tests send (to the SQS fake of a runtimetest.Env, or the Cloudflare Queues
+// fake), spread over a while as messages arrive on a real queue, and checks
+// with SQL on a PostgreSQL store that a workload was kept exactly once. It
+// serves the runtime's own tests and the process tests of
+// runtime/internal/processtest, and, being internal, nothing outside
+// runtime/. It reads plans, never source.
+package workload
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/jadpo/jadpo/runtime/runtimetest"
 )
 
 // Msg is one message of a workload and what the store must end up holding
@@ -37,8 +46,8 @@ type Workload struct {
 // MsgKey names a kept message: its source and id.
 type MsgKey struct{ Source, ID string }
 
-// NewWorkload makes n messages from seed.
-func NewWorkload(seed uint64, n int) *Workload {
+// New makes n messages for the warehouse example from seed.
+func New(seed uint64, n int) *Workload {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	w := &Workload{Msgs: make([]Msg, 0, n)}
 	var valid []int
@@ -62,7 +71,7 @@ func NewWorkload(seed uint64, n int) *Workload {
 				Body: fmt.Sprintf(`{"id":%q,"type":"order_cancelled","order_id":"o-%s","reason":"customer asked"}`, id, id)}
 		default:
 			id := fmt.Sprintf("s-%d", i)
-			m = Msg{Queue: "warehouse_queue", ID: id, Event: "OrderShipped", Body: OrderShipped(id)}
+			m = Msg{Queue: "warehouse_queue", ID: id, Event: "OrderShipped", Body: runtimetest.OrderShipped(id)}
 		}
 		m.Source = "queue " + m.Queue
 		if !m.Park && !m.Repeat {
@@ -99,8 +108,8 @@ func (w *Workload) Kept() map[MsgKey]string {
 	return out
 }
 
-// Parked is the set of bodies the store must hold parked, by source.
-func (w *Workload) Parked() map[MsgKey]bool {
+// parked is the set of bodies the store must hold parked, by source.
+func (w *Workload) parked() map[MsgKey]bool {
 	out := map[MsgKey]bool{}
 	for _, m := range w.Msgs {
 		if m.Park {
@@ -111,7 +120,7 @@ func (w *Workload) Parked() map[MsgKey]bool {
 }
 
 // Send puts messages [from, to) of the workload on their queues.
-func (w *Workload) Send(e *Env, from, to int) {
+func (w *Workload) Send(e *runtimetest.Env, from, to int) {
 	e.T.Helper()
 	for _, m := range w.Msgs[from:to] {
 		e.Send(m.Queue, m.Body)
@@ -131,4 +140,44 @@ func (w *Workload) Count() (kept, repeats, parked int) {
 		}
 	}
 	return
+}
+
+// NewReturns makes n messages for examples/returns' returns_queue
+// from seed: mostly distinct return_requested bodies, about 2% repeats of an
+// earlier valid body, about 2% that must be parked (not JSON, an unlisted
+// type, an order_id its event refuses), each of those distinct.
+func NewReturns(seed uint64, n int) *Workload {
+	rng := rand.New(rand.NewPCG(seed, seed^0x636c6f7564666c72))
+	w := &Workload{Msgs: make([]Msg, 0, n)}
+	var valid []int
+	for i := 0; i < n; i++ {
+		r := rng.IntN(100)
+		var m Msg
+		switch {
+		case r < 2 && len(valid) > 0:
+			m = w.Msgs[valid[rng.IntN(len(valid))]]
+			m.Repeat = true
+		case r < 4:
+			m = Msg{Queue: "returns_queue", Park: true}
+			switch i % 3 {
+			case 0:
+				m.Body = fmt.Sprintf(`not json %d`, i)
+			case 1:
+				m.Body = fmt.Sprintf(`{"return_id":"u-%d","type":"return_lost","order_id":"o-u-%d"}`, i, i)
+			default:
+				m.Body = fmt.Sprintf(`{"return_id":"b-%d","type":"return_requested","order_id":"o","customer_email":"b%d@example.com","items":{"SKU-1":1},"requested_at":"2026-11-30T10:00:00Z"}`, i, i)
+			}
+		default:
+			id := fmt.Sprintf("r-%d", i)
+			m = Msg{Queue: "returns_queue", ID: id, Event: "ReturnRequested",
+				Body: fmt.Sprintf(`{"return_id":%q,"type":"return_requested","order_id":"o-%s","customer_email":"c%d@example.com","items":{"SKU-%d":%d},"requested_at":"2026-11-30T10:00:00Z"}`,
+					id, id, i, i%97, 1+i%5)}
+		}
+		m.Source = "queue " + m.Queue
+		if !m.Park && !m.Repeat {
+			valid = append(valid, len(w.Msgs))
+		}
+		w.Msgs = append(w.Msgs, m)
+	}
+	return w
 }

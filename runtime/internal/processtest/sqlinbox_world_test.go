@@ -1,6 +1,6 @@
-package runtimetest
+package processtest
 
-// The SQL inbox counterparts of this package's SQS helpers: a world running
+// The SQL inbox counterparts of the SQS world (runtimetest.Env): a world running
 // a copy of examples/jobs whose queue is the table order_jobs in a fresh
 // PostgreSQL schema (JOBS_DATABASE_URL), with its events' store in another
 // fresh schema; `jadpo run` of that copy as a child process; a seeded
@@ -23,9 +23,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/runtime/internal/workload"
+	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
 
@@ -71,24 +72,20 @@ type SQLInboxEnv struct {
 func NewSQLInbox(t testing.TB, opts SQLInboxOptions) *SQLInboxEnv {
 	t.Helper()
 	e := &SQLInboxEnv{T: t}
-	var edits []Edit
+	var edits []checktest.Edit
 	switch {
 	case opts.Lease > 0:
-		edits = append(edits, Edit{File: "app.jadpo", Old: `columns: "note"`, New: `columns: "note"
+		edits = append(edits, checktest.Edit{File: "app.jadpo", Old: `columns: "note"`, New: `columns: "note"
         claim: lease
         locked_until: "locked_until"
         lease: ` + opts.Lease.String()})
 	case opts.LockKey != "":
-		edits = append(edits, Edit{File: "app.jadpo", Old: `columns: "note"`, New: `columns: "note"
+		edits = append(edits, checktest.Edit{File: "app.jadpo", Old: `columns: "note"`, New: `columns: "note"
         claim: advisory_lock
         lock_key: "` + opts.LockKey + `"`})
 	}
-	e.AppDir = CopyExampleOf(t, "jobs", filepath.Join(t.TempDir(), "jobs"), edits...)
-	res := check.Check(project.Load(e.AppDir))
-	if res.Diags.HasErrors() {
-		t.Fatalf("the copy of examples/jobs does not check: %v", res.Diags)
-	}
-	e.Plan = res.Program
+	e.AppDir = checktest.CopyExample(t, "jobs", filepath.Join(t.TempDir(), "jobs"), edits...)
+	e.Plan = checktest.PlanDir(t, e.AppDir)
 	e.StoreURL = pgtest.FreshURL(t)
 	e.InboxURL = pgtest.FreshURL(t)
 	ctx := context.Background()
@@ -112,7 +109,7 @@ func NewSQLInbox(t testing.TB, opts SQLInboxOptions) *SQLInboxEnv {
 func (e *SQLInboxEnv) StartRun(bin, logPath string, extra ...string) *Proc {
 	e.T.Helper()
 	args := append([]string{"run", e.AppDir, "--database", e.StoreURL, "--log-format", "json"}, extra...)
-	return startProc(e.T, bin, args, childEnviron(e.Environ), logPath)
+	return startProc(e.T, bin, args, runtimetest.ChildEnviron(e.Environ), logPath)
 }
 
 // InboxRows counts the rows left in the inbox table.
@@ -222,8 +219,8 @@ func (w *JobsWorkload) insert(ctx context.Context, pool *pgxpool.Pool, from, to 
 // InsertFlow inserts rows [from, to) of w from a goroutine of its own, in
 // steps of ten, row i at start + over*(i-from)/(to-from), as Flow sends
 // messages to the SQS fake. It stops when the test ends.
-func (w *JobsWorkload) InsertFlow(e *SQLInboxEnv, from, to int, over time.Duration) *Flow {
-	return StartFlow(e.T, from, to, over, func(i, j int) error {
+func (w *JobsWorkload) InsertFlow(e *SQLInboxEnv, from, to int, over time.Duration) *workload.Flow {
+	return workload.StartFlow(e.T, from, to, over, func(i, j int) error {
 		if err := w.insert(context.Background(), e.Inbox, i, j); err != nil {
 			return fmt.Errorf("inserting into the inbox: %w", err)
 		}

@@ -1,4 +1,4 @@
-package runtimetest
+package workload
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func PGStoreCounts(t testing.TB, url string) StoreCounts {
 // VerifyExactlyOnce checks with SQL on the PostgreSQL store at url that w
 // was kept exactly once: one outbox row and one received id per distinct
 // valid message (none missing, none twice, none unexpected), one delivery
-// per subscriber of its event (subs, from SubscribersOf) and no other, and
+// per subscriber of its event (subs, from ir.Program.SubscribersByEvent) and no other, and
 // exactly the messages to park parked, once each (no valid message among
 // them). It reports each difference as a test error and returns the counts.
 func VerifyExactlyOnce(t testing.TB, url string, w *Workload, subs map[string][]string) StoreCounts {
@@ -148,7 +148,7 @@ WHERE NOT EXISTS (SELECT 1 FROM jadpo_outbox AS o WHERE o.id = d.outbox_id)`).Sc
 		fail("%d deliveries have no outbox row", orphans)
 	}
 	// Parked: exactly the messages to park, once each.
-	wantParked := w.Parked()
+	wantParked := w.parked()
 	rows, err = conn.Query(ctx, `SELECT source, convert_from(body, 'UTF8'), reason FROM jadpo_parked_messages`)
 	if err != nil {
 		t.Fatal(err)

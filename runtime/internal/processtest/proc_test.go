@@ -1,4 +1,7 @@
-package runtimetest
+package processtest
+
+// `jadpo run` as a child process: the binary built once, a process whose
+// output goes to a log file, and that log read back.
 
 import (
 	"bufio"
@@ -12,10 +15,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/runtime/runtimetest"
 )
 
-// BuildJadpo builds cmd/jadpo into dir and returns the binary's path.
-func BuildJadpo(root, dir string) (string, error) {
+// buildJadpo builds cmd/jadpo into dir and returns the binary's path.
+func buildJadpo(root, dir string) (string, error) {
 	// The go command on PATH, else $GOROOT's (go test runs with PATH as
 	// it found it, and may have been started by a full path).
 	goBin, err := exec.LookPath("go")
@@ -43,15 +49,15 @@ type Proc struct {
 	err  error
 }
 
-// StartRun starts `bin run examples/warehouse --database <StoreURL>
-// --log-format json` and extra args, with the world's config in its
-// environment and its output appended to logPath. The process is killed
-// when the test ends if it is still running.
-func (e *Env) StartRun(bin, logPath string, extra ...string) *Proc {
+// startWarehouse starts `bin run examples/warehouse --database <StoreURL>
+// --log-format json` and extra args in e's world, with its config in the
+// process's environment and its output appended to logPath. The process is
+// killed when the test ends if it is still running.
+func startWarehouse(e *runtimetest.Env, bin, logPath string, extra ...string) *Proc {
 	e.T.Helper()
-	args := append([]string{"run", filepath.Join(e.Root, "examples", "warehouse"),
+	args := append([]string{"run", filepath.Join(checktest.RepoRoot(e.T), "examples", "warehouse"),
 		"--database", e.StoreURL, "--log-format", "json"}, extra...)
-	return startProc(e.T, bin, args, e.ChildEnviron(), logPath)
+	return startProc(e.T, bin, args, runtimetest.ChildEnviron(e.Environ), logPath)
 }
 
 // startProc starts bin with args and environ, its output appended to
@@ -82,28 +88,6 @@ func startProc(t testing.TB, bin string, args, environ []string, logPath string)
 		}
 	})
 	return p
-}
-
-// ChildEnviron is this process's environment without anything that would
-// change where the child keeps events, with the world's config added.
-func (e *Env) ChildEnviron() []string { return childEnviron(e.Environ) }
-
-// childEnviron is this process's environment without DATABASE_URL (the
-// child's store is its --database) and without the keys config sets, with
-// config added.
-func childEnviron(config []string) []string {
-	drop := map[string]bool{"DATABASE_URL": true}
-	for _, kv := range config {
-		k, _, _ := strings.Cut(kv, "=")
-		drop[k] = true
-	}
-	var out []string
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); !drop[k] {
-			out = append(out, kv)
-		}
-	}
-	return append(out, config...)
 }
 
 // Exited reports whether the process has ended.
@@ -142,9 +126,9 @@ func (p *Proc) Err() error {
 	return p.err
 }
 
-// LogLines counts the JSON log lines of the file at path by their msg, and
+// logLines counts the JSON log lines of the file at path by their msg, and
 // returns the lines that are not JSON (a panic, a start-up error).
-func LogLines(t testing.TB, path string) (byMsg map[string]int, other []string) {
+func logLines(t testing.TB, path string) (byMsg map[string]int, other []string) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

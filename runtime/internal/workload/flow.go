@@ -1,4 +1,4 @@
-package runtimetest
+package workload
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jadpo/jadpo/runtime/runtimetest"
 )
 
 // Flow sends part of a workload to the fake from a goroutine of its own,
@@ -18,7 +20,7 @@ type Flow struct {
 
 // Flow sends messages [from, to) of w to the SQS fake in steps of ten,
 // message i at start + over*(i-from)/(to-from). It stops when the test ends.
-func (w *Workload) Flow(e *Env, from, to int, over time.Duration) *Flow {
+func (w *Workload) Flow(e *runtimetest.Env, from, to int, over time.Duration) *Flow {
 	return StartFlow(e.T, from, to, over, func(i, j int) error {
 		for _, m := range w.Msgs[i:j] {
 			if _, err := e.Fake.SendMessage(strings.TrimSuffix(m.Queue, "_queue"), m.Body); err != nil {

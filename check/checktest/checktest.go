@@ -1,0 +1,142 @@
+// Package checktest turns source trees into what tests need from the
+// checker: the plan of a project (Plan, PlanDir), the repository's examples
+// as edited copies (Example, CopyExample, ExamplePlan), and the golden cases
+// of testdata/cases laid out on disk (Cases).
+//
+// It is the one place a test goes from source to plan. The runtime reads
+// plans, never source, and so do its test helpers (runtime/runtimetest,
+// runtime/internal/...): a runtime test that starts from an example asks this
+// package for the plan and hands the plan on. It stands in check/ because it
+// imports lang and check, and it is not internal because the tests of
+// runtime/ and cmd/ use it as much as check's own do; like HCL's hcltest it
+// is a helper any user of the checker could use in their tests.
+package checktest
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/project"
+)
+
+// Plan checks the project in fsys and returns its plan; a project with
+// errors fails the test with them.
+func Plan(t testing.TB, fsys fs.FS) *ir.Program {
+	t.Helper()
+	res := check.Check(project.LoadFS(fsys))
+	if res.Diags.HasErrors() {
+		t.Fatalf("the project does not check: %v", res.Diags)
+	}
+	return res.Program
+}
+
+// PlanDir checks the project in the folder dir, as `jadpo check dir` reads
+// it, and returns its plan; a project with errors fails the test with them.
+func PlanDir(t testing.TB, dir string) *ir.Program {
+	t.Helper()
+	res := check.Check(project.Load(dir))
+	if res.Diags.HasErrors() {
+		t.Fatalf("%s does not check: %v", dir, res.Diags)
+	}
+	return res.Program
+}
+
+// RepoRoot finds the folder holding go.mod.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test")
+		}
+		dir = parent
+	}
+}
+
+// Edit replaces the first Old in File of a source tree with New; an Old of
+// "" appends New, creating the file if need be.
+type Edit struct{ File, Old, New string }
+
+// Example is examples/<name> (without build/ and dot files) as an in-memory
+// file system, with edits applied.
+func Example(t testing.TB, name string, edits ...Edit) fstest.MapFS {
+	t.Helper()
+	dir := filepath.Join(RepoRoot(t), "examples", name)
+	fsys := fstest.MapFS{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if d.IsDir() {
+			if rel == "build" || strings.HasPrefix(d.Name(), ".") && rel != "." {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fsys[filepath.ToSlash(rel)] = &fstest.MapFile{Data: b, Mode: 0o644}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ed := range edits {
+		f := fsys[ed.File]
+		if f == nil {
+			f = &fstest.MapFile{Mode: 0o644}
+			fsys[ed.File] = f
+		}
+		if ed.Old == "" {
+			f.Data = append(f.Data, ed.New...)
+			continue
+		}
+		s := string(f.Data)
+		if !strings.Contains(s, ed.Old) {
+			t.Fatalf("edit of %s: %q is not in it", ed.File, ed.Old)
+		}
+		f.Data = []byte(strings.Replace(s, ed.Old, ed.New, 1))
+	}
+	return fsys
+}
+
+// ExamplePlan checks examples/<name> with edits applied and returns its plan.
+func ExamplePlan(t testing.TB, name string, edits ...Edit) *ir.Program {
+	t.Helper()
+	return Plan(t, Example(t, name, edits...))
+}
+
+// CopyExample writes examples/<name> (without build/) with edits applied
+// into dir, and returns dir.
+func CopyExample(t testing.TB, name, dir string, edits ...Edit) string {
+	t.Helper()
+	for file, f := range Example(t, name, edits...) {
+		p := filepath.Join(dir, filepath.FromSlash(file))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
