@@ -1,10 +1,8 @@
 package sigv4
 
 import (
-	"bytes"
 	"crypto/subtle"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -224,18 +222,4 @@ func PayloadHash(body []byte) string {
 	sc.h.Write(body)
 	hexEncode(sc.phex[:], sc.h.Sum(sc.sum[:0]))
 	return string(sc.phex[:])
-}
-
-// ReadBody reads and restores req.Body, for a verifier that needs the bytes.
-func ReadBody(req *http.Request, limit int64) ([]byte, error) {
-	if req.Body == nil {
-		return nil, nil
-	}
-	b, err := io.ReadAll(io.LimitReader(req.Body, limit))
-	req.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	req.Body = io.NopCloser(bytes.NewReader(b))
-	return b, nil
 }

@@ -256,18 +256,6 @@ func openWith(ctx context.Context, rawURL string, openers map[string]Opener) (St
 	return s, nil
 }
 
-// Schemes lists the URL schemes Open supports in this program.
-func Schemes() []string {
-	adaptersMu.RLock()
-	defer adaptersMu.RUnlock()
-	out := make([]string, 0, len(adapters))
-	for s := range adapters {
-		out = append(out, s)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // RedactURL returns rawURL with its password, if any, replaced by "xxxxx", both in the
 // user info and in a password query parameter. Text that does not parse as a URL is
 // returned as "(unparsable database URL)" when it might hold a secret.

@@ -37,7 +37,6 @@ const migrationLockKey int64 = 0x6a6164706f
 // Store is the events' store on PostgreSQL.
 type Store struct {
 	pool *pgxpool.Pool
-	own  bool
 }
 
 var _ store.Store = (*Store)(nil)
@@ -103,20 +102,15 @@ func New(ctx context.Context, cfg *pgxpool.Config) (*Store, error) {
 		pool.Close()
 		return nil, wrap("connect", err)
 	}
-	return &Store{pool: pool, own: true}, nil
+	return &Store{pool: pool}, nil
 }
-
-// FromPool makes a store on a pool the caller owns: Close leaves it open.
-func FromPool(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
 // Pool is the store's pool.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// Close closes the pool, when the store made it.
+// Close closes the store's pool.
 func (s *Store) Close() error {
-	if s.own {
-		s.pool.Close()
-	}
+	s.pool.Close()
 	return nil
 }
 
