@@ -4,14 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/lang/source"
 )
 
 // Config holds the app's config values, read once at start-up. Its String
@@ -42,21 +44,67 @@ func (e *ConfigError) Error() string {
 // MaxDotenvSize is the largest .env.local read: 1 MiB.
 const MaxDotenvSize = 1 << 20
 
+// readDotenv reads the .env.local at path when it is a regular file of at
+// most MaxDotenvSize bytes: a named pipe would hang the start, a huge file is
+// not a .env. It opens without blocking and then looks at what it opened, so
+// a pipe swapped in is refused too. (lang/source makes the same refusal for
+// source files; the runtime reads no source and imports nothing of lang.)
+func readDotenv(path string) ([]byte, error) {
+	refuse := func(what string) error {
+		return fmt.Errorf("cannot read %s: it %s; .env.local must be a regular file of at most %d MiB", path, what, MaxDotenvSize>>20)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("cannot read %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, refuse("is " + fileKind(st.Mode()) + ", not a regular file")
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxDotenvSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", path, err)
+	}
+	if len(b) > MaxDotenvSize {
+		return nil, refuse(fmt.Sprintf("is over the limit of %d MiB", MaxDotenvSize>>20))
+	}
+	return b, nil
+}
+
+// fileKind names what a file that is not a regular one is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
+
 // LoadConfig reads each config field from environ (KEY=value entries), then
 // from the .env.local file at dotenv (absent is fine), then its default.
 func LoadConfig(p *ir.Program, environ []string, dotenv string) (*Config, error) {
 	env := map[string]string{}
-	if b, err := source.ReadLocalFile(dotenv, MaxDotenvSize); err == nil {
+	if b, err := readDotenv(dotenv); err == nil {
 		local, err := parseDotenv(b)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", dotenv, err)
 		}
 		env = local
-	} else if re := (*source.ReadError)(nil); errors.As(err, &re) {
-		// A named pipe would hang the start; a huge file is not a .env.
-		return nil, fmt.Errorf("cannot read %s: it %s; .env.local must be a regular file of at most %s", dotenv, re.Reason, source.Size(MaxDotenvSize))
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("cannot read %s: %w", dotenv, err)
+		return nil, err
 	}
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok {
