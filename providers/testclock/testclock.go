@@ -44,9 +44,6 @@ func Epoch() time.Time {
 	return epoch
 }
 
-// At is Epoch moved by d: the times a test names relative to its origin.
-func At(d time.Duration) time.Time { return Epoch().Add(d) }
-
 // Parse reads a value of JADPO_TEST_EPOCH; "" is Default.
 func Parse(v string) (time.Time, error) {
 	if v == "" {
