@@ -7,8 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/jadpo/jadpo/check"
-	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/providers/cfqueuesfake"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
@@ -23,24 +22,21 @@ import (
 func BenchmarkReceiveCloudflare(b *testing.B) {
 	pgtest.Require(b)
 	ctx := context.Background()
-	res := check.Check(project.Load(filepath.Join(benchRoot(b), "examples", "returns")))
-	if res.Diags.HasErrors() {
-		b.Fatalf("examples/returns does not check: %v", res.Diags)
-	}
+	plan := checktest.ExamplePlan(b, "returns")
 	cf := cfqueuesfake.New(cfqueuesfake.Options{Tokens: []string{benchSecret}})
 	srv := httptest.NewServer(cf)
 	defer srv.Close()
 	if err := cf.CreateQueue("acc", "returns", cfqueuesfake.QueueOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	cfg, err := LoadConfig(res.Program, []string{
+	cfg, err := LoadConfig(plan, []string{
 		"CF_HOST=" + srv.URL, "CF_API_TOKEN=" + benchSecret, "CF_ACCOUNT_ID=acc", "CF_RETURNS_QUEUE_ID=returns", "REFUNDS_TOKEN=" + benchSecret,
 	}, filepath.Join(b.TempDir(), ".env.local"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	timed := benchDurableStore(b)
-	r, err := New(Options{Plan: res.Program, Store: timed, Config: cfg, HTTP: defaultHTTPClient()})
+	r, err := New(Options{Plan: plan, Store: timed, Config: cfg, HTTP: defaultHTTPClient()})
 	if err != nil {
 		b.Fatal(err)
 	}

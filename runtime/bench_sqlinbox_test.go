@@ -7,8 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/jadpo/jadpo/check"
-	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
 
@@ -22,10 +21,7 @@ import (
 func BenchmarkReceiveSQLInbox(b *testing.B) {
 	pgtest.Require(b)
 	ctx := context.Background()
-	res := check.Check(project.Load(filepath.Join(benchRoot(b), "examples", "jobs")))
-	if res.Diags.HasErrors() {
-		b.Fatalf("examples/jobs does not check: %v", res.Diags)
-	}
+	plan := checktest.ExamplePlan(b, "jobs")
 	inboxURL := pgtest.FreshURL(b)
 	conn, err := pgx.Connect(ctx, inboxURL)
 	if err != nil {
@@ -36,12 +32,12 @@ func BenchmarkReceiveSQLInbox(b *testing.B) {
 		tenant TEXT, trace TEXT, order_id BIGINT, note TEXT)`); err != nil {
 		b.Fatal(err)
 	}
-	cfg, err := LoadConfig(res.Program, []string{"JOBS_DATABASE_URL=" + inboxURL}, filepath.Join(b.TempDir(), ".env.local"))
+	cfg, err := LoadConfig(plan, []string{"JOBS_DATABASE_URL=" + inboxURL}, filepath.Join(b.TempDir(), ".env.local"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	timed := benchDurableStore(b)
-	r, err := New(Options{Plan: res.Program, Store: timed, Config: cfg})
+	r, err := New(Options{Plan: plan, Store: timed, Config: cfg})
 	if err != nil {
 		b.Fatal(err)
 	}

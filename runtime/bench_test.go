@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -19,8 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/jadpo/jadpo/check"
-	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
@@ -39,24 +37,6 @@ func benchBody(id string) string {
 	return fmt.Sprintf(`{"id":%q,"type":"order_shipped","order_id":"o-%s","shipped_at":"2026-11-30T10:00:00Z","carrier":"dhl","lines":[{"sku":"SKU-1","quantity":2}]}`, id, id)
 }
 
-// benchRoot finds the folder holding go.mod.
-func benchRoot(b *testing.B) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			b.Fatal("no go.mod above the benchmark")
-		}
-		dir = parent
-	}
-}
-
 // BenchmarkReceive measures messages per second from the SQS fake (over
 // loopback HTTP, each request's SigV4 signature checked) into PostgreSQL
 // (fsync on): the runtime's receiving step of a tick (ReceiveMessage,
@@ -72,10 +52,7 @@ func BenchmarkReceive(b *testing.B) {
 
 func benchReceiveRuntime(b *testing.B) {
 	ctx := context.Background()
-	res := check.Check(project.Load(filepath.Join(benchRoot(b), "examples", "warehouse")))
-	if res.Diags.HasErrors() {
-		b.Fatalf("examples/warehouse does not check: %v", res.Diags)
-	}
+	plan := checktest.ExamplePlan(b, "warehouse")
 	fake := sqsfake.New(sqsfake.Options{Credentials: map[string]string{"AKIDBENCH": benchSecret}})
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
@@ -89,7 +66,7 @@ func benchReceiveRuntime(b *testing.B) {
 		}
 		urls = append(urls, u)
 	}
-	cfg, err := LoadConfig(res.Program, []string{
+	cfg, err := LoadConfig(plan, []string{
 		"AWS_ACCESS_KEY_ID=AKIDBENCH", "AWS_SECRET_ACCESS_KEY=" + benchSecret, "SQS_HOST=" + srv.URL,
 		"WAREHOUSE_QUEUE_URL=" + urls[0], "RETURNS_QUEUE_URL=" + urls[1],
 		"PACKING_TOKEN=t", "PACKING_HOST=" + target.URL,
@@ -102,7 +79,7 @@ func benchReceiveRuntime(b *testing.B) {
 	hc := defaultHTTPClient()
 	calls := &benchTimedTransport{next: hc.Transport}
 	hc.Transport = calls
-	r, err := New(Options{Plan: res.Program, Store: timed, Config: cfg, HTTP: hc})
+	r, err := New(Options{Plan: plan, Store: timed, Config: cfg, HTTP: hc})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -66,7 +66,10 @@ func readDotenv(path string) ([]byte, error) {
 		return nil, fmt.Errorf("cannot read %s: %w", path, err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, refuse("is " + fileKind(st.Mode()) + ", not a regular file")
+		if st.Mode()&fs.ModeNamedPipe != 0 {
+			return nil, refuse("is a named pipe, not a regular file")
+		}
+		return nil, refuse("is not a regular file")
 	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxDotenvSize+1))
 	if err != nil {
@@ -76,21 +79,6 @@ func readDotenv(path string) ([]byte, error) {
 		return nil, refuse(fmt.Sprintf("is over the limit of %d MiB", MaxDotenvSize>>20))
 	}
 	return b, nil
-}
-
-// fileKind names what a file that is not a regular one is.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 // LoadConfig reads each config field from environ (KEY=value entries), then
