@@ -44,7 +44,7 @@ func (s *statsStore) Housekeep(ctx context.Context, now time.Time, o store.House
 func TestHealthyOnlyWhenTheStoreFailsLongerThanATick(t *testing.T) {
 	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 	st := &statsStore{Store: env.Store()}
-	clock := newTestClock(testclock.Epoch())
+	clock := testclock.NewManual(testclock.Epoch())
 	rt := env.Runtime(st, runtime.Options{Now: clock.Now})
 	ctx := context.Background()
 	if err := rt.Healthy(ctx); err != nil {

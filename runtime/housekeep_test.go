@@ -66,7 +66,7 @@ func TestTickHousekeepsWithPlanRetention(t *testing.T) {
 			ps.Retention.SucceededMS = time.Hour.Milliseconds()
 			ps.Retention.OutboxMS = time.Hour.Milliseconds()
 			plan.Store = &ps
-			clock := newTestClock(testclock.Epoch())
+			clock := testclock.NewManual(testclock.Epoch())
 			m := runtime.NewMetrics(nil)
 			rt := env.RuntimeFor(&plan, st, runtime.Options{Now: clock.Now, Metrics: m})
 			ctx := context.Background()

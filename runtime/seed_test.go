@@ -45,7 +45,7 @@ type world struct {
 	env   *runtimetest.Env
 	raw   store.Store
 	st    *runtimetest.FlakyStore
-	clock *testClock
+	clock *testclock.Manual
 	rt    *runtime.Runtime
 	// fakeClock is the SQS fake's clock, with FakeOptions.ManualClock.
 	fakeClock *testclock.Manual
@@ -57,7 +57,7 @@ var seedStart = testclock.Epoch()
 func newWorld(t *testing.T, kind string, fo *runtimetest.FakeOptions) *world {
 	t.Helper()
 	env := runtimetest.New(t, kind, checktest.ExamplePlan(t, "warehouse"))
-	w := &world{t: t, ctx: context.Background(), env: env, clock: newTestClock(seedStart)}
+	w := &world{t: t, ctx: context.Background(), env: env, clock: testclock.NewManual(seedStart)}
 	if fo != nil {
 		w.fakeClock = env.UseFake(*fo)
 	}
