@@ -12,7 +12,6 @@ import (
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/lang/diag"
-	"github.com/jadpo/jadpo/lang/project"
 )
 
 // TestGoldenCasesThroughCheck runs every golden case of testdata/cases whose
@@ -35,7 +34,7 @@ func TestGoldenCasesThroughCheck(t *testing.T) {
 		ran++
 		t.Run(gc.Name, func(t *testing.T) {
 			gc.Materialize(t, root, tmp)
-			res := check.Check(project.Load(gc.Name))
+			res := check.Check(checktest.LoadDir(gc.Name))
 			got := make([]checktest.Expectation, 0, len(res.Diags))
 			for _, d := range res.Diags {
 				text := strings.ToValidUTF8(d.Subject.Text(), "\uFFFD") // "" for a diagnostic with no range

@@ -7,9 +7,11 @@
 // plans, never source, and so do its test helpers (runtime/runtimetest,
 // runtime/internal/...): a runtime test that starts from an example asks this
 // package for the plan and hands the plan on. It stands in check/ because it
-// imports lang and check, and it is not internal because the tests of
-// runtime/ and cmd/ use it as much as check's own do; like HCL's hcltest it
-// is a helper any user of the checker could use in their tests.
+// imports lang and check (and the toolchain's catalogue, which it holds
+// installed packages to as `jadpo check` does), and it is not internal
+// because the tests of runtime/ and cmd/ use it as much as check's own do;
+// like HCL's hcltest it is a helper any user of the checker could use in
+// their tests.
 package checktest
 
 import (
@@ -23,13 +25,17 @@ import (
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/providers/catalog"
 )
 
-// Plan checks the project in fsys and returns its plan; a project with
-// errors fails the test with them.
+// Plan checks the project in fsys, its installed packages held to the
+// toolchain's catalogue as `jadpo check` holds them, and returns its plan;
+// a project with errors fails the test with them.
 func Plan(t testing.TB, fsys fs.FS) *ir.Program {
 	t.Helper()
-	res := check.Check(project.LoadFS(fsys))
+	p := project.LoadFS(fsys)
+	p.Catalogue = catalog.Builtin
+	res := check.Check(p)
 	if res.Diags.HasErrors() {
 		t.Fatalf("the project does not check: %v", res.Diags)
 	}
@@ -40,11 +46,19 @@ func Plan(t testing.TB, fsys fs.FS) *ir.Program {
 // it, and returns its plan; a project with errors fails the test with them.
 func PlanDir(t testing.TB, dir string) *ir.Program {
 	t.Helper()
-	res := check.Check(project.Load(dir))
+	res := check.Check(LoadDir(dir))
 	if res.Diags.HasErrors() {
 		t.Fatalf("%s does not check: %v", dir, res.Diags)
 	}
 	return res.Program
+}
+
+// LoadDir loads the project in the folder dir as `jadpo check dir` does:
+// its installed packages held to the toolchain's catalogue.
+func LoadDir(dir string) *project.Project {
+	p := project.Load(dir)
+	p.Catalogue = catalog.Builtin
+	return p
 }
 
 // RepoRoot finds the folder holding go.mod.
