@@ -11,11 +11,11 @@ import (
 	"testing/fstest"
 
 	"github.com/jadpo/jadpo/check"
-	"github.com/jadpo/jadpo/check/projectgen"
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/parser"
 	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/lang/projectgen"
 	"github.com/jadpo/jadpo/lang/source"
 )
 

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check"
-	"github.com/jadpo/jadpo/check/projectgen"
 	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/lang/projectgen"
 )
 
 // The language server's speed on the generated 50,000-line project
