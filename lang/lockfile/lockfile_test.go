@@ -3,8 +3,6 @@ package lockfile
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -127,19 +125,6 @@ func TestHeaderName(t *testing.T) {
 	}
 	if n, v, err := SplitName("AmazonSqs.v2012_11_05"); err != nil || n != "AmazonSqs" || v != "v2012_11_05" {
 		t.Errorf("split %q %q %v", n, v, err)
-	}
-}
-
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, c := range files {
-		target := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(target, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 
