@@ -38,7 +38,7 @@ test-worker: build
 	fi
 
 ## test-dates: the whole suite as if run on six other dates, each in UTC and
-## at UTC+14 (docs/testing.md, "Clocks"); prints one line a run.
+## at UTC+14 (docs/design/testing.md, "Clocks"); prints one line a run.
 TEST_DATES = -1day -31days -400days +400days 2027-01-31T23:59:59Z 2027-02-01T00:00:01Z
 test-dates: vet
 	@fail=0; for d in $(TEST_DATES); do \
@@ -86,7 +86,7 @@ fuzz:
 	  $(GO) test $$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done
 
-## bench: the benchmarks named in docs/performance.md, once each (the figures
+## bench: the benchmarks named in docs/design/performance.md, once each (the figures
 ## there are from -count 6 runs; see its commands).
 bench:
 	$(GO) test ./check ./lang/parser ./providers/sigv4 ./providers/sqsfake ./runtime/reading -run '^$$' -bench . -benchmem
@@ -96,7 +96,7 @@ bench:
 	$(GO) test ./cmd/internal/lsp -run '^$$' -bench . -benchmem
 
 ## soak: a million messages through PostgreSQL with a 2-day retention, the clock a
-## day on every 100,000 (docs/performance.md, "Soak"); SOAK_MESSAGES to scale it.
+## day on every 100,000 (docs/design/performance.md, "Soak"); SOAK_MESSAGES to scale it.
 SOAK_MESSAGES ?= 1000000
 soak:
 	JADPO_SOAK=1 JADPO_SOAK_MESSAGES=$(SOAK_MESSAGES) JADPO_REQUIRE_POSTGRES=1 $(GO) test ./runtime/store/postgres -run '^TestSoak$$' -count=1 -v -timeout 6h

@@ -9,7 +9,7 @@ import (
 )
 
 // TargetWorkers is `jadpo build --target workers`: a Cloudflare Worker whose
-// queue consumer is handed batches (docs/workers.md).
+// queue consumer is handed batches (docs/design/workers.md).
 const TargetWorkers = "workers"
 
 // workersSettings are the CloudflareQueues.v4 settings the Worker's wrangler

@@ -80,7 +80,7 @@ func TestHangingDeleteIsBounded(t *testing.T) {
 
 // The long poll and the budget: a receive long-polling for 2 s
 // (wait_time_seconds) is not cut by a budget of 300 ms; the tick is
-// stretched for it (docs/runtime.md, "The tick's budget"), so a message
+// stretched for it (docs/design/runtime.md, "The tick's budget"), so a message
 // sent during the poll is kept in that tick and no error is reported.
 func TestLongPollStretchesTheBudget(t *testing.T) {
 	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))

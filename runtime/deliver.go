@@ -19,7 +19,7 @@ import (
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
-// Delivery engine limits (docs/runtime.md, "Deliveries").
+// Delivery engine limits (docs/design/runtime.md, "Deliveries").
 const (
 	// ClaimLimit bounds the deliveries one claim asks for. A claim never asks
 	// for more than the workers free at that moment, so a claimed delivery's

@@ -152,7 +152,7 @@ const LongPollGrace = 2 * time.Second
 // queue's receive long-polls (its driver's LongPoll), the end of that
 // poll plus LongPollGrace if that is later. A long poll is the provider
 // holding the call open on purpose, so it is never cut short: the tick is
-// stretched for it instead (docs/runtime.md, "The tick's budget").
+// stretched for it instead (docs/design/runtime.md, "The tick's budget").
 func (qr *queueRunner) askDeadline(now, deadline time.Time) time.Time {
 	if d := qr.driver.LongPoll(); d > 0 {
 		if end := now.Add(d + LongPollGrace); end.After(deadline) {

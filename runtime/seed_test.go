@@ -6,7 +6,7 @@ package runtime_test
 // reading a message (JSON, the event's record, its rules) and when it is
 // received (the tick's interval and limits). Each runs on every store adapter
 // (runtimetest.Stores), in a world of its own (a fresh store and SQS fake),
-// and quotes its rule in `sentence`; docs/runtime.md ("What the tick does,
+// and quotes its rule in `sentence`; docs/design/runtime.md ("What the tick does,
 // sentence by sentence") lists the rules with their cases.
 
 import (
@@ -962,7 +962,7 @@ func TestSeedWhenItIsReceived(t *testing.T) {
 // Acceptance 5: a message whose event text holds a NUL character (`\u0000`
 // in a Text field), among others in its batch.
 //
-// What the stores do (docs/store.md, "Error classification"): the outbox's event_json is
+// What the stores do (docs/design/store.md, "Error classification"): the outbox's event_json is
 // PostgreSQL `json` (SQLite: TEXT with json_valid), which keeps an *escaped*
 // NUL — the canonical JSON writes it as `\u0000` — so neither store refuses
 // this message and it is kept, NUL and all; only `jsonb` would refuse it. A

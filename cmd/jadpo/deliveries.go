@@ -90,7 +90,7 @@ func (e *env) deliveriesCommand() *cobra.Command {
 		Use:   "deliveries [dir]",
 		Short: "List, show, retry and dismiss failed deliveries and parked messages",
 		Long: "Deliveries reads the project's events' store (the one jadpo run and jadpo tick keep, found\n" +
-			"by the same rule: docs/store.md) and never creates or migrates one: a missing store is an error.",
+			"by the same rule: docs/design/store.md) and never creates or migrates one: a missing store is an error.",
 		Example: "  jadpo deliveries examples/warehouse\n" +
 			"  jadpo deliveries --state all --format json\n" +
 			"  jadpo deliveries show p1 --dir examples/warehouse\n" +
@@ -336,7 +336,7 @@ func (e *env) printEntry(en store.Entry, withBody bool) {
 	if withBody && en.Body != nil {
 		// The body as stored: its exact bytes to a pipe or a file, for
 		// scripts; escaped on a terminal, where an OSC 52 in it would
-		// write the clipboard (docs/runtime.md, "Terminal output").
+		// write the clipboard (docs/design/runtime.md, "Terminal output").
 		body := string(en.Body)
 		if stdoutIsTerminal(w) {
 			body = termtext.Text(body)

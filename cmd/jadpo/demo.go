@@ -28,7 +28,7 @@ func (e *env) runDemo(ctx context.Context, dir string) error {
 	}
 	f := &appFlags{logFormat: "text"}
 	// The project's own store, build/local.sqlite, where jadpo deliveries finds it after
-	// the demo (docs/store.md); the demo starts it afresh.
+	// the demo (docs/design/store.md); the demo starts it afresh.
 	url, err := defaultStoreURL(dir)
 	if err != nil {
 		return err

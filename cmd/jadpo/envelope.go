@@ -11,11 +11,11 @@ import (
 )
 
 // jsonSchemaVersion is the version of every JSON output but check's and build's report
-// (diag.Report, its own schemaVersion 1): docs/json.md. Adding a field is compatible and
+// (diag.Report, its own schemaVersion 1): docs/reference/json.md. Adding a field is compatible and
 // keeps it; removing or changing one is a new major version.
 const jsonSchemaVersion = 1
 
-// envelope is what every JSON output starts with (docs/json.md); the command's own fields
+// envelope is what every JSON output starts with (docs/reference/json.md); the command's own fields
 // follow it in the same object.
 type envelope struct {
 	SchemaVersion int    `json:"schemaVersion"`

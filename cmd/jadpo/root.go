@@ -31,7 +31,7 @@ type usageError struct{ err error }
 func (u usageError) Error() string { return u.err.Error() }
 
 // cmdError is a command's failure: its message, printed as "jadpo: msg" or, with
-// --format json, as the JSON envelope's error with code (docs/json.md).
+// --format json, as the JSON envelope's error with code (docs/reference/json.md).
 type cmdError struct {
 	code, msg string
 	exit      int

@@ -66,7 +66,7 @@ func (e *env) runCommand() *cobra.Command {
 	addDirFlag(c, &dir, false)
 	c.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve Prometheus /metrics and /healthz on this address (host:port)")
 	c.Flags().DurationVar(&interval, "interval", runtime.MaxTickInterval, "time between ticks (at most 10s)")
-	// Hidden: crash tests shorten the delivery lease (docs/runtime.md, Deliveries).
+	// Hidden: crash tests shorten the delivery lease (docs/design/runtime.md, Deliveries).
 	c.Flags().DurationVar(&lease, "delivery-lease", 0, "a claimed delivery's lease (default 60s; the handler gets 3/4 of it)")
 	_ = c.Flags().MarkHidden("delivery-lease")
 	return c

@@ -17,7 +17,7 @@ import (
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
-// Where the events' store is: one rule for every command (docs/store.md, "Where the
+// Where the events' store is: one rule for every command (docs/design/store.md, "Where the
 // store is"). The project folder is resolved first (absolute, symlinks followed), so
 // `jadpo tick w1`, `(cd w1 && jadpo tick .)` and a symlink to w1 all name one store.
 

@@ -1,8 +1,8 @@
 // The jadpo Worker's runtime library: it interprets the plan (build/plan.json's
 // program), so the Worker is this file followed by the plan. It does what the
-// native runtime does for one batch (runtime.md §3; docs/workers.md):
+// native runtime does for one batch (runtime.md §3; docs/design/workers.md):
 //
-//   - reads each message as runtime/reading does (docs/reading.md): the same
+//   - reads each message as runtime/reading does (docs/design/reading.md): the same
 //     outcome and the same canonical bytes for every body, which the shared
 //     table testdata/reading/table.json holds both runtimes to;
 //   - keeps the batch in one D1 batch() — received id, outbox row, a pending
@@ -53,7 +53,7 @@ export function compareBytes(a, b) {
 
 class NotJSON extends Error {}
 
-// parse reads one strict RFC 8259 value (docs/reading.md, "What counts as
+// parse reads one strict RFC 8259 value (docs/design/reading.md, "What counts as
 // JSON"): duplicate names refused after unescaping, escaped lone surrogates
 // and raw control characters refused, nesting to 128, numbers as their text.
 // Nodes: {k: "obj", members: [[name, node]...], byName: Map} | {k: "arr", items}
@@ -171,7 +171,7 @@ function parse(text) {
 }
 
 // dec is a number as sign, significant digits and exponent, compared exactly
-// without building it (docs/reading.md, "min / max").
+// without building it (docs/design/reading.md, "min / max").
 function parseDec(s) {
   const m = /^(-?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?)([0-9]+))?$/.exec(s);
   const neg = m[1] === "-";
@@ -269,7 +269,7 @@ const INSTANT = /^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-
 const pad = (n, w) => String(n).padStart(w, "0");
 
 // instant reads RFC 3339 text and writes it in UTC as Go's time.RFC3339Nano
-// does; null when it is no instant (docs/reading.md, "Instant").
+// does; null when it is no instant (docs/design/reading.md, "Instant").
 export function instant(s) {
   const m = INSTANT.exec(s);
   if (!m) return null;
@@ -619,7 +619,7 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 // bodyOf turns a message's body, as Workers hand it over, into what is read
 // and what is parked: {bytes, text, parsed}. `bytes` and `text` content types
 // arrive exact; `json` arrives parsed (its exact bytes gone), so it is
-// written back with JSON.stringify and read from that (docs/workers.md).
+// written back with JSON.stringify and read from that (docs/design/workers.md).
 export function bodyOf(body) {
   if (body instanceof ArrayBuffer) return { bytes: new Uint8Array(body), parsed: false };
   if (ArrayBuffer.isView(body)) return { bytes: new Uint8Array(body.buffer, body.byteOffset, body.byteLength), parsed: false };

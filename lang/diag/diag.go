@@ -117,7 +117,7 @@ func (l List) count(s Severity) int {
 }
 
 // MaxPerFile is how many diagnostics a file shows: past it one more
-// diagnostic says how many were left out (docs/language.md, "How diagnostics are shown"). The
+// diagnostic says how many were left out (docs/design/language.md, "How diagnostics are shown"). The
 // first hundred are where to start; a file with more is usually one
 // mistake repeated, and a million of them would flood any terminal or editor.
 const MaxPerFile = 100

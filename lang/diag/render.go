@@ -75,7 +75,7 @@ func WriteText(w io.Writer, l List, opt TextOptions) {
 
 // A source line up to ExcerptWhole bytes is shown whole; a longer one as a
 // window of ExcerptBefore characters before the subject and ExcerptAfter
-// from its start, with `…` where it was cut (docs/language.md, "How diagnostics are shown").
+// from its start, with `…` where it was cut (docs/design/language.md, "How diagnostics are shown").
 const (
 	ExcerptWhole  = 120
 	ExcerptBefore = 40
@@ -157,7 +157,7 @@ func forward(b []byte, i, hi, n int) int {
 // Report is the JSON document editors and scripts read (diagnostics.md).
 type Report struct {
 	SchemaVersion int `json:"schemaVersion"`
-	// SchemaMinor counts the fields added within SchemaVersion (docs/json.md):
+	// SchemaMinor counts the fields added within SchemaVersion (docs/reference/json.md):
 	// 1 added each diagnostic's docsUri.
 	SchemaMinor int          `json:"schemaMinor"`
 	Kind        string       `json:"kind"`

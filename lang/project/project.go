@@ -286,7 +286,7 @@ func (p *Project) parse(name string) *ast.File {
 	return f
 }
 
-// The rules for what a project's files may be (docs/language.md, "Project
+// The rules for what a project's files may be (docs/design/language.md, "Project
 // files"): only regular files are read, each at most source.MaxFileSize; a
 // symbolic link is followed only to a regular file inside the project, and a
 // link to a folder is not walked.

@@ -2,7 +2,7 @@
 // print on a terminal: every character a terminal would act on instead of
 // showing is written as an escape a reader can see.
 //
-// One form throughout (docs/runtime.md, "Terminal output"): a C0 control or
+// One form throughout (docs/design/runtime.md, "Terminal output"): a C0 control or
 // DEL as \x1b, a byte that is not UTF-8 as \xff (a lone 0x9b would be a CSI
 // to an 8-bit terminal), a C1 control, a bidirectional control or a line or
 // paragraph separator as \u202e. Backslashes are left alone, so the escaped

@@ -1,7 +1,7 @@
 // Package testclock is the one origin of every test that runs on an injected
 // clock. Such a test takes its times from Epoch (never from time.Date or
 // time.Now), so the whole suite can be run as if on another date by setting
-// JADPO_TEST_EPOCH; docs/testing.md gives the dates CI's rule is proven on.
+// JADPO_TEST_EPOCH; docs/design/testing.md gives the dates CI's rule is proven on.
 //
 // A test runs either wholly on an injected clock (every store write and every
 // runtime call in it takes a time derived from Epoch) or wholly on the wall

@@ -78,7 +78,7 @@ func TestNoTestFixesADate(t *testing.T) {
 		checked++
 		for i, line := range strings.Split(string(b), "\n") {
 			if fixed.MatchString(line) {
-				t.Errorf("%s:%d fixes a date (%s): start from testclock.Epoch() instead (docs/testing.md, \"Clocks\")", rel, i+1, strings.TrimSpace(line))
+				t.Errorf("%s:%d fixes a date (%s): start from testclock.Epoch() instead (docs/design/testing.md, \"Clocks\")", rel, i+1, strings.TrimSpace(line))
 			}
 		}
 		return nil

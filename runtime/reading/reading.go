@@ -9,7 +9,7 @@
 // bound then, and is safe for concurrent use. Read walks the body once with a
 // strict JSON parser of its own (no reflection, numbers kept as their exact
 // text), decodes the event from the body's root by the event's record, and
-// writes its canonical JSON as it goes. docs/reading.md gives every decision.
+// writes its canonical JSON as it goes. docs/design/reading.md gives every decision.
 package reading
 
 import (

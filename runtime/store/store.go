@@ -1,5 +1,5 @@
 // Package store is the events' store of the runtime: the received ids, the outbox, the
-// deliveries and the parked messages (docs/store.md).
+// deliveries and the parked messages (docs/design/store.md).
 //
 // One interface, Store, has two adapters that pass the same conformance suite
 // (runtime/store/storetest): PostgreSQL through pgx/v5 (runtime/store/postgres) and an
@@ -48,7 +48,7 @@ type Store interface {
 	// retried one failed again (zero for ParkGone).
 	Park(ctx context.Context, now time.Time, p Parked) (ParkResult, ID, error)
 	// RetriedParked returns up to limit parked messages an operator retried (state
-	// pending), oldest first. It claims nothing: see docs/store.md.
+	// pending), oldest first. It claims nothing: see docs/design/store.md.
 	RetriedParked(ctx context.Context, limit int) ([]ParkedMessage, error)
 
 	// ClaimDeliveries claims up to limit due deliveries for lease: each is running, its
@@ -98,7 +98,7 @@ type Store interface {
 // parked messages are kept before Housekeep deletes them.
 const HousekeepAfter = 30 * 24 * time.Hour
 
-// The retention defaults (docs/store.md, "Housekeeping"). A succeeded delivery is kept a
+// The retention defaults (docs/design/store.md, "Housekeeping"). A succeeded delivery is kept a
 // day, as River keeps completed jobs: long enough to answer "did it go out yesterday?",
 // short enough that the store holds about one day of traffic. An outbox row is kept a day
 // after its last delivery settled, so by default an event goes with its last delivery;

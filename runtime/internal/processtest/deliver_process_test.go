@@ -309,7 +309,7 @@ func hasFailedOrder(failed []store.Entry, receivedID string) bool {
 // `jadpo deliveries retry` gives a failed delivery a fresh budget;
 // `dismiss` sets one aside; both refuse a delivery in the wrong state.
 // The binary reads the wall clock, so the whole test runs on it
-// (docs/testing.md: never a mix of an injected clock and the wall clock).
+// (docs/design/testing.md: never a mix of an injected clock and the wall clock).
 func TestDeliveriesRetryAndDismissCommands(t *testing.T) {
 	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 	st := env.Store()

@@ -14,7 +14,7 @@ import (
 
 // TestHousekeepingUsesIndexes: on a store of 20,000 rows a table, analysed, each
 // housekeeping statement reads its rows from an index, never by a sequential scan
-// (docs/store.md shows these plans; go test -v prints them).
+// (docs/design/store.md shows these plans; go test -v prints them).
 func TestHousekeepingUsesIndexes(t *testing.T) {
 	db := newDatabase(t)
 	s := db.open(t)

@@ -1,5 +1,5 @@
 // Package postgres is the events' store on PostgreSQL, through pgx/v5 and a pgxpool
-// (docs/store.md). Transactions are READ COMMITTED; the claim of deliveries is one
+// (docs/design/store.md). Transactions are READ COMMITTED; the claim of deliveries is one
 // UPDATE over rows picked FOR UPDATE SKIP LOCKED.
 //
 // Importing the package registers it with store.Open for postgres:// and postgresql://

@@ -202,7 +202,7 @@ WHERE id = ANY($1::bigint[]) AND state = 'failed'`,
 
 // Housekeeping: each statement deletes at most $2 rows, read oldest first from its
 // partial index and locked with SKIP LOCKED, so that processes housekeeping at once take
-// disjoint rows and never wait for each other. The EXPLAIN of each is in docs/store.md.
+// disjoint rows and never wait for each other. The EXPLAIN of each is in docs/design/store.md.
 var stmtForgetReceived = sqlcommon.Statement{
 	Name:   "housekeep received ids",
 	Tables: []string{tReceived},

@@ -10,7 +10,7 @@ import (
 )
 
 // TestHousekeepingUsesIndexes: each housekeeping statement reads its rows from an index
-// or by rowid, never by scanning a table (docs/store.md shows these plans; go test -v
+// or by rowid, never by scanning a table (docs/design/store.md shows these plans; go test -v
 // prints them).
 func TestHousekeepingUsesIndexes(t *testing.T) {
 	db := newDatabase(t).(*database)

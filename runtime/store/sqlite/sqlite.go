@@ -1,5 +1,5 @@
 // Package sqlite is the events' store on an embedded SQLite database (modernc.org/sqlite,
-// pure Go, no cgo), the default store (docs/store.md).
+// pure Go, no cgo), the default store (docs/design/store.md).
 //
 // The database is in WAL mode with synchronous=FULL. Every write goes through one
 // connection whose transactions are BEGIN IMMEDIATE, so writers in this process queue for

@@ -143,7 +143,7 @@ WHERE id IN (SELECT value FROM json_each(?1)) AND state = 'failed'`, tDeliveries
 WHERE id IN (SELECT value FROM json_each(?1)) AND state = 'failed'`, tParked)
 
 	// Housekeeping: each statement deletes at most ?2 rows, read oldest first from its
-	// partial index (docs/store.md shows each plan). SQLite has one writer at a time, so
+	// partial index (docs/design/store.md shows each plan). SQLite has one writer at a time, so
 	// no two housekeepers ever delete (or count) the same row.
 	stmtForgetReceived = writer("housekeep received ids", `DELETE FROM jadpo_received_events WHERE rowid IN (
     SELECT rowid FROM jadpo_received_events WHERE received_at < ?1 ORDER BY received_at LIMIT ?2)`, tReceived)
