@@ -57,31 +57,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // runContext runs the command line; ctx is done on SIGINT or SIGTERM.
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
-	root := &cobra.Command{
-		Use:           "jadpo",
-		Short:         "The jadpo toolchain: check, build and run apps that receive events",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		Version:       version,
-		Example:       "  jadpo check examples/warehouse\n  jadpo run examples/warehouse\n  jadpo deliveries examples/warehouse",
-	}
-	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(e.checkCommand(), e.buildCommand(), e.runCommand(), e.tickCommand(), e.deliveriesCommand(), e.storeCommand(), e.devCommand(), e.packageCommand(), e.initCommand(), e.explainCommand(), e.fmtCommand(), e.lspCommand(), e.versionCommand())
-	root.InitDefaultCompletionCmd()
-	completionExamples(root)
-	var wrapAll func(cs []*cobra.Command)
-	wrapAll = func(cs []*cobra.Command) {
-		for _, c := range cs {
-			c.Args = wrapArgs(c.Args)
-			wrapAll(c.Commands()) // `deliveries retry` with no id is a usage error too
-		}
-	}
-	wrapAll(root.Commands())
-	e.wrapEndOnSignal(root)
+	root := e.rootCommand(args)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
@@ -122,6 +98,37 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 	}
 	return exit
+}
+
+// rootCommand builds the command tree: every command, flag and example (the
+// CLI reference in docs/cli/ is written from it).
+func (e *env) rootCommand(args []string) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "jadpo",
+		Short:         "The jadpo toolchain: check, build and run apps that receive events",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+		Example:       "  jadpo check examples/warehouse\n  jadpo run examples/warehouse\n  jadpo deliveries examples/warehouse",
+	}
+	root.SetArgs(args)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(e.checkCommand(), e.buildCommand(), e.runCommand(), e.tickCommand(), e.deliveriesCommand(), e.storeCommand(), e.devCommand(), e.packageCommand(), e.initCommand(), e.explainCommand(), e.fmtCommand(), e.lspCommand(), e.versionCommand())
+	root.InitDefaultCompletionCmd()
+	completionExamples(root)
+	var wrapAll func(cs []*cobra.Command)
+	wrapAll = func(cs []*cobra.Command) {
+		for _, c := range cs {
+			c.Args = wrapArgs(c.Args)
+			wrapAll(c.Commands()) // `deliveries retry` with no id is a usage error too
+		}
+	}
+	wrapAll(root.Commands())
+	e.wrapEndOnSignal(root)
+	return root
 }
 
 // completionExamples gives cobra's completion commands examples that need no root.
