@@ -25,7 +25,7 @@ func (e *env) buildCommand() *cobra.Command {
 			"plan the runtime executes; byte-identical for the same sources) and build/sql/postgres.sql\n" +
 			"and build/sql/sqlite.sql (the store's schema). With --target workers it also writes\n" +
 			"build/workers/: a Cloudflare Worker consuming the app's Cloudflare queues, its wrangler.toml\n" +
-			"and its D1 migrations (docs/design/workers.md).",
+			"and its D1 migrations (docs/workers.md).",
 		Example: "  jadpo build examples/warehouse\n  jadpo build --dir examples/warehouse --format json\n  jadpo build --target workers examples/returns",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -77,7 +77,7 @@ func (e *env) buildCommand() *cobra.Command {
 	}
 	addFormatFlag(c, &format, false, false)
 	addDirFlag(c, &dirFlag, false)
-	c.Flags().StringVar(&target, "target", "", "build target: native (default), or workers: also build/workers/, a Cloudflare Worker (docs/design/workers.md)")
+	c.Flags().StringVar(&target, "target", "", "build target: native (default), or workers: also build/workers/, a Cloudflare Worker (docs/workers.md)")
 	return c
 }
 

@@ -118,7 +118,7 @@ var entries = []Entry{
 	{"receiving.invalid", Error, "a queue cannot be received as written",
 		"a queue receives from its connection, reads an id (and a type) and lists its events"},
 	{"receiving.target_unsupported", Error, "the build target cannot run this part of the app",
-		"under --target workers a Worker consumes Cloudflare queues and calls json_http operations (docs/design/workers.md); build for the native runtime (no --target) for the rest"},
+		"under --target workers a Worker consumes Cloudflare queues and calls json_http operations (docs/workers.md); build for the native runtime (no --target) for the rest"},
 	{"subscriber.invalid", Error, "a subscriber names something it cannot use",
 		"handlers name events in scope and call operations of the app's connections"},
 
