@@ -21,8 +21,8 @@ type PackageReference struct {
 	Operations []OperationReference
 	// Records holds every value type an operation's input or output reaches,
 	// by name, and the package's public events.
-	Records   map[string][]FieldReference
-	Events    []string
+	Records map[string][]FieldReference
+	Events  []string
 	// Credential lists the members a connection's credential gives.
 	Credential []CredentialMember
 	Receiving  *ir.Receiving // nil without provide receiving
