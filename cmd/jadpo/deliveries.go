@@ -90,7 +90,7 @@ func (e *env) deliveriesCommand() *cobra.Command {
 		Use:   "deliveries [dir]",
 		Short: "List, show, retry and dismiss failed deliveries and parked messages",
 		Long: "Deliveries reads the project's events' store (the one jadpo run and jadpo tick keep, found\n" +
-			"by the same rule: docs/design/store.md) and never creates or migrates one: a missing store is an error.",
+			"by the same rule: docs/guide/operating.md) and never creates or migrates one: a missing store is an error.",
 		Example: "  jadpo deliveries examples/warehouse\n" +
 			"  jadpo deliveries --state all --format json\n" +
 			"  jadpo deliveries show p1 --dir examples/warehouse\n" +

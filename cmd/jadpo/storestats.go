@@ -31,7 +31,7 @@ func (e *env) storeCommand() *cobra.Command {
 	stats := &cobra.Command{
 		Use:   "stats [dir]",
 		Short: "Deliveries by subscriber and state, parked messages, the oldest pending delivery, each table's rows",
-		Long: "Stats reads the project's events' store (found as jadpo run finds it: docs/design/store.md) and never\n" +
+		Long: "Stats reads the project's events' store (found as jadpo run finds it: docs/guide/operating.md) and never\n" +
 			"creates or migrates one. It counts rows: on a very large store it takes a moment.",
 		Example: "  jadpo store stats examples/warehouse\n" +
 			"  jadpo store stats --database sqlite:build/local.sqlite --format json",
