@@ -133,7 +133,7 @@ func TestDocsPageForEveryCode(t *testing.T) {
 			continue
 		}
 		s := string(b)
-		for _, section := range []string{"# " + code, "## Example", "## Fix"} {
+		for _, section := range []string{"# " + code, "## What it means", "## Usual causes", "## How to fix", "## Example"} {
 			if !strings.Contains(s, section) {
 				t.Errorf("%s lacks %q", diag.DocsPath(code), section)
 			}
@@ -164,10 +164,19 @@ func TestDocsPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		page := diag.Pages[code] // TestEveryCodeHasAPage holds one for every code
 		var b strings.Builder
 		fmt.Fprintf(&b, "# %s\n\n%s: %s.\n\n", code, upperFirst(entry.Severity.String()), entry.Title)
-		fmt.Fprintf(&b, "## Example\n\nThe golden case `testdata/cases/%s` reports it:\n\n```text\n%s```\n\n", gc.Name, human)
-		fmt.Fprintf(&b, "## Fix\n\n%s.\n", strings.TrimSuffix(upperFirst(entry.Help), "."))
+		fmt.Fprintf(&b, "## What it means\n\n%s\n\n", page.Means)
+		if len(page.Causes) > 0 {
+			b.WriteString("## Usual causes\n\n")
+			for _, c := range page.Causes {
+				fmt.Fprintf(&b, "- %s\n", c)
+			}
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "## How to fix\n\n%s.\n\n", strings.TrimSuffix(upperFirst(entry.Help), "."))
+		fmt.Fprintf(&b, "## Example\n\nThe golden case `testdata/cases/%s` reports it:\n\n```text\n%s```\n", gc.Name, human)
 		if len(gc.Edits) > 0 {
 			b.WriteString("\nThe case is the example project `examples/" + gc.Base + "` with this change; undoing it is the fix:\n\n```text\n")
 			for _, e := range gc.Edits {
