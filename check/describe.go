@@ -24,17 +24,11 @@ type PackageReference struct {
 	Records map[string][]FieldReference
 	Events  []string
 	// Credential lists the members a connection's credential gives.
-	Credential []CredentialMember
+	Credential []ir.CredentialMember
 	Receiving  *ir.Receiving // nil without provide receiving
 	Email      *ir.Call      // nil without provide email
 	// ReceivingAbout and EmailAbout are the comments above the mappings.
 	ReceivingAbout, EmailAbout string
-}
-
-// CredentialMember is one member of a credential scheme.
-type CredentialMember struct {
-	Name             string
-	Secret, Required bool
 }
 
 // SettingReference is one setting a package declares.
@@ -119,9 +113,7 @@ func DescribePackages(p *project.Project) ([]PackageReference, diag.List) {
 				c.describeRecord(ref.Records, d)
 			}
 		}
-		for _, m := range credentialMembers[pk.provider.Credential] {
-			ref.Credential = append(ref.Credential, CredentialMember{Name: m.name, Secret: m.secret, Required: m.required})
-		}
+		ref.Credential = pk.provider.Credential.Members()
 		if pd := pk.provides["receiving"]; pd != nil {
 			ref.ReceivingAbout = commentAbove(pd.file.Source, pd.decl.Span().Start, false)
 		}

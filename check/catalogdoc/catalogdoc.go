@@ -413,11 +413,11 @@ func baseText(t ir.Type) string {
 		}
 		switch {
 		case r.MinLength != nil && r.MaxLength != nil:
-			rules = append(rules, fmt.Sprintf("%d to %d characters", *r.MinLength, *r.MaxLength))
+			rules = append(rules, fmt.Sprintf("%d to %s", *r.MinLength, characters(*r.MaxLength)))
 		case r.MinLength != nil:
-			rules = append(rules, fmt.Sprintf("at least %d characters", *r.MinLength))
+			rules = append(rules, "at least "+characters(*r.MinLength))
 		case r.MaxLength != nil:
-			rules = append(rules, fmt.Sprintf("at most %d characters", *r.MaxLength))
+			rules = append(rules, "at most "+characters(*r.MaxLength))
 		}
 		for _, p := range r.Patterns {
 			rules = append(rules, "matching `"+p+"`")
@@ -430,6 +430,13 @@ func baseText(t ir.Type) string {
 		s += ", " + strings.Join(rules, ", ")
 	}
 	return s
+}
+
+func characters(n int) string {
+	if n == 1 {
+		return "1 character"
+	}
+	return fmt.Sprintf("%d characters", n)
 }
 
 func kindWord(k ir.Kind) string {
