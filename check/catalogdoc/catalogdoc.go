@@ -40,6 +40,7 @@ func Pages() (map[string]string, diag.List) {
 		return nil, diag.List{{Code: "toolchain.project_read_failed", Summary: err.Error(), Severity: diag.Error}}
 	}
 	p := project.LoadFS(fsys)
+	p.Catalogue = catalog.Builtin // as the commands hold packages to it
 	refs, diags := check.DescribePackages(p)
 	if diags.HasErrors() {
 		return nil, diags

@@ -1,7 +1,7 @@
 // Package reading turns one queue message's body into the event to keep, or
 // the reason to park it: the reading step of a tick. A body is read as JSON,
 // decoded by the event's record and held to its rules; one that fails is
-// parked with its reasons, never dropped (docs/runtime.md, "What the tick
+// parked with its reasons, never dropped (docs/design/runtime.md, "What the tick
 // does, sentence by sentence"). It reads; it does not keep, park or
 // acknowledge anything.
 //
