@@ -6,7 +6,7 @@
 //     Cloudflare Queues fake and an SQL inbox), and several processes
 //     sharing one queue and one PostgreSQL store, each test ending by
 //     checking with SQL that every message was kept exactly once
-//     (docs/runtime.md, "Faults, tested");
+//     (docs/design/runtime.md, "Faults, tested");
 //   - the delivery tests: several processes sharing one store's deliveries,
 //     a process killed again and again while its handlers run, and the
 //     `jadpo deliveries` commands on what they left.
