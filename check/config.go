@@ -85,15 +85,19 @@ func (c *checker) checkConfig() {
 					WithHelp("a secret comes from the environment or .env.local only; remove the default")
 				continue
 			}
-			if !isLiteral(dm.Value) {
-				c.add("config.unknown_option", d.file.Range(dm.Value.Span()), "`default` takes a literal of the field's type")
+			// An enum's value is written as its bare variant (`default: dhl`),
+			// which is a name, not one of the other literals.
+			if !isLiteral(dm.Value) && !(t.Kind == ir.Enum && refName(dm.Value) != "") {
+				c.add("config.unknown_option", d.file.Range(dm.Value.Span()), "`default` takes a literal of the field's type").
+					WithHelp(defaultHelp(t))
 				continue
 			}
 			optional := t
 			optional.Optional = true // `default: none` makes the field optional
 			raw, problem := literalValue(dm.Value, optional)
 			if problem != "" {
-				c.add("type.mismatch", d.file.Range(dm.Value.Span()), "the default does not fit `%s`: %s", f.Name.Name, problem)
+				c.add("type.mismatch", d.file.Range(dm.Value.Span()), "the default does not fit `%s`: %s", f.Name.Name, problem).
+					WithHelp(defaultHelp(t))
 				continue
 			}
 			cf.ir.Default = raw
@@ -180,4 +184,21 @@ func (c *checker) useConfig(f *ast.File, e *ast.Expr, sink bool, place string) *
 func rawJSON(s string) json.RawMessage {
 	b, _ := json.Marshal(s)
 	return b
+}
+
+// defaultHelp says how a default of type t is written.
+func defaultHelp(t ir.Type) string {
+	switch t.Kind {
+	case ir.Text, ir.Email, ir.Url, ir.Uuid, ir.Instant:
+		return "write the default in double quotes, for example `default: \"...\"`, or `default: none` to make the field optional"
+	case ir.Duration:
+		return "write a duration such as `default: 30s`, or `default: none` to make the field optional"
+	case ir.Int, ir.Decimal:
+		return "write a number such as `default: 10`, or `default: none` to make the field optional"
+	case ir.Bool:
+		return "write `default: true` or `default: false`"
+	case ir.Enum:
+		return "write one of " + keyList(t.Variants) + " unquoted, for example `default: " + t.Variants[0] + "`"
+	}
+	return "a default is a literal: text, a number, a duration, `true`/`false`, an enum's variant or `none`"
 }
