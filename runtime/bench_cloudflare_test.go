@@ -42,7 +42,7 @@ func BenchmarkReceiveCloudflare(b *testing.B) {
 	}
 	run := benchRun.Add(1)
 	want := b.N * 10
-	benchReceiveLoop(ctx, b, r, want, func(i int) error {
+	benchReceiveLoop(ctx, b, r, want, nil, func(i int) error {
 		body := fmt.Sprintf(`{"return_id":"c%d-%d","type":"return_requested","order_id":"o-%d","customer_email":"a@example.com","items":{"SKU-1":1},"requested_at":"2026-11-30T10:00:00Z"}`, run, i, i)
 		_, err := cf.Send("acc", "returns", body)
 		return err

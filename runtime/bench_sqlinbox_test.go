@@ -43,7 +43,7 @@ func BenchmarkReceiveSQLInbox(b *testing.B) {
 	}
 	defer r.Close()
 	want := b.N * 10
-	benchReceiveLoop(ctx, b, r, want, func(i int) error {
+	benchReceiveLoop(ctx, b, r, want, nil, func(i int) error {
 		_, err := conn.Exec(ctx, `INSERT INTO order_jobs (name, tenant, trace, order_id, note) VALUES ('packing', 'acme', 'tr', $1, 'fragile')`, int64(i+1))
 		return err
 	})

@@ -74,7 +74,8 @@ func benchReceiveRuntime(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	timed := benchDurableStore(b)
+	cpu, url := NewBenchCPU(pgtest.FreshURL(b))
+	timed := benchDurableStoreAt(b, url)
 	// The runtime's own client, its transport timed.
 	hc := defaultHTTPClient()
 	calls := &benchTimedTransport{next: hc.Transport}
@@ -85,11 +86,12 @@ func benchReceiveRuntime(b *testing.B) {
 	}
 	run := benchRun.Add(1)
 	want := b.N * 10
-	benchReceiveLoop(ctx, b, r, want, func(i int) error {
+	benchReceiveLoop(ctx, b, r, want, cpu, func(i int) error {
 		_, err := fake.SendMessage("warehouse", benchBody(fmt.Sprintf("r%d-%d", run, i)))
 		return err
 	})
 	b.ReportMetric(float64(want)/b.Elapsed().Seconds(), "msgs/s")
+	cpu.Stop(b, "ms/op", 1)
 	// Where a batch's time goes: the store's KeepBatch, and the calls to the
 	// queue (they may overlap).
 	b.ReportMetric(float64(timed.keep.Load())/1e6/float64(b.N), "keep-ms/op")
@@ -105,7 +107,7 @@ func benchReceiveRuntime(b *testing.B) {
 // are kept, with the timer on only while it runs. Sending is not the
 // runtime's work: send(i) tops the queue up outside the timer, to at most
 // 200 messages (twice what a tick asks for).
-func benchReceiveLoop(ctx context.Context, b *testing.B, r *Runtime, want int, send func(i int) error) {
+func benchReceiveLoop(ctx context.Context, b *testing.B, r *Runtime, want int, cpu *BenchCPU, send func(i int) error) {
 	sent := 0
 	topUp := func(acked int) {
 		for ; sent < want && sent-acked < 200; sent++ {
@@ -117,6 +119,7 @@ func benchReceiveLoop(ctx context.Context, b *testing.B, r *Runtime, want int, s
 	var rep TickReport
 	topUp(0)
 	b.ResetTimer()
+	cpu.Start(b)
 	for rep.Kept < want {
 		before := rep.Kept
 		// The receiving step of a tick: each queue, within the budget.
@@ -142,8 +145,10 @@ func benchReceiveLoop(ctx context.Context, b *testing.B, r *Runtime, want int, s
 // benchDurableStore opens and migrates a store on a fresh PostgreSQL schema,
 // refusing a server without fsync, and times its KeepBatch calls. It is
 // closed when the benchmark ends.
-func benchDurableStore(b *testing.B) *benchTimedStore {
-	url := pgtest.FreshURL(b)
+func benchDurableStore(b *testing.B) *benchTimedStore { return benchDurableStoreAt(b, pgtest.FreshURL(b)) }
+
+// benchDurableStoreAt is benchDurableStore on the schema of url.
+func benchDurableStoreAt(b *testing.B, url string) *benchTimedStore {
 	pgtest.RequireDurable(b, url)
 	ctx := context.Background()
 	st, err := store.Open(ctx, url)
@@ -199,7 +204,7 @@ func (t *benchTimedTransport) RoundTrip(r *http.Request) (*http.Response, error)
 // statement; pipelined: the whole transaction in one round trip.
 func benchReceiveRaw(b *testing.B, pipelined bool) {
 	ctx := context.Background()
-	url := pgtest.FreshURL(b)
+	cpu, url := NewBenchCPU(pgtest.FreshURL(b))
 	pgtest.RequireDurable(b, url)
 	st, err := store.Open(ctx, url)
 	if err != nil {
@@ -238,6 +243,7 @@ SELECT o.id, $6, 'pending', 0, $5, 0, $5, $5 FROM o`
 	run := benchRun.Add(1)
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	b.ResetTimer()
+	cpu.Start(b)
 	for i := 0; i < b.N; i++ {
 		err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(tx pgx.Tx) error {
 			if pipelined {
@@ -273,4 +279,5 @@ SELECT o.id, $6, 'pending', 0, $5, 0, $5, $5 FROM o`
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N*10)/b.Elapsed().Seconds(), "msgs/s")
+	cpu.Stop(b, "ms/op", 1)
 }

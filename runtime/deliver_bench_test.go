@@ -67,8 +67,10 @@ type benchDeliverCounts struct{ calls, conns atomic.Int64 }
 
 // benchDeliverWorld is the example app on a fresh PostgreSQL schema, its
 // packing host the no-op target, with b.N due deliveries kept.
-func benchDeliverWorld(b *testing.B) (*runtimetest.Env, store.Store, *httptest.Server, *benchDeliverCounts) {
+func benchDeliverWorld(b *testing.B) (*runtimetest.Env, store.Store, *httptest.Server, *benchDeliverCounts, *runtime.BenchCPU) {
 	env := runtimetest.New(b, "postgres", checktest.ExamplePlan(b, "warehouse"))
+	cpu, url := runtime.NewBenchCPU(env.StoreURL)
+	env.StoreURL = url
 	srv, calls := benchDeliverTarget(b)
 	for i, kv := range env.Environ {
 		if strings.HasPrefix(kv, "PACKING_HOST=") {
@@ -85,7 +87,7 @@ func benchDeliverWorld(b *testing.B) (*runtimetest.Env, store.Store, *httptest.S
 			ns = ns[:0]
 		}
 	}
-	return env, st, srv, calls
+	return env, st, srv, calls, cpu
 }
 
 func benchDeliverKeep(b *testing.B, st store.Store, ns []string) {
@@ -121,11 +123,12 @@ func (c *benchCommits) SettleAndClaim(ctx context.Context, now time.Time, ss []s
 }
 
 func benchDeliverRuntime(b *testing.B) {
-	env, raw, _, calls := benchDeliverWorld(b)
+	env, raw, _, calls, cpu := benchDeliverWorld(b)
 	st := &benchCommits{Store: raw}
 	rt := env.Runtime(st, runtime.Options{Logger: slog.New(slog.DiscardHandler), Rand: rand.New(rand.NewPCG(1, 2))})
 	ctx := context.Background()
 	b.ResetTimer()
+	cpu.Start(b)
 	done := 0
 	for done < b.N {
 		rep, err := rt.Deliver(ctx)
@@ -141,7 +144,7 @@ func benchDeliverRuntime(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	benchDeliverReport(b, calls)
+	benchDeliverReport(b, calls, cpu)
 	// Transactions (claims and settlements) per delivery; the raw loop's is
 	// 1.25 (a settle each, a claim per 4).
 	b.ReportMetric(float64(st.n.Load())/float64(b.N), "tx/delivery")
@@ -157,7 +160,7 @@ var (
 // for each one POST the body create_job sends, with the bearer token, and
 // settle it.
 func benchDeliverRaw(b *testing.B) {
-	env, _, srv, calls := benchDeliverWorld(b)
+	env, _, srv, calls, cpu := benchDeliverWorld(b)
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, env.StoreURL)
 	if err != nil {
@@ -173,6 +176,7 @@ func benchDeliverRaw(b *testing.B) {
 	var wg sync.WaitGroup
 	errs := make(chan error, runtime.Workers)
 	b.ResetTimer()
+	cpu.Start(b)
 	for range runtime.Workers {
 		wg.Add(1)
 		go func() {
@@ -239,7 +243,7 @@ func benchDeliverRaw(b *testing.B) {
 	if n := settled.Load(); n != int64(b.N) {
 		b.Fatalf("settled %d of %d", n, b.N)
 	}
-	benchDeliverReport(b, calls)
+	benchDeliverReport(b, calls, cpu)
 }
 
 // benchRawBody is the body pack_order's create_job sends for an event.
@@ -250,10 +254,14 @@ func benchRawBody(eventJSON string) []byte {
 		order, order, eventJSON)
 }
 
-func benchDeliverReport(b *testing.B, n *benchDeliverCounts) {
+// benchDeliverReport checks the target's calls and reports the rate, the
+// connections opened and the CPU per delivery (µs) of the test process and
+// of the PostgreSQL backends.
+func benchDeliverReport(b *testing.B, n *benchDeliverCounts, cpu *runtime.BenchCPU) {
 	if c := n.calls.Load(); c != int64(b.N) {
 		b.Fatalf("the target saw %d calls for %d deliveries", c, b.N)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "deliveries/s")
 	b.ReportMetric(float64(n.conns.Load()), "conns")
+	cpu.Stop(b, "us/op", 1000)
 }
