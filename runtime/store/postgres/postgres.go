@@ -218,16 +218,117 @@ func checkStatement(ctx context.Context, conn *pgx.Conn, name string, st sqlcomm
 	return err
 }
 
-// KeepBatch keeps the messages in one READ COMMITTED transaction. Each message is a
-// savepoint and one statement (stmtKeep); all of them are pipelined in one round trip. A
-// statement the server refuses as it would every time rolls back to its savepoint, and the
-// rest are sent again after it.
+// KeepBatch keeps the messages in one READ COMMITTED transaction, in one round trip:
+// BEGIN, one statement for the whole batch (stmtKeepBatch), COMMIT. When the server refuses
+// that statement as it would every time, nothing was written, and the batch is kept again
+// one statement and savepoint a message (keepEach), so that only the messages it refuses
+// are refused.
 func (s *Store) KeepBatch(ctx context.Context, now time.Time, keeps []store.Keep) ([]store.KeepResult, error) {
 	results := make([]store.KeepResult, len(keeps))
 	if len(keeps) == 0 {
 		return results, nil
 	}
 	now = sqlcommon.Micro(now)
+	err := s.keepAll(ctx, now, keeps, results)
+	if err == nil {
+		return results, nil
+	}
+	if class, _ := classify(err); class != store.ClassRefused {
+		return nil, wrap("keep", err)
+	}
+	clear(results)
+	return s.keepEach(ctx, now, keeps, results)
+}
+
+// keepAll keeps the batch with stmtKeepBatch, BEGIN and COMMIT pipelined with it on one
+// connection. A message whose (source, id) came earlier in the batch is a repeat, as the
+// second of two stmtKeep statements would find it; its re-read parked row is deleted all
+// the same.
+func (s *Store) keepAll(ctx context.Context, now time.Time, keeps []store.Keep, results []store.KeepResult) error {
+	n := len(keeps)
+	idx, subCounts := make([]int32, 0, n), make([]int32, 0, n)
+	sources, ids, events, jsons := make([]string, 0, n), make([]string, 0, n), make([]string, 0, n), make([]string, 0, n)
+	headers := make([]*string, 0, n)
+	subIdx, subNames := make([]int32, 0, n), make([]string, 0, n)
+	retried := []int64{}
+	type key struct{ source, id string }
+	first := make(map[key]bool, n)
+	for i, k := range keeps {
+		results[i] = store.KeepResult{Outcome: store.Repeat}
+		if k.RetriedParkedID != 0 {
+			retried = append(retried, k.RetriedParkedID)
+		}
+		if first[key{k.Source, k.ReceivedID}] {
+			continue
+		}
+		first[key{k.Source, k.ReceivedID}] = true
+		subs := sqlcommon.Subscribers(k.Subscribers)
+		idx, sources, ids, events = append(idx, int32(i)), append(sources, k.Source), append(ids, k.ReceivedID), append(events, k.EventName)
+		jsons, headers, subCounts = append(jsons, string(k.EventJSON)), append(headers, headersParam(k.Headers)), append(subCounts, int32(len(subs)))
+		for _, sub := range subs {
+			subIdx, subNames = append(subIdx, int32(i)), append(subNames, sub)
+		}
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// A refused statement leaves the transaction open and aborted: end it, so that the
+		// connection goes back to the pool.
+		if pc := conn.Conn().PgConn(); !pc.IsClosed() && pc.TxStatus() != 'I' {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			_, _ = conn.Exec(rctx, "ROLLBACK")
+			cancel()
+		}
+		conn.Release()
+	}()
+	b := &pgx.Batch{}
+	b.Queue("BEGIN ISOLATION LEVEL READ COMMITTED")
+	b.Queue(stmtKeepBatch.SQL, idx, sources, ids, events, jsons, headers, subCounts, subIdx, subNames, now, retried)
+	b.Queue("COMMIT")
+	br := conn.SendBatch(ctx, b)
+	err = readKeepAll(br, results)
+	if closeErr := br.Close(); err == nil {
+		err = closeErr
+	}
+	return err
+}
+
+// readKeepAll reads keepAll's BEGIN, statement and COMMIT, marking each message returned
+// kept.
+func readKeepAll(br pgx.BatchResults, results []store.KeepResult) error {
+	if _, err := br.Exec(); err != nil {
+		return err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	var i int32
+	var id int64
+	_, err = pgx.ForEachRow(rows, []any{&i, &id}, func() error {
+		results[i] = store.KeepResult{Outcome: store.Kept, OutboxID: id}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	tag, err := br.Exec()
+	if err != nil {
+		return err
+	}
+	if tag.String() != "COMMIT" {
+		return fmt.Errorf("the keep's transaction ended with %s, not COMMIT", tag)
+	}
+	return nil
+}
+
+// keepEach keeps the messages in one READ COMMITTED transaction, each message a savepoint
+// and one statement (stmtKeep); all of them are pipelined in one round trip. A statement
+// the server refuses as it would every time rolls back to its savepoint, and the rest are
+// sent again after it.
+func (s *Store) keepEach(ctx context.Context, now time.Time, keeps []store.Keep, results []store.KeepResult) ([]store.KeepResult, error) {
 	tx, err := s.pool.BeginTx(ctx, readCommitted())
 	if err != nil {
 		return nil, wrap("keep", err)

@@ -38,6 +38,44 @@ var stmtKeep = sqlcommon.Statement{
 SELECT id FROM o`,
 }
 
+// The whole batch in one statement: what stmtKeep writes for each message, from arrays
+// of one element per message ($1-$7; each (source, id) once), the subscribers flattened
+// with the index of their message ($8, $9), the re-read parked rows to delete ($11). The
+// ids are recorded in the order of the indexes, as stmtKeep's statements would, so that
+// batches kept at once wait for the ids they share in one order. It returns the index and
+// outbox row of each message kept; a message not returned is a repeat. A message the server
+// refuses fails the whole statement, and KeepBatch keeps that batch with stmtKeep instead.
+var stmtKeepBatch = sqlcommon.Statement{
+	Name:   "keep batch",
+	Tables: []string{tReceived, tOutbox, tDeliveries, tParked},
+	SQL: `WITH m AS (
+    SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[])
+        AS m (idx, source, received_id, event_name, event_json, headers, subscribers)
+), r AS (
+    INSERT INTO jadpo_received_events (source, received_id, received_at)
+    SELECT source, received_id, $10 FROM m ORDER BY idx
+    ON CONFLICT (source, received_id) DO NOTHING
+    RETURNING source, received_id
+), o AS (
+    INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at, headers, settled_at)
+    SELECT m.source, m.event_name, m.event_json::json, m.received_id, $10, m.headers,
+        CASE WHEN m.subscribers = 0 THEN $10::timestamptz END
+    FROM m JOIN r ON r.source = m.source AND r.received_id = m.received_id
+    ORDER BY m.idx
+    RETURNING id, source, received_id
+), k AS (
+    SELECT m.idx, o.id FROM o JOIN m ON m.source = o.source AND m.received_id = o.received_id
+), d AS (
+    INSERT INTO jadpo_deliveries (outbox_id, subscriber, state, attempts, next_attempt_at, fencing_token, created_at, updated_at)
+    SELECT k.id, s.subscriber, 'pending', 0, $10, 0, $10, $10
+    FROM unnest($8::int[], $9::text[]) WITH ORDINALITY AS s (idx, subscriber, n) JOIN k ON k.idx = s.idx
+    ORDER BY s.n
+), p AS (
+    DELETE FROM jadpo_parked_messages WHERE id = ANY($11::bigint[])
+)
+SELECT idx, id FROM k`,
+}
+
 var stmtPark = sqlcommon.Statement{
 	Name:   "park",
 	Tables: []string{tParked},
@@ -303,7 +341,7 @@ var stmtMigrationVersions = sqlcommon.Statement{
 // statements are every statement the store runs after migrating; Migrate checks each
 // against the schema.
 var statements = []sqlcommon.Statement{
-	stmtKeep, stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtSettle,
+	stmtKeep, stmtKeepBatch, stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtSettle,
 	stmtListDeliveries, stmtShowDelivery, stmtListParked, stmtShowParked,
 	stmtLockDeliveries, stmtLockParked, stmtRetryDeliveries, stmtRetryParked,
 	stmtDismissDeliveries, stmtDismissParked,
