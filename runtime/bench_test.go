@@ -145,7 +145,9 @@ func benchReceiveLoop(ctx context.Context, b *testing.B, r *Runtime, want int, c
 // benchDurableStore opens and migrates a store on a fresh PostgreSQL schema,
 // refusing a server without fsync, and times its KeepBatch calls. It is
 // closed when the benchmark ends.
-func benchDurableStore(b *testing.B) *benchTimedStore { return benchDurableStoreAt(b, pgtest.FreshURL(b)) }
+func benchDurableStore(b *testing.B) *benchTimedStore {
+	return benchDurableStoreAt(b, pgtest.FreshURL(b))
+}
 
 // benchDurableStoreAt is benchDurableStore on the schema of url.
 func benchDurableStoreAt(b *testing.B, url string) *benchTimedStore {
