@@ -79,6 +79,7 @@ func Run(t *testing.T, h Harness) {
 		{"LeaseExpiryTakeover", testLeaseExpiryTakeover},
 		{"SettleDeliveriesEachUnderItsToken", testSettleDeliveriesEachUnderItsToken},
 		{"SettleAndClaimInOneTransaction", testSettleAndClaim},
+		{"SettleManyAndClaim", testSettleManyAndClaim},
 		{"ConcurrentClaims", testConcurrentClaims},
 		{"RetryDismissStateMachine", testRetryDismissStateMachine},
 		{"ListAndShow", testListAndShow},
@@ -956,6 +957,50 @@ func testSettleDeliveriesEachUnderItsToken(t *testing.T, h Harness) {
 	}
 	if st := stats(t, s); st.Deliveries[store.DeliverySucceeded] != 2 || st.Deliveries[store.DeliveryRetryWait] != 1 {
 		t.Fatalf("deliveries = %v, want 2 succeeded, 1 retry_wait", st.Deliveries)
+	}
+}
+
+// Many settlements in one call, out of id order, one of them stale and one a delivery
+// named twice: each is written under its own token (the stale one changes nothing, the
+// second naming finds the delivery settled), and the claim sees them all.
+func testSettleManyAndClaim(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	ctx := context.Background()
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "m1", "pack_order"), keepOf(srcWarehouse, "m2", "pack_order"),
+		keepOf(srcWarehouse, "m3", "pack_order"), keepOf(srcWarehouse, "m4", "pack_order")), store.Kept, store.Kept, store.Kept, store.Kept)
+	lease := 30 * time.Second
+	held := claim(t, s, t0, 4, lease)
+	if len(held) != 4 {
+		t.Fatalf("claimed %d, want 4", len(held))
+	}
+	at := t0.Add(time.Second)
+	ok, claimed, err := s.SettleAndClaim(ctx, at, []store.Settlement{
+		{ID: held[2].ID, Token: held[2].Token, Outcome: store.SettleRetryWait, NextAttemptAt: at, ErrorCode: "http.503"},
+		{ID: held[0].ID, Token: held[0].Token - 1, Outcome: store.SettleSucceeded}, // stale
+		{ID: held[1].ID, Token: held[1].Token, Outcome: store.SettleFailed, ErrorCode: "http.400"},
+	}, 10, lease)
+	if err != nil || len(ok) != 3 || !ok[0] || ok[1] || !ok[2] {
+		t.Fatalf("SettleAndClaim = %v, %v; want [true false true]", ok, err)
+	}
+	if len(claimed) != 1 || claimed[0].ID != held[2].ID || claimed[0].Attempt != 2 {
+		t.Fatalf("claimed %+v, want d%d again, attempt 2", claimed, held[2].ID)
+	}
+	if e := show(t, s, store.DeliveryID(held[0].ID), false); e.RowState != "running" {
+		t.Fatalf("after the stale settlement: %s, want running", e.RowState)
+	}
+	if e := show(t, s, store.DeliveryID(held[1].ID), false); e.RowState != "failed" || e.Code != "http.400" {
+		t.Fatalf("failed in the batch: %+v", e)
+	}
+	ok, _, err = s.SettleAndClaim(ctx, at, []store.Settlement{
+		{ID: held[3].ID, Token: held[3].Token, Outcome: store.SettleSucceeded},
+		{ID: held[3].ID, Token: held[3].Token, Outcome: store.SettleFailed, ErrorCode: "late"},
+		{ID: held[0].ID, Token: held[0].Token, Outcome: store.SettleSucceeded},
+	}, 0, 0)
+	if err != nil || len(ok) != 3 || !ok[0] || ok[1] || !ok[2] {
+		t.Fatalf("a delivery named twice: %v, %v; want [true false true]", ok, err)
+	}
+	if e := show(t, s, store.DeliveryID(held[3].ID), false); e.RowState != "succeeded" || e.Code != "" {
+		t.Fatalf("named twice: %+v, want succeeded by the first", e)
 	}
 }
 
