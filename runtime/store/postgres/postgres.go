@@ -551,7 +551,12 @@ func (s *Store) SettleDelivery(ctx context.Context, now time.Time, st store.Sett
 		return false, err
 	}
 	now = sqlcommon.Micro(now)
-	tag, err := s.pool.Exec(ctx, stmtSettle.SQL, st.ID, st.Token, string(st.Outcome.State()), nextAttempt(st), nullText(st.ErrorCode), now)
+	var next *time.Time
+	if st.Outcome == store.SettleRetryWait {
+		t := sqlcommon.Micro(st.NextAttemptAt)
+		next = &t
+	}
+	tag, err := s.pool.Exec(ctx, stmtSettle.SQL, st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), now)
 	if err != nil {
 		return false, wrap("settle delivery", err)
 	}
@@ -566,9 +571,6 @@ func (s *Store) SettleDeliveries(ctx context.Context, now time.Time, sts []store
 
 // SettleAndClaim settles and claims in one batch, which PostgreSQL runs as one implicit
 // transaction: one round trip, one commit, and a failing statement rolls back every one.
-// The settlements are one statement (stmtSettleMany), in the order of their ids, so that
-// two writes settling the same rows lock them in the same order; a delivery named twice
-// is settled by a statement each, in order, as the second would find it settled.
 func (s *Store) SettleAndClaim(ctx context.Context, now time.Time, sts []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
 	ok := make([]bool, len(sts))
 	if err := sqlcommon.CheckSettleAndClaim(sts, limit, lease); err != nil {
@@ -579,27 +581,13 @@ func (s *Store) SettleAndClaim(ctx context.Context, now time.Time, sts []store.S
 	}
 	now = sqlcommon.Micro(now)
 	b := &pgx.Batch{}
-	many := len(sts) > 1 && distinctDeliveries(sts)
-	switch {
-	case many:
-		order := make([]int, len(sts))
-		for i := range order {
-			order[i] = i
+	for _, st := range sts {
+		var next *time.Time
+		if st.Outcome == store.SettleRetryWait {
+			t := sqlcommon.Micro(st.NextAttemptAt)
+			next = &t
 		}
-		sort.Slice(order, func(a, b int) bool { return sts[order[a]].ID < sts[order[b]].ID })
-		n := len(sts)
-		ids, tokens, states := make([]int64, 0, n), make([]int64, 0, n), make([]string, 0, n)
-		nexts, codes, idx := make([]*time.Time, 0, n), make([]*string, 0, n), make([]int32, 0, n)
-		for _, i := range order {
-			st := sts[i]
-			ids, tokens, states = append(ids, st.ID), append(tokens, st.Token), append(states, string(st.Outcome.State()))
-			nexts, codes, idx = append(nexts, nextAttempt(st)), append(codes, nullText(st.ErrorCode)), append(idx, int32(i))
-		}
-		b.Queue(stmtSettleMany.SQL, ids, tokens, states, nexts, codes, idx, now)
-	default:
-		for _, st := range sts {
-			b.Queue(stmtSettle.SQL, st.ID, st.Token, string(st.Outcome.State()), nextAttempt(st), nullText(st.ErrorCode), now)
-		}
+		b.Queue(stmtSettle.SQL, st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), now)
 	}
 	if limit > 0 {
 		b.Queue(stmtClaim.SQL, now, now.Add(lease), limit)
@@ -609,24 +597,12 @@ func (s *Store) SettleAndClaim(ctx context.Context, now time.Time, sts []store.S
 		br.Close()
 		return nil, nil, wrap("settle deliveries", err)
 	}
-	switch {
-	case many:
-		rows, err := br.Query()
+	for i := range sts {
+		tag, err := br.Exec()
 		if err != nil {
 			return fail(err)
 		}
-		var i int32
-		if _, err := pgx.ForEachRow(rows, []any{&i}, func() error { ok[i] = true; return nil }); err != nil {
-			return fail(err)
-		}
-	default:
-		for i := range sts {
-			tag, err := br.Exec()
-			if err != nil {
-				return fail(err)
-			}
-			ok[i] = tag.RowsAffected() == 1
-		}
+		ok[i] = tag.RowsAffected() == 1
 	}
 	var claimed []store.Claimed
 	if limit > 0 {
@@ -642,27 +618,6 @@ func (s *Store) SettleAndClaim(ctx context.Context, now time.Time, sts []store.S
 		return nil, nil, wrap("settle deliveries", err)
 	}
 	return ok, claimed, nil
-}
-
-// nextAttempt is a settlement's next attempt time, NULL unless it waits to be retried.
-func nextAttempt(st store.Settlement) *time.Time {
-	if st.Outcome != store.SettleRetryWait {
-		return nil
-	}
-	t := sqlcommon.Micro(st.NextAttemptAt)
-	return &t
-}
-
-// distinctDeliveries says whether no delivery is named twice.
-func distinctDeliveries(sts []store.Settlement) bool {
-	seen := make(map[int64]bool, len(sts))
-	for _, st := range sts {
-		if seen[st.ID] {
-			return false
-		}
-		seen[st.ID] = true
-	}
-	return true
 }
 
 // List lists deliveries and parked messages in the filter's state, oldest first.

@@ -153,25 +153,6 @@ SET state = $3::text,
 WHERE id = $1 AND fencing_token = $2 AND state = 'running'`,
 }
 
-// Many settlements in one statement, each row under its own token ($2): a stale token
-// matches no row and changes nothing, and no other row. Arrays of one element per
-// settlement (each delivery once); it returns the index ($6) of each settlement written.
-var stmtSettleMany = sqlcommon.Statement{
-	Name:   "settle deliveries",
-	Tables: []string{tDeliveries},
-	SQL: `UPDATE jadpo_deliveries AS d
-SET state = s.state,
-    next_attempt_at = COALESCE(s.next_attempt_at, d.next_attempt_at),
-    last_error_code = s.error_code,
-    lease_expires_at = NULL,
-    settled_at = CASE WHEN s.state IN ('succeeded', 'failed') THEN $7::timestamptz END,
-    updated_at = $7::timestamptz
-FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::timestamptz[], $5::text[], $6::int[])
-    AS s (id, token, state, next_attempt_at, error_code, idx)
-WHERE d.id = s.id AND d.fencing_token = s.token AND d.state = 'running'
-RETURNING s.idx`,
-}
-
 const deliveryColumns = `d.id, d.state, d.subscriber, d.attempts, d.max_attempts, d.next_attempt_at,
     d.last_error_code, d.created_at, d.updated_at, d.settled_at, d.dismissed_at,
     o.source, o.event_name, o.received_id`
@@ -360,7 +341,7 @@ var stmtMigrationVersions = sqlcommon.Statement{
 // statements are every statement the store runs after migrating; Migrate checks each
 // against the schema.
 var statements = []sqlcommon.Statement{
-	stmtKeep, stmtKeepBatch, stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtSettle, stmtSettleMany,
+	stmtKeep, stmtKeepBatch, stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtSettle,
 	stmtListDeliveries, stmtShowDelivery, stmtListParked, stmtShowParked,
 	stmtLockDeliveries, stmtLockParked, stmtRetryDeliveries, stmtRetryParked,
 	stmtDismissDeliveries, stmtDismissParked,
