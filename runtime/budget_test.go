@@ -25,7 +25,7 @@ import (
 // its receive is cut at the tick's budget and the tick says so.
 func TestHangingQueueDelaysOnlyItself(t *testing.T) {
 	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
-	env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultHang, Operation: "ReceiveMessage", Queue: "returns", Fraction: 1})
+	env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultHang, Operation: "ReceiveMessage", Queue: "returns_queue", Fraction: 1})
 	env.Send("warehouse_queue", runtimetest.OrderShipped("m-1"))
 	env.Send("returns_queue", returnBody("7"))
 	// The client's own timeout is what bounded a hung receive before (three
@@ -41,10 +41,10 @@ func TestHangingQueueDelaysOnlyItself(t *testing.T) {
 	if strings.Contains(err.Error(), "warehouse_queue") {
 		t.Fatalf("the warehouse queue failed too: %v", err)
 	}
-	if qs, _ := env.Fake.Stats("warehouse"); qs.Visible+qs.InFlight != 0 {
+	if qs, _ := env.Fake.Stats("warehouse_queue"); qs.Visible+qs.InFlight != 0 {
 		t.Fatalf("the warehouse queue still holds %+v", qs)
 	}
-	if qs, _ := env.Fake.Stats("returns"); qs.Visible != 1 {
+	if qs, _ := env.Fake.Stats("returns_queue"); qs.Visible != 1 {
 		t.Fatalf("the return is not left on its queue: %+v", qs)
 	}
 }
@@ -73,7 +73,7 @@ func TestHangingDeleteIsBounded(t *testing.T) {
 	if n := env.Fake.Calls("DeleteMessageBatch") + env.Fake.Calls("DeleteMessage"); n == 0 {
 		t.Fatal("no acknowledgement was attempted")
 	}
-	if qs, _ := env.Fake.Stats("warehouse"); qs.InFlight != 3 {
+	if qs, _ := env.Fake.Stats("warehouse_queue"); qs.InFlight != 3 {
 		t.Fatalf("the kept messages should wait on the queue to come back as repeats: %+v", qs)
 	}
 }

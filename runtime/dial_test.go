@@ -33,7 +33,7 @@ func TestDialOpensEveryProviderConnection(t *testing.T) {
 	if err != nil || rep.Kept != 1 || rep.Delivered.Succeeded != 1 {
 		t.Fatalf("tick %+v, %v", rep, err)
 	}
-	fake, _ := url.Parse(env.FakeSrv.URL)
+	fake, _ := url.Parse(env.World.SQS.URL)
 	target, _ := url.Parse(env.Target.URL)
 	mu.Lock()
 	defer mu.Unlock()

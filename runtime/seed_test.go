@@ -103,7 +103,7 @@ func (w *world) stats() store.Stats {
 // onQueue counts the messages a queue still holds, visible or in flight.
 func (w *world) onQueue(queue string) int {
 	w.t.Helper()
-	s, ok := w.env.Fake.Stats(strings.TrimSuffix(queue, "_queue"))
+	s, ok := w.env.Fake.Stats(queue)
 	if !ok {
 		w.t.Fatalf("no queue %s", queue)
 	}

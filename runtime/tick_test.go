@@ -43,7 +43,7 @@ func TestTickKeepsParksAndDelivers(t *testing.T) {
 			if stats.Outbox != 2 || stats.ReceivedIDs != 2 {
 				t.Fatalf("stats %+v", stats)
 			}
-			for _, q := range []string{"warehouse", "returns"} {
+			for _, q := range []string{"warehouse_queue", "returns_queue"} {
 				if qs, _ := env.Fake.Stats(q); qs.Visible+qs.InFlight != 0 {
 					t.Fatalf("queue %s still holds %+v", q, qs)
 				}

@@ -74,6 +74,10 @@ type Options struct {
 	Clock testclock.Clock
 	// FaultSeed seeds the choice of faults injected by fraction.
 	FaultSeed int64
+	// OnRequest, when set, sees each request's operation ("ReceiveMessage")
+	// and JSON body before the fake answers it, for a test that checks
+	// what a client asked.
+	OnRequest func(operation string, body []byte)
 }
 
 // Fake is an in-memory SQS. It implements http.Handler and is safe for
@@ -209,6 +213,9 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.calls[op]++
 	f.mu.Unlock()
+	if f.opts.OnRequest != nil {
+		f.opts.OnRequest(op, body)
+	}
 
 	if len(body) > maxRequestBytes {
 		f.writeError(w, coralError(413, "RequestEntityTooLarge", "Request body too large."))

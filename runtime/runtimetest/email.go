@@ -2,12 +2,11 @@ package runtimetest
 
 import (
 	"encoding/json"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/emailfake"
-	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/runtime/standin"
 )
 
 // MailToken is the Resend API key the mail world's app is given: a canary,
@@ -15,7 +14,7 @@ import (
 const MailToken = "re_" + Canary
 
 // MailEnv is examples/shipmail's world: its orders queue on an SQS fake,
-// its Resend connection on an emailfake that records each mail.
+// its Resend connection on an email stand-in that records each mail.
 type MailEnv struct {
 	*Env
 	Mail *emailfake.Fake
@@ -25,26 +24,14 @@ type MailEnv struct {
 // ("sqlite" or "postgres").
 func NewMail(t testing.TB, storeKind string, plan *ir.Program) *MailEnv {
 	t.Helper()
-	e := &Env{T: t, Plan: plan, QueueURLs: map[string]string{}}
-	e.Fake = sqsfake.New(sqsfake.Options{Credentials: map[string]string{"AKIDTEST": Canary}})
-	e.FakeSrv = httptest.NewServer(e.Fake)
-	t.Cleanup(e.FakeSrv.Close)
-	u, err := e.Fake.CreateQueue("orders", nil)
-	if err != nil {
-		t.Fatal(err)
+	e := newEnv(t, storeKind, plan, standin.Options{
+		Environ:    []string{"MAIL_FROM=Shop <orders@shop.example>"},
+		EmailToken: MailToken,
+	})
+	mail := e.World.Email("mail")
+	if mail == nil {
+		t.Fatal("the plan has no email connection named mail")
 	}
-	e.QueueURLs["orders_queue"] = u
-	mail, mailURL := emailfake.NewTest(t, emailfake.Options{Method: "POST", Path: "/emails", Token: MailToken})
-	e.Environ = []string{
-		"AWS_ACCESS_KEY_ID=AKIDTEST",
-		"AWS_SECRET_ACCESS_KEY=" + Canary,
-		"SQS_HOST=" + e.FakeSrv.URL,
-		"ORDERS_QUEUE_URL=" + u,
-		"RESEND_API_KEY=" + MailToken,
-		"RESEND_HOST=" + mailURL,
-		"MAIL_FROM=Shop <orders@shop.example>",
-	}
-	e.StoreURL = freshStore(t, storeKind)
 	return &MailEnv{Env: e, Mail: mail}
 }
 

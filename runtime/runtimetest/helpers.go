@@ -1,7 +1,7 @@
 package runtimetest
 
-// Helpers for the seed, config and CLI tests: a fake rebuilt with other
-// options, raw reads of the store's tables, the environment of a child
+// Helpers for the seed, config and CLI tests: a world restarted with its
+// SQS fake built otherwise, raw reads of the store's tables, the environment of a child
 // process, and a store that fails as a test asks.
 
 import (
@@ -10,9 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,14 +19,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/sqlite"
 )
 
-// FakeOptions rebuild an Env's SQS fake.
+// FakeOptions restart an Env's world with its SQS fake built otherwise.
 type FakeOptions struct {
 	// ManualClock drives the fake's visibility timeouts with a clock of
 	// its own, set at the time UseFake is called, that the test moves
@@ -51,80 +47,47 @@ type Request struct {
 	Input     map[string]any
 }
 
-var recorded sync.Map // *Env -> *requestLog
-
 type requestLog struct {
 	mu   sync.Mutex
 	reqs []Request
 }
 
-// UseFake replaces the Env's SQS fake (and its server) with one built with
-// o, recreating the app's queues and pointing the Env's config at them.
-// Call it before Config or Runtime. It returns the fake's manual clock, nil
-// without FakeOptions.ManualClock.
+// UseFake restarts the Env's world with its SQS fake built with o: the
+// app's queues made again, and the Env's config pointed at them (Environ
+// is the new world's). Call it before Config or Runtime. It returns the
+// fake's manual clock, nil without FakeOptions.ManualClock.
 func (e *Env) UseFake(o FakeOptions) *testclock.Manual {
 	e.T.Helper()
+	opts := e.opts
+	opts.SQS.Clock, opts.SQS.OnRequest = nil, nil
 	var clock *testclock.Manual
-	opts := sqsfake.Options{Credentials: map[string]string{"AKIDTEST": Canary}}
 	if o.ManualClock {
 		clock = testclock.NewManual(time.Now())
-		opts.Clock = clock
+		opts.SQS.Clock = clock
 	}
-	e.Fake = sqsfake.New(opts)
-	var h http.Handler = e.Fake
+	e.requests = nil
 	if o.Record {
 		log := &requestLog{}
-		recorded.Store(e, log)
-		fake := e.Fake
-		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			b, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(strings.NewReader(string(b)))
+		e.requests = log
+		opts.SQS.OnRequest = func(op string, body []byte) {
 			var in map[string]any
-			_ = json.Unmarshal(b, &in)
-			op := r.Header.Get("X-Amz-Target")
-			if i := strings.LastIndexByte(op, '.'); i >= 0 {
-				op = op[i+1:]
-			}
+			_ = json.Unmarshal(body, &in)
 			log.mu.Lock()
 			log.reqs = append(log.reqs, Request{Operation: op, Input: in})
 			log.mu.Unlock()
-			fake.ServeHTTP(w, r)
-		})
-	}
-	e.FakeSrv = httptest.NewServer(h)
-	e.T.Cleanup(e.FakeSrv.Close)
-	for _, q := range o.Extra {
-		if _, err := e.Fake.CreateQueue(q, nil); err != nil {
-			e.T.Fatal(err)
 		}
 	}
-	for _, q := range []string{"warehouse", "returns"} {
-		attrs := map[string]string{}
-		for k, v := range o.Attributes[q+"_queue"] {
-			for _, x := range o.Extra {
-				v = strings.ReplaceAll(v, "{arn:"+x+"}", e.Fake.QueueArn(x))
-			}
-			attrs[k] = v
-		}
-		u, err := e.Fake.CreateQueue(q, attrs)
-		if err != nil {
-			e.T.Fatal(err)
-		}
-		e.QueueURLs[q+"_queue"] = u
-	}
-	e.SetEnv("SQS_HOST", e.FakeSrv.URL)
-	e.SetEnv("WAREHOUSE_QUEUE_URL", e.QueueURLs["warehouse_queue"])
-	e.SetEnv("RETURNS_QUEUE_URL", e.QueueURLs["returns_queue"])
+	opts.QueueAttributes, opts.DeadLetterQueues = o.Attributes, o.Extra
+	e.start(opts)
 	return clock
 }
 
 // Requests returns the calls the fake received since UseFake with Record.
 func (e *Env) Requests() []Request {
-	v, ok := recorded.Load(e)
-	if !ok {
+	if e.requests == nil {
 		e.T.Fatal("Requests needs UseFake(FakeOptions{Record: true})")
 	}
-	log := v.(*requestLog)
+	log := e.requests
 	log.mu.Lock()
 	defer log.mu.Unlock()
 	return append([]Request(nil), log.reqs...)

@@ -1,6 +1,8 @@
-// Package runtimetest builds the world a test runs an app's plan in: an SQS
-// fake with the app's queues (or, for examples/shipmail, an email fake too),
-// a local HTTP target for its subscribers, config values pointing at them, a
+// Package runtimetest runs an app's plan in a test's world: the world of
+// local stand-ins `jadpo dev` runs (runtime/standin: an SQS fake with the
+// app's queues, an email stand-in for each email connection, the config
+// pointing at them), with what a test adds to it: credentials that are a
+// Canary, a scripted target recording each call for the app's services, a
 // fresh store (SQLite in a temporary folder, or a PostgreSQL schema of the
 // test's own), and a store that fails when the test says so.
 //
@@ -19,15 +21,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/runtime"
+	"github.com/jadpo/jadpo/runtime/standin"
 	"github.com/jadpo/jadpo/runtime/store"
 	_ "github.com/jadpo/jadpo/runtime/store/postgres" // postgres:// stores
 	_ "github.com/jadpo/jadpo/runtime/store/sqlite"   // sqlite: stores
@@ -38,15 +39,21 @@ var Stores = []string{"sqlite", "postgres"}
 
 // Env is one test's world.
 type Env struct {
-	T        testing.TB
-	Plan     *ir.Program
+	T    testing.TB
+	Plan *ir.Program
+	// World is the world of stand-ins the app's config points at.
+	World *standin.World
+	// Fake is World's SQS fake; each of the app's SQS queues is a queue of
+	// the fake by the app's queue name ("warehouse_queue").
 	Fake     *sqsfake.Fake
-	FakeSrv  *httptest.Server
 	Target   *Target
 	Environ  []string // the app's config as environment entries
 	StoreURL string
 	// QueueURLs are the fake's queue URLs by app queue name.
 	QueueURLs map[string]string
+
+	opts     standin.Options // what World was started with
+	requests *requestLog     // with FakeOptions.Record
 }
 
 // Canary is a secret's value that must never be printed.
@@ -97,7 +104,7 @@ func (e *Env) Runtime(st store.Store, opts runtime.Options) *runtime.Runtime {
 // Send puts a body on one of the app's queues.
 func (e *Env) Send(queue, body string) {
 	e.T.Helper()
-	if _, err := e.Fake.SendMessage(strings.TrimSuffix(queue, "_queue"), body); err != nil {
+	if _, err := e.Fake.SendMessage(queue, body); err != nil {
 		e.T.Fatal(err)
 	}
 }
@@ -107,15 +114,18 @@ func OrderShipped(id string) string {
 	return fmt.Sprintf(`{"id":%q,"type":"order_shipped","order_id":"o-%s","shipped_at":"2026-11-30T10:00:00Z","carrier":"dhl","lines":[{"sku":"SKU-1","quantity":2}]}`, id, id)
 }
 
-// Target is a local HTTP server standing in for a subscriber's service. It
-// answers each call with the next scripted status (200 when the script is
-// empty) and records every call.
+// Target stands in for a subscriber's service: the world serves the app's
+// json_http services with it (standin.Options.Services). It answers each
+// call with the next scripted status (200 when the script is empty) and
+// records every call.
 type Target struct {
-	*httptest.Server
+	// URL is where the app's services are pointed.
+	URL    string
 	mu     sync.Mutex
 	script []int
 	calls  []Call
 	answer func(r *http.Request) (int, string)
+	gone   bool
 }
 
 // Call is one request the target saw.
@@ -124,15 +134,17 @@ type Call struct {
 	Body               map[string]any
 }
 
-// newTarget starts a target.
-func newTarget(t testing.TB) *Target {
-	tg := &Target{}
-	tg.Server = httptest.NewServer(http.HandlerFunc(tg.serve))
-	t.Cleanup(tg.Close)
-	return tg
-}
-
-func (tg *Target) serve(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP records the call and answers it.
+func (tg *Target) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	tg.mu.Lock()
+	gone := tg.gone
+	tg.mu.Unlock()
+	if gone {
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+		}
+		return
+	}
 	b, _ := io.ReadAll(r.Body)
 	var body map[string]any
 	_ = json.Unmarshal(b, &body)
@@ -157,6 +169,14 @@ func (tg *Target) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	io.WriteString(w, `{"job_id":"j-1","state":"queued"}`)
+}
+
+// Close makes the service gone: each call after it has its connection
+// closed unanswered, and is not recorded.
+func (tg *Target) Close() {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	tg.gone = true
 }
 
 // Script sets the statuses of the next calls.

@@ -16,6 +16,7 @@ import (
 // host and token pointed at it, each mail printed instead of sent.
 type mail struct {
 	out     io.Writer
+	token   string     // the bearer token each stand-in takes
 	mu      sync.Mutex // one mail's line at a time
 	servers []*emailfake.Server
 	names   []string
@@ -26,7 +27,7 @@ type mail struct {
 // the package's own is replaced in dev's plan, so no mail leaves the machine.
 func (w *World) wireEmail(c *ir.Connection, point func(*ir.Value, string) *ir.Value) error {
 	m := &w.mail
-	opts := emailfake.Options{Token: emailfake.DefaultToken, Members: map[string]string{}}
+	opts := emailfake.Options{Token: m.token, Members: map[string]string{}}
 	var input *ir.Record
 	for _, o := range c.Operations {
 		if o.Ref != c.Email.Operation {
@@ -71,7 +72,18 @@ func (w *World) wireEmail(c *ir.Connection, point func(*ir.Value, string) *ir.Va
 	c.Host = point(c.Host, srv.URL)
 	if v, ok := c.Credential[ir.MemberToken]; ok {
 		c.Credential = maps.Clone(c.Credential)
-		c.Credential[ir.MemberToken] = *point(&v, emailfake.DefaultToken)
+		c.Credential[ir.MemberToken] = *point(&v, m.token)
+	}
+	return nil
+}
+
+// Email is the email stand-in of the app's connection, nil when the
+// connection has none: what it took, and refusals a test asks of it.
+func (w *World) Email(connection string) *emailfake.Fake {
+	for i, name := range w.mail.names {
+		if name == connection {
+			return w.mail.servers[i].Fake
+		}
 	}
 	return nil
 }

@@ -1,9 +1,10 @@
-// Package standin is the world of local stand-ins `jadpo dev` and its demo
-// run an app against: an SQS fake, a Cloudflare Queues fake, a stand-in for
-// json_http services and one for each email connection, a copy of the plan
-// with every connection pointed at them however its values are written, a
-// dialer that refuses every address off this machine, and the SQL inbox
-// tables created in a local database. It reads plans, never source.
+// Package standin is the world of local stand-ins `jadpo dev`, its demo and
+// the tests' worlds (runtime/runtimetest, through Options) run an app
+// against: an SQS fake, a Cloudflare Queues fake, a stand-in for json_http
+// services and one for each email connection, a copy of the plan with every
+// connection pointed at them however its values are written, a dialer that
+// refuses every address off this machine, and the SQL inbox tables created
+// in a local database. It reads plans, never source.
 package standin
 
 import (
@@ -18,12 +19,14 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/cfqueuesfake"
+	"github.com/jadpo/jadpo/providers/emailfake"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/runtime"
 )
@@ -43,6 +46,27 @@ type Options struct {
 	// Dial is what the loopback-only guard passes an address on this
 	// machine to; nil dials directly, with a 30 s timeout.
 	Dial DialFunc
+	// Environ is the environment the app's is made from; nil: this
+	// process's.
+	Environ []string
+	// SQS builds the SQS fake: the credentials it accepts (the app is given
+	// the key id that sorts first, and its secret; none: sqsfake's default
+	// pair), its clock, a hook on each request. Its BaseURL is its own.
+	SQS sqsfake.Options
+	// QueueAttributes are what each of the app's queues is created with on
+	// the SQS fake, by queue name ({"VisibilityTimeout": "2"}); "{arn:NAME}"
+	// in a value is the ARN of the fake's queue NAME, one of
+	// DeadLetterQueues, say, for a RedrivePolicy.
+	QueueAttributes map[string]map[string]string
+	// DeadLetterQueues are further queues created on the SQS fake, before
+	// the app's, for a RedrivePolicy to name.
+	DeadLetterQueues []string
+	// Services answers the calls to the app's json_http services; nil: a
+	// stand-in answering each call with a sample of its operation's output.
+	Services http.Handler
+	// EmailToken is the token the email stand-ins take, and the app is
+	// given; "": emailfake.DefaultToken.
+	EmailToken string
 }
 
 // Error is a start refused or failed: its message says why and how to fix
@@ -74,11 +98,13 @@ type World struct {
 	// Cloudflare is the Cloudflare Queues fake, started when a connection
 	// uses the cloudflare_queues driver; nil otherwise.
 	Cloudflare *cfqueuesfake.Server
+	// ServicesURL is where the app's json_http services are pointed:
+	// Options.Services, or the sample-answering stand-in.
+	ServicesURL string
 
 	dial      DialFunc
 	cfQueues  map[string][2]string // by app queue: its account id and queue id on Cloudflare
 	sink      *http.Server
-	sinkURL   string
 	queueURLs map[string]string // by app queue
 	inboxes   map[string]*inbox // SQL inbox tables, by app queue
 	mail      mail              // email.go
@@ -97,16 +123,21 @@ func Start(ctx context.Context, plan *ir.Program, opts Options) (*World, error) 
 		dial = (&net.Dialer{Timeout: 30 * time.Second}).DialContext
 	}
 	w := &World{Plan: &p, queueURLs: map[string]string{}, cfQueues: map[string][2]string{}, dial: LoopbackOnly(dial)}
-	w.mail.out = opts.Mail
+	w.mail.out, w.mail.token = opts.Mail, opts.EmailToken
+	if w.mail.token == "" {
+		w.mail.token = emailfake.DefaultToken
+	}
+	sqsOpts := opts.SQS
+	sqsOpts.BaseURL = ""
 	var err error
-	if w.SQS, err = sqsfake.Start("", sqsfake.Options{}); err != nil {
+	if w.SQS, err = sqsfake.Start("", sqsOpts); err != nil {
 		return nil, Error{"cannot start the SQS fake: " + err.Error()}
 	}
-	if err := w.startSink(); err != nil {
+	if err := w.startSink(opts.Services); err != nil {
 		w.Close()
 		return nil, Error{"cannot start the service stand-in: " + err.Error()}
 	}
-	if err := w.wire(); err != nil {
+	if err := w.wire(opts); err != nil {
 		w.Close()
 		return nil, Error{"jadpo dev: " + err.Error()}
 	}
@@ -166,7 +197,13 @@ func (w *World) Close() {
 // connection with no stand-in refuses the start, naming it and the fix.
 // Other config fields keep their environment values, or a dev placeholder
 // when unset.
-func (w *World) wire() error {
+func (w *World) wire(opts Options) error {
+	keyID, secret := sqsCredential(opts.SQS.Credentials)
+	for _, q := range opts.DeadLetterQueues {
+		if _, err := w.SQS.CreateQueue(q, nil); err != nil {
+			return err
+		}
+	}
 	set := map[string]string{}
 	real := map[string]bool{} // config fields that must come from the environment
 	point := func(v *ir.Value, to string) *ir.Value {
@@ -183,13 +220,13 @@ func (w *World) wire() error {
 		case c.Provider.Protocol == ir.ProtocolAWSJSON && c.Provider.AWSTarget == "AmazonSQS":
 			c.Host = point(c.Host, w.SQS.URL)
 			c.Credential = maps.Clone(c.Credential)
-			for member, to := range map[string]string{ir.MemberKeyID: sqsfake.DefaultKeyID, ir.MemberSecret: sqsfake.DefaultSecret} {
+			for member, to := range map[string]string{ir.MemberKeyID: keyID, ir.MemberSecret: secret} {
 				if v, ok := c.Credential[member]; ok {
 					c.Credential[member] = *point(&v, to)
 				}
 			}
 			if v, ok := c.Settings["queue_url"]; ok {
-				u, err := w.SQS.CreateQueue(c.Name, nil)
+				u, err := w.SQS.CreateQueue(c.Name, w.queueAttributes(opts.QueueAttributes[c.Name]))
 				if err != nil {
 					return err
 				}
@@ -206,7 +243,7 @@ func (w *World) wire() error {
 				return err
 			}
 		case c.Provider.Protocol == ir.ProtocolJSONHTTP:
-			c.Host = point(c.Host, w.sinkURL)
+			c.Host = point(c.Host, w.ServicesURL)
 		case c.Provider.Protocol == ir.ProtocolSQL:
 			// A SQL inbox is a table of a real database: no stand-in, and no
 			// placeholder, so an unset URL is named at start-up. Its database
@@ -223,17 +260,53 @@ func (w *World) wire() error {
 				"run the app with `jadpo run` against a test account, or leave the connection out while developing", c.Name, c.Package, what)
 		}
 	}
-	env := os.Environ()
+	env := opts.Environ
+	if env == nil {
+		env = os.Environ()
+	}
+	given := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		given[k] = v
+	}
+	env = slices.Clone(env)
 	for _, cf := range w.Plan.Config {
 		if v, ok := set[cf.Name]; ok {
 			env = append(env, cf.Binding+"="+v)
-		} else if os.Getenv(cf.Binding) == "" && cf.Default == nil && !cf.Type.Optional && !real[cf.Name] {
+		} else if given[cf.Binding] == "" && cf.Default == nil && !cf.Type.Optional && !real[cf.Name] {
 			env = append(env, cf.Binding+"="+placeholder(cf))
 		}
 	}
 	w.Environ = env
 	return nil
 }
+
+// sqsCredential is the access key id and secret the app is given for the
+// SQS fake: of those it accepts, the key id that sorts first.
+func sqsCredential(accepted map[string]string) (keyID, secret string) {
+	if len(accepted) == 0 {
+		return sqsfake.DefaultKeyID, sqsfake.DefaultSecret
+	}
+	keyID = sortedKeys(accepted)[0]
+	return keyID, accepted[keyID]
+}
+
+// queueAttributes are a queue's attributes with each "{arn:NAME}" replaced
+// by the ARN of the fake's queue NAME.
+func (w *World) queueAttributes(given map[string]string) map[string]string {
+	if given == nil {
+		return nil
+	}
+	out := make(map[string]string, len(given))
+	for k, v := range given {
+		out[k] = arnRef.ReplaceAllStringFunc(v, func(ref string) string {
+			return w.SQS.QueueArn(strings.TrimSuffix(strings.TrimPrefix(ref, "{arn:"), "}"))
+		})
+	}
+	return out
+}
+
+var arnRef = regexp.MustCompile(`\{arn:[A-Za-z0-9_-]+\}`)
 
 // placeholder is an unset config field's dev value, of its type; a URL is on
 // this machine.
@@ -364,14 +437,20 @@ func (w *World) wireCloudflare(c *ir.Connection, set map[string]string, point fu
 	return nil
 }
 
-// startSink serves a stand-in for json_http services: every call succeeds
-// with an answer shaped like the operation's output.
-func (w *World) startSink() error {
+// startSink serves the app's json_http services: with services, or a
+// stand-in whose every call succeeds with an answer shaped like the
+// operation's output.
+func (w *World) startSink(services http.Handler) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	w.sinkURL = "http://" + ln.Addr().String()
+	w.ServicesURL = "http://" + ln.Addr().String()
+	if services != nil {
+		w.sink = &http.Server{Handler: services, ReadHeaderTimeout: 5 * time.Second}
+		go func() { _ = w.sink.Serve(ln) }()
+		return nil
+	}
 	type route struct {
 		method string
 		re     *regexp.Regexp

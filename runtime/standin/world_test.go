@@ -3,6 +3,7 @@ package standin
 import (
 	"context"
 	"errors"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,8 +35,8 @@ func TestDevRefusesAConnectionWithoutAStandIn(t *testing.T) {
 			c.Host, c.Provider.Host = nil, "https://sqs.us-east-1.amazonaws.com"
 		}
 	}
-	w := &World{Plan: p, SQS: fake, sinkURL: "http://127.0.0.1:1", queueURLs: map[string]string{}, cfQueues: map[string][2]string{}}
-	if err := w.wire(); err != nil {
+	w := &World{Plan: p, SQS: fake, ServicesURL: "http://127.0.0.1:1", queueURLs: map[string]string{}, cfQueues: map[string][2]string{}}
+	if err := w.wire(Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range p.Connections {
@@ -50,8 +51,8 @@ func TestDevRefusesAConnectionWithoutAStandIn(t *testing.T) {
 			c.Provider.AWSTarget = "AmazonSNS"
 		}
 	}
-	w = &World{Plan: p, SQS: fake, sinkURL: "http://127.0.0.1:1", queueURLs: map[string]string{}, cfQueues: map[string][2]string{}}
-	err = w.wire()
+	w = &World{Plan: p, SQS: fake, ServicesURL: "http://127.0.0.1:1", queueURLs: map[string]string{}, cfQueues: map[string][2]string{}}
+	err = w.wire(Options{})
 	if err == nil || !strings.Contains(err.Error(), "connection returns_queue (package AmazonSqs.v2012_11_05) speaks aws_json (AmazonSNS), which has no local stand-in") ||
 		!strings.Contains(err.Error(), "leave the connection out while developing") {
 		t.Fatalf("wire = %v", err)
@@ -99,5 +100,49 @@ func TestStartPointsACopyOfThePlan(t *testing.T) {
 	}
 	if _, err := w.Send(context.Background(), "nowhere", "{}"); !errors.Is(err, ErrNoQueue) {
 		t.Fatalf("Send to no queue: %v", err)
+	}
+}
+
+// What a test's world asks of Start (runtime/runtimetest): the app's
+// environment made from Options.Environ alone, the SQS credential it
+// accepts, its queues' attributes with a dead-letter queue's ARN filled in,
+// and the app's services answered by Options.Services.
+func TestStartTakesTheWorldATestAsksFor(t *testing.T) {
+	res := check.Check(project.Load(filepath.Join(repoRoot, "examples", "warehouse")))
+	if res.Diags.HasErrors() {
+		t.Fatal("examples/warehouse does not check")
+	}
+	services := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { rw.WriteHeader(http.StatusTeapot) })
+	w, err := Start(context.Background(), res.Program, Options{
+		Environ:          []string{"PACKING_TOKEN=tok"},
+		SQS:              sqsfake.Options{Credentials: map[string]string{"KEY-B": "b", "KEY-A": "a"}},
+		QueueAttributes:  map[string]map[string]string{"warehouse_queue": {"RedrivePolicy": `{"deadLetterTargetArn":"{arn:dead}","maxReceiveCount":"2"}`}},
+		DeadLetterQueues: []string{"dead"},
+		Services:         services,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	env := map[string]string{}
+	for _, kv := range w.Environ {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	if env["PACKING_TOKEN"] != "tok" || env["AWS_ACCESS_KEY_ID"] != "KEY-A" || env["AWS_SECRET_ACCESS_KEY"] != "a" ||
+		env["PACKING_HOST"] != w.ServicesURL || env["SQS_HOST"] != w.SQS.URL || len(env) != 7 {
+		t.Fatalf("Environ = %v", w.Environ)
+	}
+	redrive := map[string]string{"RedrivePolicy": `{"deadLetterTargetArn":"` + w.SQS.QueueArn("dead") + `","maxReceiveCount":"2"}`}
+	if _, err := w.SQS.CreateQueue("warehouse_queue", redrive); err != nil {
+		t.Fatalf("the queue was not created with its attributes: %v", err)
+	}
+	resp, err := http.Post(w.ServicesURL+"/jobs", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTeapot {
+		t.Fatalf("the services answered %d, not Options.Services' 418", resp.StatusCode)
 	}
 }

@@ -2,7 +2,6 @@ package workload
 
 import (
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,7 +22,7 @@ type Flow struct {
 func (w *Workload) Flow(e *runtimetest.Env, from, to int, over time.Duration) *Flow {
 	return StartFlow(e.T, from, to, over, func(i, j int) error {
 		for _, m := range w.Msgs[i:j] {
-			if _, err := e.Fake.SendMessage(strings.TrimSuffix(m.Queue, "_queue"), m.Body); err != nil {
+			if _, err := e.Fake.SendMessage(m.Queue, m.Body); err != nil {
 				return fmt.Errorf("sending to the fake: %w", err)
 			}
 		}
