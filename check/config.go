@@ -85,9 +85,7 @@ func (c *checker) checkConfig() {
 					WithHelp("a secret comes from the environment or .env.local only; remove the default")
 				continue
 			}
-			// An enum's value is written as its bare variant (`default: dhl`),
-			// which is a name, not one of the other literals.
-			if !isLiteral(dm.Value) && !(t.Kind == ir.Enum && refName(dm.Value) != "") {
+			if !isLiteralOf(dm.Value, t) {
 				c.add("config.unknown_option", d.file.Range(dm.Value.Span()), "`default` takes a literal of the field's type").
 					WithHelp(defaultHelp(t))
 				continue

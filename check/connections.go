@@ -234,8 +234,7 @@ func (c *checker) connectionValue(f *ast.File, e *ast.Expr, t ir.Type, place str
 		}
 		return ir.Value{Config: cf.ir.Name}, true
 	}
-	// An enum's variant is written as its bare name, as a default is.
-	if !isLiteral(e) && !(t.Kind == ir.Enum && len(refParts(e)) == 1) {
+	if !isLiteralOf(e, t) {
 		c.add("connection.value_invalid", f.Range(e.Span()), "%s takes a literal or a config field, `config.<name>`", place).
 			WithHelp("write the value itself (text in double quotes, a number, true or false), or `config.<field>` to read it from the environment")
 		return ir.Value{}, false

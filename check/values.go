@@ -30,6 +30,12 @@ func isLiteral(e *ast.Expr) bool {
 	return false
 }
 
+// isLiteralOf reports whether e is written as a literal of type t: one of
+// isLiteral's, or for an enum its bare variant (`dhl`), which is a name.
+func isLiteralOf(e *ast.Expr, t ir.Type) bool {
+	return isLiteral(e) || t.Kind == ir.Enum && refName(e) != ""
+}
+
 // literalValue checks that a literal fits t and returns it as JSON. problem
 // is a sentence for the caller's diagnostic when it does not fit.
 func literalValue(e *ast.Expr, t ir.Type) (raw json.RawMessage, problem string) {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"time"
 )
 
@@ -75,10 +76,12 @@ const (
 	ReasonTooLarge     Reason = "too_large"
 )
 
+// Reasons lists every reason, for what must name them all (the Worker's
+// JavaScript is held to it by a test).
+var Reasons = []Reason{ReasonUnlistedType, ReasonUnreadable, ReasonTooLarge}
+
 // Valid reports whether r is one of the reasons.
-func (r Reason) Valid() bool {
-	return r == ReasonUnlistedType || r == ReasonUnreadable || r == ReasonTooLarge
-}
+func (r Reason) Valid() bool { return slices.Contains(Reasons, r) }
 
 // Problem is one problem of a message that could not be read as its event: the field and
 // the rule it broke, never a value.
