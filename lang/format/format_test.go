@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jadpo/jadpo/lang/diag"
+	"github.com/jadpo/jadpo/lang/internal/repofiles"
 )
 
 // Each case is a source and its canonical layout; the layout must also be
@@ -109,7 +110,7 @@ func TestSyntaxErrorIsTheParsersDiagnostics(t *testing.T) {
 // TestDocsExampleIsFormatted: the example of docs/reference/formatting.md
 // is in the layout the page describes.
 func TestDocsExampleIsFormatted(t *testing.T) {
-	page, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "reference", "formatting.md"))
+	page, err := os.ReadFile(filepath.Join(repofiles.Root(t), "docs", "reference", "formatting.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

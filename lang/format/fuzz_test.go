@@ -3,15 +3,13 @@ package format
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/internal/repofiles"
 	"github.com/jadpo/jadpo/lang/lexer"
 	"github.com/jadpo/jadpo/lang/parser"
 	"github.com/jadpo/jadpo/lang/source"
@@ -25,7 +23,7 @@ const maxFuzzInput = 16 << 10
 // nothing, the result parses to the same tree (positions aside), and every
 // comment is kept, in order.
 func FuzzFormat(f *testing.F) {
-	for _, b := range repoSources(f) {
+	for _, b := range repofiles.Sources(f, maxFuzzInput) {
 		f.Add(b)
 	}
 	for _, c := range layoutCases {
@@ -41,7 +39,7 @@ func FuzzFormat(f *testing.F) {
 
 // TestFormatRepositorySources runs the fuzz body on every seed.
 func TestFormatRepositorySources(t *testing.T) {
-	seeds := repoSources(t)
+	seeds := repofiles.Sources(t, maxFuzzInput)
 	if len(seeds) < 40 {
 		t.Fatalf("only %d .jadpo files found in the repository", len(seeds))
 	}
@@ -148,51 +146,6 @@ func dumpValue(b *strings.Builder, v reflect.Value) {
 	}
 }
 
-// repoRoot is the folder holding go.mod.
-func repoRoot(t testing.TB) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
-
-// repoSources reads every .jadpo file of the repository.
-func repoSources(t testing.TB) map[string][]byte {
-	dir := repoRoot(t)
-	out := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
-			return fs.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".jadpo") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err == nil && len(b) <= maxFuzzInput {
-			rel, _ := filepath.Rel(dir, path)
-			out[rel] = b
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestFormatRelaidSources lays every repository source out at random (its
 // white space replaced, comments put between tokens) and checks the
 // formatter's properties on each; the fuzzer mostly makes files that do not
@@ -201,7 +154,7 @@ func TestFormatRelaidSources(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	spaces := []string{" ", "  ", "\n", "\n\n", "\t", "\n    ", " // note\n", "\n// own line\n", "\n\n// after a blank\n\n"}
 	parsed := 0
-	for path, src := range repoSources(t) {
+	for path, src := range repofiles.Sources(t, maxFuzzInput) {
 		toks, probs := lexer.Lex(string(src))
 		if len(probs) > 0 {
 			continue

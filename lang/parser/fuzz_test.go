@@ -2,8 +2,6 @@ package parser
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/diag"
+	"github.com/jadpo/jadpo/lang/internal/repofiles"
 	"github.com/jadpo/jadpo/lang/lexer"
 	"github.com/jadpo/jadpo/lang/projectgen"
 	"github.com/jadpo/jadpo/lang/source"
@@ -57,45 +56,8 @@ var inlineSeeds = []string{
 	"connection c { host: = }\n\xff",
 }
 
-// repoRoot walks up from the test's directory to the one holding go.mod.
-func repoRoot(t testing.TB) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
-
-// repoSeeds reads every .jadpo file under the repository's testdata/ and
-// examples/ (either may be missing or sparse).
-func repoSeeds(t testing.TB) map[string][]byte {
-	root := repoRoot(t)
-	out := map[string][]byte{}
-	for _, top := range []string{"testdata", "examples"} {
-		_ = filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jadpo") {
-				return nil
-			}
-			if b, err := os.ReadFile(path); err == nil && len(b) <= maxFuzzInput {
-				out[path] = b
-			}
-			return nil
-		})
-	}
-	return out
-}
-
 func FuzzParse(f *testing.F) {
-	for _, b := range repoSeeds(f) {
+	for _, b := range repofiles.Sources(f, maxFuzzInput, "testdata", "examples") {
 		f.Add(b)
 	}
 	for _, s := range inlineSeeds {
@@ -231,7 +193,7 @@ func firstDiff(a, b reflect.Value, path string) string {
 // TestSeeds runs the fuzz body over every seed, so `go test` checks them
 // without -fuzz (the regression inputs under testdata/fuzz run too).
 func TestSeeds(t *testing.T) {
-	for path, b := range repoSeeds(t) {
+	for path, b := range repofiles.Sources(t, maxFuzzInput, "testdata", "examples") {
 		t.Run(filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), func(t *testing.T) { checkInvariants(t, b) })
 	}
 	for i, s := range inlineSeeds {
@@ -247,8 +209,8 @@ func TestFastPathTakesRealProjects(t *testing.T) {
 	for _, name := range projectgen.Files(fsys) {
 		inputs[name] = fsys[name].Data
 	}
-	for path, b := range repoSeeds(t) {
-		if strings.Contains(filepath.ToSlash(path), "/examples/") {
+	for path, b := range repofiles.Sources(t, maxFuzzInput, "testdata", "examples") {
+		if strings.HasPrefix(filepath.ToSlash(path), "examples/") {
 			inputs[path] = b
 		}
 	}
