@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/docs/docstest"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -148,38 +147,8 @@ func TestCLIReference(t *testing.T) {
 	root := repoRoot(t)
 	e := &env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
 	pages := cliPages(e.rootCommand(nil))
-	dir := filepath.Join(root, filepath.FromSlash(cliRefDir))
 	update := updateDocs != nil && updateDocs.Value.String() == "true"
-	if update {
-		if err := os.RemoveAll(dir); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for name, want := range pages {
-		path := filepath.Join(dir, name)
-		if update {
-			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(path)
-		if err != nil || string(got) != want {
-			t.Errorf("%s/%s is stale: run `%s`", cliRefDir, name, cliRefRegenerate)
-		}
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatalf("%s: %v: run `%s`", cliRefDir, err, cliRefRegenerate)
-	}
-	for _, en := range entries {
-		if _, ok := pages[en.Name()]; !ok {
-			t.Errorf("%s/%s documents no command: run `%s`", cliRefDir, en.Name(), cliRefRegenerate)
-		}
-	}
+	docstest.Folder{Dir: cliRefDir, Regenerate: cliRefRegenerate, Orphan: "documents no command"}.Check(t, root, pages, update)
 	for _, must := range []string{"jadpo.md", "jadpo_check.md", "jadpo_deliveries_retry.md", "jadpo_store_stats.md"} {
 		if _, ok := pages[must]; !ok {
 			t.Errorf("the reference has no page %s: the walk of the command tree misses commands", must)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/docs/docstest"
 	"github.com/jadpo/jadpo/lang/diag"
 )
 
@@ -34,37 +35,7 @@ func TestCataloguePages(t *testing.T) {
 		diag.WriteText(&b, diags, diag.TextOptions{})
 		t.Fatalf("the catalogue's packages with the pages' example connections do not check clean:\n%s", b.String())
 	}
-	dir := filepath.Join(repoRoot(t), filepath.FromSlash(Dir))
-	if *update {
-		if err := os.RemoveAll(dir); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for name, want := range pages {
-		path := filepath.Join(dir, name)
-		if *update {
-			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(path)
-		if err != nil || string(got) != want {
-			t.Errorf("%s/%s is stale: run `%s`", Dir, name, Regenerate)
-		}
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatalf("%s: %v: run `%s`", Dir, err, Regenerate)
-	}
-	for _, e := range entries {
-		if _, ok := pages[e.Name()]; !ok {
-			t.Errorf("%s/%s is no catalogue package's page: run `%s`", Dir, e.Name(), Regenerate)
-		}
-	}
+	docstest.Folder{Dir: Dir, Regenerate: Regenerate, Orphan: "is no catalogue package's page"}.Check(t, repoRoot(t), pages, *update)
 }
 
 // The page must say what a user needs: a setting's type and default, and an
