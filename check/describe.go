@@ -136,7 +136,7 @@ func DescribePackages(p *project.Project) ([]PackageReference, diag.List) {
 func (c *checker) describeSettings(pk *pkg) []SettingReference {
 	var out []SettingReference
 	for _, st := range pk.settings {
-		ref := SettingReference{Name: st.name, Type: typeText(st.typ), Base: st.typ, Default: st.def, Required: st.required(),
+		ref := SettingReference{Name: st.name, Type: TypeText(st.typ), Base: st.typ, Default: st.def, Required: st.required(),
 			About: commentAbove(st.file.Source, st.field.Span().Start, true)}
 		if st.field.Type != nil && st.field.Type.Name != nil {
 			ref.Type = string(st.file.Source.Content[st.field.Type.Span().Start:st.field.Type.Span().End])
@@ -168,7 +168,7 @@ func (c *checker) describeRecord(into map[string][]FieldReference, d *decl) {
 	fields := []FieldReference{}
 	into[d.name] = fields
 	for _, f := range d.fields {
-		fields = append(fields, FieldReference{Name: f.Name, Type: typeText(f.Type), WireName: f.WireName, Required: !f.Type.Optional})
+		fields = append(fields, FieldReference{Name: f.Name, Type: TypeText(f.Type), WireName: f.WireName, Required: !f.Type.Optional})
 		t := f.Type
 		for t.Elem != nil {
 			t = *t.Elem

@@ -174,23 +174,25 @@ func cmpRat(a *big.Rat, text string) int {
 
 // describe names a type for a sentence: "`WaitTimeSeconds` (Int)".
 func describe(t ir.Type) string {
-	s := typeText(t)
+	s := TypeText(t)
 	return "`" + s + "`"
 }
 
-// typeText writes a type as code names it.
-func typeText(t ir.Type) string {
+// TypeText writes a type as code names it: OrderId, List<OrderLine>,
+// Text?, AmazonSqs.Message (the checker's messages and the language
+// server's hovers both say types this way).
+func TypeText(t ir.Type) string {
 	var s string
 	switch t.Kind {
 	case ir.List:
-		s = "List<" + typeText(*t.Elem) + ">"
+		s = "List<" + TypeText(*t.Elem) + ">"
 	case ir.Map:
-		s = "Map<Text, " + typeText(*t.Elem) + ">"
+		s = "Map<Text, " + TypeText(*t.Elem) + ">"
 	case ir.RecordK, ir.Enum:
-		s = shortName(t.Name)
+		s = ShortName(t.Name)
 	default:
 		if t.Name != "" {
-			s = shortName(t.Name)
+			s = ShortName(t.Name)
 		} else {
 			s = kindName(t.Kind)
 		}
@@ -201,8 +203,9 @@ func typeText(t ir.Type) string {
 	return s
 }
 
-// shortName drops a module path from an id: stock/events.OrderLine -> OrderLine.
-func shortName(id string) string {
+// ShortName drops a module path from an id: stock/events.OrderLine -> OrderLine;
+// a package's type keeps its package (AmazonSqs.Message).
+func ShortName(id string) string {
 	if i := strings.LastIndex(id, "."); i >= 0 && strings.Contains(id[:i], "/") || i >= 0 && !isUpperCamel(id[:i]) {
 		return id[i+1:]
 	}

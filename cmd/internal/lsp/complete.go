@@ -434,7 +434,7 @@ func (s *server) completeInHandler(dc *docContext, cc completionContext, add fun
 		}
 		if rec != nil {
 			for _, f := range rec.Fields {
-				add(f.Name, ciField, typeName(f.Type))
+				add(f.Name, ciField, check.TypeText(f.Type))
 			}
 		}
 		return
@@ -465,7 +465,7 @@ func (s *server) completeArguments(dc *docContext, cc completionContext, add fun
 	for _, sym := range ix.Symbols {
 		if sym.Kind == check.SymOperation && sym.Package == conn.Package && sym.Name == call[2] && sym.Parent != nil && sym.Parent.Name == call[1] && sym.Input != nil {
 			for _, f := range sym.Input.Fields {
-				add(f.Name, ciField, typeName(f.Type))
+				add(f.Name, ciField, check.TypeText(f.Type))
 			}
 		}
 	}

@@ -83,7 +83,7 @@ func describeSymbol(sym *check.Symbol) string {
 			add("no fields")
 		}
 		for _, f := range sym.Fields {
-			line := fmt.Sprintf("- `%s: %s`", f.Name, typeName(f.Type))
+			line := fmt.Sprintf("- `%s: %s`", f.Name, check.TypeText(f.Type))
 			if f.WireName != "" {
 				line += fmt.Sprintf(" (on the wire `%s`)", f.WireName)
 			}
@@ -93,13 +93,13 @@ func describeSymbol(sym *check.Symbol) string {
 		if sym.Input != nil {
 			add("input `%s`:", sym.Input.Name)
 			for _, f := range sym.Input.Fields {
-				add("- `%s: %s`", f.Name, typeName(f.Type))
+				add("- `%s: %s`", f.Name, check.TypeText(f.Type))
 			}
 		}
 		if sym.Output != nil {
 			add("output `%s`:", sym.Output.Name)
 			for _, f := range sym.Output.Fields {
-				add("- `%s: %s`", f.Name, typeName(f.Type))
+				add("- `%s: %s`", f.Name, check.TypeText(f.Type))
 			}
 		}
 		if op := sym.Op; op != nil {
@@ -136,16 +136,16 @@ func signature(sym *check.Symbol) string {
 	case check.SymField, check.SymConfigField, check.SymSetting:
 		t := "?"
 		if sym.Type != nil {
-			t = typeName(*sym.Type)
+			t = check.TypeText(*sym.Type)
 		} else if sym.Config != nil {
-			t = typeName(sym.Config.Type)
+			t = check.TypeText(sym.Config.Type)
 		}
 		word := map[check.SymbolKind]string{check.SymField: "field", check.SymConfigField: "config field", check.SymSetting: "setting"}[sym.Kind]
 		return fmt.Sprintf("%s %s: %s", word, sym.Name, t)
 	case check.SymBinding:
 		t := ""
 		if sym.Type != nil {
-			t = ": " + typeName(*sym.Type)
+			t = ": " + check.TypeText(*sym.Type)
 		}
 		return "binding " + sym.Name + t
 	case check.SymType:
@@ -170,41 +170,6 @@ func signature(sym *check.Symbol) string {
 	return public + sym.Kind.String() + " " + sym.Name
 }
 
-// typeName writes a type as code names it: OrderId, List<OrderLine>, Text?.
-func typeName(t ir.Type) string {
-	var s string
-	switch t.Kind {
-	case ir.List:
-		s = "List<" + typeName(*t.Elem) + ">"
-	case ir.Map:
-		s = "Map<Text, " + typeName(*t.Elem) + ">"
-	default:
-		if t.Name != "" {
-			s = shortName(t.Name)
-		} else {
-			s = kindWord(t.Kind)
-		}
-	}
-	if t.Optional {
-		s += "?"
-	}
-	return s
-}
-
-// shortName drops a module path from an id (stock/events.OrderLine is
-// OrderLine in code); a package's keeps its package (Packing.Label).
-func shortName(id string) string {
-	i := strings.LastIndex(id, ".")
-	if i < 0 {
-		return id
-	}
-	q := id[:i]
-	if strings.Contains(q, "/") || q == "" || q[0] >= 'a' && q[0] <= 'z' {
-		return id[i+1:]
-	}
-	return id
-}
-
 var kindWords = map[ir.Kind]string{ir.Text: "Text", ir.Int: "Int", ir.Decimal: "Decimal", ir.Bool: "Bool", ir.Uuid: "Uuid",
 	ir.Instant: "Instant", ir.Email: "Email", ir.Url: "Url", ir.Duration: "Duration", ir.Enum: "enum", ir.RecordK: "record",
 	ir.List: "List", ir.Map: "Map"}
@@ -224,16 +189,16 @@ func typeRules(t ir.Type) []string {
 	case ir.Enum:
 		out = append(out, "one of "+quoteAll(t.Variants))
 	case ir.RecordK:
-		out = append(out, "a record: "+shortName(t.Name))
+		out = append(out, "a record: "+check.ShortName(t.Name))
 	case ir.List, ir.Map:
-		out = append(out, typeName(t))
+		out = append(out, check.TypeText(t))
 	default:
 		article := "a "
 		if strings.ContainsRune("AEIOU", rune(base[0])) {
 			article = "an "
 		}
 		if t.Name != "" {
-			out = append(out, fmt.Sprintf("`%s`, %s%s", shortName(t.Name), article, base))
+			out = append(out, fmt.Sprintf("`%s`, %s%s", check.ShortName(t.Name), article, base))
 		} else {
 			out = append(out, article+base)
 		}
