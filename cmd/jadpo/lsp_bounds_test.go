@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -29,18 +28,18 @@ func startLSP(t *testing.T) (*lspClient, <-chan int) {
 		outR.CloseWithError(fmt.Errorf("the server did not answer within 60 s"))
 	})
 	t.Cleanup(func() { stuck.Stop(); inW.Close(); outR.Close() })
-	return &lspClient{t: t, in: inW, out: bufio.NewReader(outR)}, done
+	return newLSPClient(t, outR, inW), done
 }
 
 func (c *lspClient) open(path, text string) {
-	c.send(0, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+	c.Send(0, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 		"uri": pathURI(path), "languageId": "jadpo", "version": 1, "text": text}})
 }
 
 func (c *lspClient) initialize(params map[string]any) {
 	c.t.Helper()
-	c.send(1, "initialize", params)
-	if r := c.next(); r["result"] == nil {
+	c.Send(1, "initialize", params)
+	if r := c.Next(); r["result"] == nil {
 		c.t.Fatalf("initialize: %v", r)
 	}
 }
@@ -51,7 +50,7 @@ func (c *lspClient) publications(uri string) map[string][]any {
 	c.t.Helper()
 	out := map[string][]any{}
 	for i := 0; i < 50; i++ {
-		m := c.next()
+		m := c.Next()
 		if m["method"] != "textDocument/publishDiagnostics" {
 			c.t.Fatalf("unexpected message %v", m)
 		}
@@ -145,16 +144,16 @@ func TestLSPBadHeaderIsAnsweredNotFatal(t *testing.T) {
 		"Content-Type: application/vscode-jsonrpc\r\n\r\n"+
 		"Content-Length: lots\r\n\r\n")
 	for i := 0; i < 3; i++ {
-		r := c.next()
+		r := c.Next()
 		e, _ := r["error"].(map[string]any)
 		if e == nil || e["code"] != float64(lspInvalidRequest) || r["id"] != nil {
 			t.Fatalf("answer %d to a bad header: %v", i, r)
 		}
 	}
 	c.initialize(map[string]any{})
-	c.send(2, "shutdown", nil)
-	c.next()
-	c.send(0, "exit", nil)
+	c.Send(2, "shutdown", nil)
+	c.Next()
+	c.Send(0, "exit", nil)
 	if code := <-done; code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -167,15 +166,15 @@ func TestLSPRequestsBeforeInitialize(t *testing.T) {
 	_, scratch := scratchFolder(t)
 	c, _ := startLSP(t)
 	c.open(scratch, "type Bad = \n") // dropped: no publication
-	c.send(7, "shutdown", nil)
-	r := c.next()
+	c.Send(7, "shutdown", nil)
+	r := c.Next()
 	e, _ := r["error"].(map[string]any)
 	if r["id"] != float64(7) || e == nil || e["code"] != float64(lspServerNotInitialized) {
 		t.Fatalf("a request before initialize: %v, want error -32002", r)
 	}
 	c.initialize(map[string]any{})
-	c.send(8, "initialize", map[string]any{})
-	if r := c.next(); r["error"] == nil {
+	c.Send(8, "initialize", map[string]any{})
+	if r := c.Next(); r["error"] == nil {
 		t.Fatalf("a second initialize: %v, want an error", r)
 	}
 	c.open(scratch, "type Sku = Text\n")

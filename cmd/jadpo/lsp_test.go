@@ -1,18 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jadpo/jadpo/cmd/internal/lsp/lsptest"
 )
 
 // JSON-RPC and LSP error codes, as the protocol numbers them.
@@ -23,53 +21,23 @@ const (
 
 func pathURI(p string) string { return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String() }
 
+// lspClient drives `jadpo lsp`, numbering its own requests (Send, Next);
+// in is the server's input, for tests that write raw bytes.
 type lspClient struct {
-	t   *testing.T
-	in  io.Writer
-	out *bufio.Reader
+	*lsptest.Client
+	t  *testing.T
+	in io.Writer
 }
 
-func (c *lspClient) send(id int, method string, params any) {
-	m := map[string]any{"jsonrpc": "2.0", "method": method, "params": params}
-	if id > 0 {
-		m["id"] = id
-	}
-	b, _ := json.Marshal(m)
-	fmt.Fprintf(c.in, "Content-Length: %d\r\n\r\n%s", len(b), b)
-}
-
-func (c *lspClient) next() map[string]any {
-	c.t.Helper()
-	length := 0
-	for {
-		line, err := c.out.ReadString('\n')
-		if err != nil {
-			c.t.Fatalf("reading the server: %v", err)
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-			length, _ = strconv.Atoi(v)
-		}
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(c.out, body); err != nil {
-		c.t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
-		c.t.Fatal(err)
-	}
-	return m
+func newLSPClient(t *testing.T, r io.Reader, w io.Writer) *lspClient {
+	return &lspClient{Client: lsptest.New(t, r, w), t: t, in: w}
 }
 
 // diagnostics reads messages until the publication for uri.
 func (c *lspClient) diagnostics(uri string) []any {
 	c.t.Helper()
 	for i := 0; i < 50; i++ {
-		m := c.next()
+		m := c.Next()
 		if m["method"] == "textDocument/publishDiagnostics" {
 			p := m["params"].(map[string]any)
 			if p["uri"] == uri {
@@ -93,9 +61,9 @@ func TestLanguageServer(t *testing.T) {
 	outR, outW := io.Pipe()
 	done := make(chan int, 1)
 	go func() { done <- runContext(context.Background(), []string{"lsp"}, inR, outW, io.Discard); outW.Close() }()
-	c := &lspClient{t: t, in: inW, out: bufio.NewReader(outR)}
-	c.send(1, "initialize", map[string]any{"rootUri": pathURI(dir)})
-	if r := c.next(); r["result"] == nil {
+	c := newLSPClient(t, outR, inW)
+	c.Send(1, "initialize", map[string]any{"rootUri": pathURI(dir)})
+	if r := c.Next(); r["result"] == nil {
 		t.Fatalf("initialize: %v", r)
 	}
 	app := filepath.Join(dir, "app.jadpo")
@@ -104,7 +72,7 @@ func TestLanguageServer(t *testing.T) {
 	broken = strings.Replace(broken, "/* ☕ */ ", "", 1) // keep it valid; the emoji goes in a comment below
 	broken = strings.Replace(broken, "// The warehouse app", "// ☕ The warehouse app", 1)
 	uri := pathURI(app)
-	c.send(0, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "jadpo", "version": 1, "text": broken}})
+	c.Send(0, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "jadpo", "version": 1, "text": broken}})
 	ds := c.diagnostics(uri)
 	if len(ds) != 1 {
 		t.Fatalf("diagnostics %v", ds)
@@ -122,14 +90,14 @@ func TestLanguageServer(t *testing.T) {
 		t.Fatalf("diagnostic %v, want receiving.invalid at line %d", d, wantLine)
 	}
 	// A comment line with ☕ (one UTF-16 unit) does not shift columns; fix the typo: cleared.
-	c.send(0, "textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2},
+	c.Send(0, "textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2},
 		"contentChanges": []any{map[string]any{"text": strings.Replace(broken, "OrderShiped", "OrderShipped", 1)}}})
 	if ds := c.diagnostics(uri); len(ds) != 0 {
 		t.Fatalf("after the fix: %v", ds)
 	}
-	c.send(2, "shutdown", nil)
-	c.next()
-	c.send(0, "exit", nil)
+	c.Send(2, "shutdown", nil)
+	c.Next()
+	c.Send(0, "exit", nil)
 	select {
 	case code := <-done:
 		if code != 0 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -63,9 +62,9 @@ func TestCommandsEndOnSignal(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer stdin.Close()
-		c := &lspClient{t: t, in: stdin, out: bufio.NewReader(stdout)}
-		c.send(1, "initialize", map[string]any{})
-		c.next() // it is serving, its signal handling in place
+		c := newLSPClient(t, stdout, stdin)
+		c.Send(1, "initialize", map[string]any{})
+		c.Next() // it is serving, its signal handling in place
 		if err := cmd.Process.Signal(sig); err != nil {
 			t.Fatal(err)
 		}

@@ -45,7 +45,7 @@ func newBenchSession(b *testing.B) *benchSession {
 	path := filepath.Join(dir, filepath.FromSlash(benchModule))
 	text := read(b, path)
 	c.open(path, text)
-	if ds := c.waitPublished(pathURI(path), 0); len(ds) != 0 {
+	if ds := c.Published(pathURI(path), 0); len(ds) != 0 {
 		b.Fatalf("the generated project has problems: %v", ds)
 	}
 	return &benchSession{c: c, dir: dir, path: path, text: text}
@@ -56,10 +56,10 @@ func newBenchSession(b *testing.B) *benchSession {
 func (bs *benchSession) edit(b *testing.B) {
 	bs.n++
 	uri := pathURI(bs.path)
-	before := bs.c.pubs[uri]
+	before := bs.c.Pubs(uri)
 	text := strings.Replace(bs.text, "\n", fmt.Sprintf("\n// edit %d\n", bs.n), 1)
 	bs.c.change(bs.path, text, bs.n+1)
-	if ds := bs.c.waitPublished(uri, before); len(ds) != 0 {
+	if ds := bs.c.Published(uri, before); len(ds) != 0 {
 		b.Fatalf("edit %d: %v", bs.n, ds)
 	}
 }
@@ -121,7 +121,7 @@ func BenchmarkHover(b *testing.B) {
 	pos := at(bs.text, "AccountsBatchId", 1, 3)
 	cpu, n := cpuTime(), 0
 	for b.Loop() {
-		if r := bs.c.call("textDocument/hover", docPos(bs.path, pos)); r == nil {
+		if r := bs.c.Call("textDocument/hover", docPos(bs.path, pos)); r == nil {
 			b.Fatal("no hover")
 		}
 		n++
@@ -135,7 +135,7 @@ func BenchmarkCompletion(b *testing.B) {
 	pos := at(bs.text, "batch_id: AccountsBatchId", 0, len("batch_id: "))
 	cpu, n := cpuTime(), 0
 	for b.Loop() {
-		r := bs.c.call("textDocument/completion", docPos(bs.path, pos)).(map[string]any)
+		r := bs.c.Call("textDocument/completion", docPos(bs.path, pos)).(map[string]any)
 		if len(r["items"].([]any)) == 0 {
 			b.Fatal("no completion")
 		}

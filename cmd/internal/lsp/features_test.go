@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jadpo/jadpo/cmd/internal/lsp/lsptest"
 )
 
 // warehouse starts a server on a copy of examples/warehouse with app.jadpo
@@ -28,7 +30,7 @@ func warehouse(t *testing.T, opts Options) (c *testClient, dir, app, text string
 	app = filepath.Join(dir, "app.jadpo")
 	text = read(t, app)
 	c.open(app, text)
-	if ds := c.waitPublished(pathURI(app), 0); len(ds) != 0 {
+	if ds := c.Published(pathURI(app), 0); len(ds) != 0 {
 		t.Fatalf("the warehouse has problems: %v", ds)
 	}
 	return c, dir, app, text
@@ -36,7 +38,7 @@ func warehouse(t *testing.T, opts Options) (c *testClient, dir, app, text string
 
 func hoverText(t *testing.T, c *testClient, path string, pos map[string]any) string {
 	t.Helper()
-	r, _ := c.call("textDocument/hover", docPos(path, pos)).(map[string]any)
+	r, _ := c.Call("textDocument/hover", docPos(path, pos)).(map[string]any)
 	if r == nil {
 		t.Fatalf("no hover at %v", pos)
 	}
@@ -45,7 +47,7 @@ func hoverText(t *testing.T, c *testClient, path string, pos map[string]any) str
 
 func TestInitializeAdvertisesEveryFeature(t *testing.T) {
 	c := startServer(t, Options{Format: func(_ string, b []byte) ([]byte, error) { return b, nil }, InstallPackage: func(string, string) error { return nil }})
-	r := c.call("initialize", map[string]any{"capabilities": map[string]any{}}).(map[string]any)
+	r := c.Call("initialize", map[string]any{"capabilities": map[string]any{}}).(map[string]any)
 	caps := r["capabilities"].(map[string]any)
 	for _, k := range []string{"hoverProvider", "definitionProvider", "referencesProvider", "completionProvider", "documentSymbolProvider",
 		"workspaceSymbolProvider", "codeActionProvider", "documentFormattingProvider", "renameProvider", "executeCommandProvider", "textDocumentSync"} {
@@ -55,7 +57,7 @@ func TestInitializeAdvertisesEveryFeature(t *testing.T) {
 	}
 	// Without a formatter wired in, formatting is not advertised.
 	c2 := startServer(t, Options{})
-	caps2 := c2.call("initialize", map[string]any{}).(map[string]any)["capabilities"].(map[string]any)
+	caps2 := c2.Call("initialize", map[string]any{}).(map[string]any)["capabilities"].(map[string]any)
 	if caps2["documentFormattingProvider"] != nil {
 		t.Errorf("formatting advertised without a formatter")
 	}
@@ -104,7 +106,7 @@ func TestHover(t *testing.T) {
 		t.Errorf("a package type's hover: %s", got)
 	}
 	// Nothing to say on a keyword.
-	if r := c.call("textDocument/hover", docPos(app, at(text, "subscriber", 0, 2))); r != nil {
+	if r := c.Call("textDocument/hover", docPos(app, at(text, "subscriber", 0, 2))); r != nil {
 		t.Errorf("hover on a keyword: %v", r)
 	}
 }
@@ -132,7 +134,7 @@ func locations(v any) []string {
 func TestDefinitionAndReferences(t *testing.T) {
 	c, dir, app, text := warehouse(t, Options{})
 	def := func(pos map[string]any) string {
-		l := locations(c.call("textDocument/definition", docPos(app, pos)))
+		l := locations(c.Call("textDocument/definition", docPos(app, pos)))
 		if len(l) != 1 {
 			t.Fatalf("definition at %v: %v", pos, l)
 		}
@@ -156,7 +158,7 @@ func TestDefinitionAndReferences(t *testing.T) {
 			t.Errorf("definition at %v: %s, want %s", cs.pos, got, cs.want)
 		}
 	}
-	refs := locations(c.call("textDocument/references", map[string]any{"textDocument": map[string]any{"uri": pathURI(app)},
+	refs := locations(c.Call("textDocument/references", map[string]any{"textDocument": map[string]any{"uri": pathURI(app)},
 		"position": at(text, "OrderShipped {", 0, 1), "context": map[string]any{"includeDeclaration": true}}))
 	if got := strings.Join(refs, " "); got != "app.jadpo:2:19 app.jadpo:50:8 app.jadpo:62:7 stock/events.jadpo:13:13" {
 		t.Errorf("references of OrderShipped: %s", got)
@@ -164,7 +166,7 @@ func TestDefinitionAndReferences(t *testing.T) {
 	// A setting's uses: the connections that give it, the mapping that reads it.
 	recv := filepath.Join(dir, "packages", "AmazonSqs.v2012_11_05", "provides", "receiving.jadpo")
 	rtext := read(t, recv)
-	refs = locations(c.call("textDocument/references", map[string]any{"textDocument": map[string]any{"uri": pathURI(recv)},
+	refs = locations(c.Call("textDocument/references", map[string]any{"textDocument": map[string]any{"uri": pathURI(recv)},
 		"position": at(rtext, "settings.queue_url", 0, 10), "context": map[string]any{"includeDeclaration": false}}))
 	if len(refs) != 5 || !strings.HasPrefix(refs[0], "app.jadpo:") || !strings.HasPrefix(refs[4], "packages/AmazonSqs.v2012_11_05/provides/receiving.jadpo") {
 		t.Errorf("references of setting queue_url: %v", refs)
@@ -173,7 +175,7 @@ func TestDefinitionAndReferences(t *testing.T) {
 
 func completionLabels(t *testing.T, c *testClient, path, text string, pos map[string]any) []string {
 	t.Helper()
-	r := c.call("textDocument/completion", docPos(path, pos)).(map[string]any)
+	r := c.Call("textDocument/completion", docPos(path, pos)).(map[string]any)
 	var out []string
 	for _, it := range r["items"].([]any) {
 		out = append(out, it.(map[string]any)["label"].(string))
@@ -192,7 +194,7 @@ func TestCompletion(t *testing.T) {
 		current = text
 		version++
 		c.change(app, text, version)
-		c.waitPublished(pathURI(app), c.pubs[pathURI(app)])
+		c.Published(pathURI(app), c.Pubs(pathURI(app)))
 	}
 	has := func(got []string, want ...string) bool {
 		for _, w := range want {
@@ -258,7 +260,7 @@ func TestCompletion(t *testing.T) {
 
 func TestSymbols(t *testing.T) {
 	c, _, app, _ := warehouse(t, Options{})
-	doc := c.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": pathURI(app)}}).([]any)
+	doc := c.Call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": pathURI(app)}}).([]any)
 	var names []string
 	for _, s := range doc {
 		m := s.(map[string]any)
@@ -268,7 +270,7 @@ func TestSymbols(t *testing.T) {
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("outline: %s, want %s", got, want)
 	}
-	ws := c.call("workspace/symbol", map[string]any{"query": "ordship"}).([]any)
+	ws := c.Call("workspace/symbol", map[string]any{"query": "ordship"}).([]any)
 	if len(ws) == 0 || ws[0].(map[string]any)["name"] != "OrderShipped" {
 		t.Errorf("workspace symbols for ordship: %v", ws)
 	}
@@ -276,7 +278,7 @@ func TestSymbols(t *testing.T) {
 
 func codeActions(t *testing.T, c *testClient, path string, pos map[string]any) []map[string]any {
 	t.Helper()
-	r := c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": pathURI(path)},
+	r := c.Call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": pathURI(path)},
 		"range": map[string]any{"start": pos, "end": pos}, "context": map[string]any{"diagnostics": []any{}}}).([]any)
 	var out []map[string]any
 	for _, a := range r {
@@ -289,30 +291,7 @@ func codeActions(t *testing.T, c *testClient, path string, pos map[string]any) [
 func applyEdit(t *testing.T, text string, edit map[string]any, uri string) string {
 	t.Helper()
 	edits, _ := edit["changes"].(map[string]any)[uri].([]any)
-	type e struct {
-		start, end int
-		text       string
-	}
-	var es []e
-	offset := func(p map[string]any) int {
-		line, char := int(p["line"].(float64)), int(p["character"].(float64))
-		lines := strings.SplitAfter(text, "\n")
-		off := 0
-		for i := 0; i < line; i++ {
-			off += len(lines[i])
-		}
-		return off + char
-	}
-	for _, x := range edits {
-		m := x.(map[string]any)
-		r := m["range"].(map[string]any)
-		es = append(es, e{offset(r["start"].(map[string]any)), offset(r["end"].(map[string]any)), m["newText"].(string)})
-	}
-	sort.Slice(es, func(i, j int) bool { return es[i].start > es[j].start })
-	for _, x := range es {
-		text = text[:x.start] + x.text + text[x.end:]
-	}
-	return text
+	return lsptest.ApplyEdits(text, edits)
 }
 
 func TestCodeActions(t *testing.T) {
@@ -330,7 +309,7 @@ func TestCodeActions(t *testing.T) {
 	fix := func(broken, wantTitle string, pos map[string]any) string {
 		t.Helper()
 		c.change(app, broken, 3)
-		if ds := c.waitPublished(uri, c.pubs[uri]); len(ds) == 0 {
+		if ds := c.Published(uri, c.Pubs(uri)); len(ds) == 0 {
 			t.Fatalf("no diagnostic for %q", wantTitle)
 		}
 		for _, a := range codeActions(t, c, app, pos) {
@@ -360,7 +339,7 @@ func TestCodeActions(t *testing.T) {
 	// Install a package the catalogue has.
 	broken = strings.Replace(text, "package: Packing.v1", "package: Resend.v1", 1)
 	c.change(app, broken, 4)
-	c.waitPublished(uri, c.pubs[uri])
+	c.Published(uri, c.Pubs(uri))
 	var cmd map[string]any
 	for _, a := range codeActions(t, c, app, at(broken, "Resend.v1", 0, 2)) {
 		if a["title"] == "Install package Resend.v1 (jadpo package add Resend.v1)" {
@@ -370,12 +349,12 @@ func TestCodeActions(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("no install action")
 	}
-	before := c.pubs[uri]
-	c.call("workspace/executeCommand", map[string]any{"command": cmd["command"], "arguments": cmd["arguments"]})
+	before := c.Pubs(uri)
+	c.Call("workspace/executeCommand", map[string]any{"command": cmd["command"], "arguments": cmd["arguments"]})
 	if installed != "Resend.v1" {
 		t.Fatalf("installed %q", installed)
 	}
-	ds := c.waitPublished(uri, before)
+	ds := c.Published(uri, before)
 	for _, d := range ds {
 		if d.(map[string]any)["code"] == "package.not_installed" {
 			t.Errorf("still not installed after the fix: %v", ds)
@@ -383,7 +362,7 @@ func TestCodeActions(t *testing.T) {
 	}
 	// Format document, as an action and as formatting.
 	c.change(app, text, 5)
-	c.waitPublished(uri, c.pubs[uri])
+	c.Published(uri, c.Pubs(uri))
 	var formatted string
 	for _, a := range codeActions(t, c, app, at(text, "store", 0, 0)) {
 		if a["kind"] == "source.formatDocument" {
@@ -393,7 +372,7 @@ func TestCodeActions(t *testing.T) {
 	if formatted != strings.ReplaceAll(text, "    ", "  ") {
 		t.Errorf("format document action: %q", formatted)
 	}
-	edits := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{"tabSize": 4, "insertSpaces": true}})
+	edits := c.Call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{"tabSize": 4, "insertSpaces": true}})
 	if got := applyEdit(t, text, map[string]any{"changes": map[string]any{uri: edits}}, uri); got != formatted {
 		t.Errorf("formatting: %q", got)
 	}
@@ -421,7 +400,7 @@ func copyDir(src, dst string) error {
 func TestRename(t *testing.T) {
 	c, dir, app, text := warehouse(t, Options{})
 	rename := func(path string, pos map[string]any, name string) map[string]any {
-		return c.answer(c.request("textDocument/rename", map[string]any{"textDocument": map[string]any{"uri": pathURI(path)}, "position": pos, "newName": name}))
+		return c.Answer(c.Request("textDocument/rename", map[string]any{"textDocument": map[string]any{"uri": pathURI(path)}, "position": pos, "newName": name}))
 	}
 	// An event, across the module that declares it, the use line, the queue and the handler.
 	r := rename(app, at(text, "on OrderShipped", 0, 5), "OrderDispatched")
@@ -460,11 +439,11 @@ func TestRename(t *testing.T) {
 		}
 	}
 	// prepareRename says so before the editor asks for a name.
-	r = c.answer(c.request("textDocument/prepareRename", docPos(app, at(text, "queue returns_queue", 0, 7))))
+	r = c.Answer(c.Request("textDocument/prepareRename", docPos(app, at(text, "queue returns_queue", 0, 7))))
 	if r["error"] == nil {
 		t.Errorf("prepareRename of a queue: %v", r)
 	}
-	p := c.call("textDocument/prepareRename", docPos(app, at(text, "config.packing_token", 0, 9))).(map[string]any)
+	p := c.Call("textDocument/prepareRename", docPos(app, at(text, "config.packing_token", 0, 9))).(map[string]any)
 	if p["placeholder"] != "packing_token" {
 		t.Errorf("prepareRename: %v", p)
 	}
@@ -473,10 +452,10 @@ func TestRename(t *testing.T) {
 // A file changed outside the editor is checked again when the client says so.
 func TestWatchedFilesAreCheckedAgain(t *testing.T) {
 	c, dir, _, _ := warehouse(t, Options{})
-	if len(c.requests) == 0 {
-		c.readOne() // the watcher registration may still be in flight
+	if len(c.Requests()) == 0 {
+		c.ReadOne() // the watcher registration may still be in flight
 	}
-	reg, _ := json.Marshal(c.requests)
+	reg, _ := json.Marshal(c.Requests())
 	if !strings.Contains(string(reg), "workspace/didChangeWatchedFiles") || !strings.Contains(string(reg), "**/*.jadpo") {
 		t.Fatalf("no watcher registered: %s", reg)
 	}
@@ -485,9 +464,9 @@ func TestWatchedFilesAreCheckedAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	uri := pathURI(filepath.Join(dir, "app.jadpo"))
-	before := c.pubs[uri]
-	c.notifyServer("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": pathURI(events), "type": 2}}})
-	ds := c.waitPublished(uri, before)
+	before := c.Pubs(uri)
+	c.Notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": pathURI(events), "type": 2}}})
+	ds := c.Published(uri, before)
 	if len(ds) == 0 || !strings.Contains(fmt.Sprint(ds), "module.name_not_public") {
 		t.Errorf("after the change on disk: %v", ds)
 	}
@@ -495,19 +474,19 @@ func TestWatchedFilesAreCheckedAgain(t *testing.T) {
 
 func TestShutdownAndExit(t *testing.T) {
 	c := startServer(t, Options{})
-	c.call("initialize", map[string]any{})
-	c.call("shutdown", nil)
-	r := c.answer(c.request("textDocument/hover", docPos("/x/app.jadpo", map[string]any{"line": 0, "character": 0})))
+	c.Call("initialize", map[string]any{})
+	c.Call("shutdown", nil)
+	r := c.Answer(c.Request("textDocument/hover", docPos("/x/app.jadpo", map[string]any{"line": 0, "character": 0})))
 	if e, _ := r["error"].(map[string]any); e == nil || e["code"] != float64(lspInvalidRequest) {
 		t.Errorf("a request after shutdown: %v", r)
 	}
-	c.notifyServer("exit", nil)
+	c.Notify("exit", nil)
 	if err := <-c.done; err != nil {
 		t.Errorf("exit after shutdown: %v", err)
 	}
 	c = startServer(t, Options{})
-	c.call("initialize", map[string]any{})
-	c.notifyServer("exit", nil)
+	c.Call("initialize", map[string]any{})
+	c.Notify("exit", nil)
 	if err := <-c.done; !errors.Is(err, ErrExitWithoutShutdown) {
 		t.Errorf("exit without shutdown: %v", err)
 	}
@@ -519,8 +498,8 @@ func TestCancelledRequest(t *testing.T) {
 	s := c.server()
 	hold := make(chan struct{})
 	s.beforeRequest = func() { <-hold }
-	id := c.request("textDocument/hover", docPos(app, at(text, "on OrderShipped", 0, 4)))
-	c.notifyServer("$/cancelRequest", map[string]any{"id": id})
+	id := c.Request("textDocument/hover", docPos(app, at(text, "on OrderShipped", 0, 4)))
+	c.Notify("$/cancelRequest", map[string]any{"id": id})
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		if _, ok := s.cancelled.Load(fmt.Sprint(id)); ok {
 			break
@@ -531,12 +510,12 @@ func TestCancelledRequest(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	close(hold)
-	r := c.answer(id)
+	r := c.Answer(id)
 	if e, _ := r["error"].(map[string]any); e == nil || e["code"] != float64(lspRequestCancelled) {
 		t.Errorf("a cancelled request: %v", r)
 	}
 	s.beforeRequest = nil
-	if r := c.call("textDocument/hover", docPos(app, at(text, "on OrderShipped", 0, 4))); r == nil {
+	if r := c.Call("textDocument/hover", docPos(app, at(text, "on OrderShipped", 0, 4))); r == nil {
 		t.Error("the next request is not answered")
 	}
 }
@@ -547,14 +526,14 @@ func TestCancelledRequest(t *testing.T) {
 func TestRenameOfAStoredNameAsksFirst(t *testing.T) {
 	dir := copyExample(t, "warehouse")
 	c := startServer(t, Options{Debounce: -1})
-	c.call("initialize", map[string]any{"rootUri": pathURI(dir), "capabilities": map[string]any{"workspace": map[string]any{
+	c.Call("initialize", map[string]any{"rootUri": pathURI(dir), "capabilities": map[string]any{"workspace": map[string]any{
 		"workspaceEdit": map[string]any{"documentChanges": true, "changeAnnotationSupport": map[string]any{"groupsOnLabel": true}}}}})
 	app := filepath.Join(dir, "app.jadpo")
 	text := read(t, app)
 	c.open(app, text)
-	c.waitPublished(pathURI(app), 0)
+	c.Published(pathURI(app), 0)
 	rename := func(pos map[string]any, name string) map[string]any {
-		return c.call("textDocument/rename", map[string]any{"textDocument": map[string]any{"uri": pathURI(app)}, "position": pos, "newName": name}).(map[string]any)
+		return c.Call("textDocument/rename", map[string]any{"textDocument": map[string]any{"uri": pathURI(app)}, "position": pos, "newName": name}).(map[string]any)
 	}
 	for _, cs := range []struct {
 		pos  map[string]any
