@@ -212,6 +212,11 @@ const (
 	SettleRetryWait
 	// SettleFailed: given up; the delivery is listed for operators.
 	SettleFailed
+	// SettleReleased: the claim is handed back with its handler never run
+	// (it was claimed ahead of a free worker and waited too long, or the
+	// process is stopping): the delivery is pending again, due at once, and
+	// the attempt counted at its claim is uncounted. Its last error stays.
+	SettleReleased
 )
 
 func (o SettleOutcome) String() string {
@@ -222,6 +227,8 @@ func (o SettleOutcome) String() string {
 		return string(DeliveryRetryWait)
 	case SettleFailed:
 		return string(DeliveryFailed)
+	case SettleReleased:
+		return "released"
 	}
 	return "unknown"
 }
@@ -235,6 +242,8 @@ func (o SettleOutcome) State() DeliveryState {
 		return DeliveryRetryWait
 	case SettleFailed:
 		return DeliveryFailed
+	case SettleReleased:
+		return DeliveryPending
 	}
 	return ""
 }

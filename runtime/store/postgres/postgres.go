@@ -551,16 +551,21 @@ func (s *Store) SettleDelivery(ctx context.Context, now time.Time, st store.Sett
 		return false, err
 	}
 	now = sqlcommon.Micro(now)
-	var next *time.Time
-	if st.Outcome == store.SettleRetryWait {
-		t := sqlcommon.Micro(st.NextAttemptAt)
-		next = &t
-	}
-	tag, err := s.pool.Exec(ctx, stmtSettle.SQL, st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), now)
+	tag, err := s.pool.Exec(ctx, stmtSettle.SQL, settleArgs(st, now)...)
 	if err != nil {
 		return false, wrap("settle delivery", err)
 	}
 	return tag.RowsAffected() == 1, nil
+}
+
+// settleArgs are stmtSettle's arguments for a settlement written at now.
+func settleArgs(st store.Settlement, now time.Time) []any {
+	var next *time.Time
+	if t, ok := sqlcommon.NextAttemptAt(st, now); ok {
+		t = sqlcommon.Micro(t)
+		next = &t
+	}
+	return []any{st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), now}
 }
 
 // SettleDeliveries settles many deliveries in one transaction, each under its own token.
@@ -582,12 +587,7 @@ func (s *Store) SettleAndClaim(ctx context.Context, now time.Time, sts []store.S
 	now = sqlcommon.Micro(now)
 	b := &pgx.Batch{}
 	for _, st := range sts {
-		var next *time.Time
-		if st.Outcome == store.SettleRetryWait {
-			t := sqlcommon.Micro(st.NextAttemptAt)
-			next = &t
-		}
-		b.Queue(stmtSettle.SQL, st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), now)
+		b.Queue(stmtSettle.SQL, settleArgs(st, now)...)
 	}
 	if limit > 0 {
 		b.Queue(stmtClaim.SQL, now, now.Add(lease), limit)

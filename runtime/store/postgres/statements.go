@@ -140,13 +140,16 @@ RETURNING d.id, d.fencing_token, d.attempts, d.max_attempts, d.lease_expires_at,
     d.outbox_id, o.source, o.received_id, o.event_name, o.event_json`,
 }
 
+// Settling to 'pending' is a released claim (store.SettleReleased): the attempt its claim
+// counted is uncounted and the last error kept.
 var stmtSettle = sqlcommon.Statement{
 	Name:   "settle delivery",
 	Tables: []string{tDeliveries},
 	SQL: `UPDATE jadpo_deliveries
 SET state = $3::text,
+    attempts = CASE WHEN $3::text = 'pending' THEN attempts - 1 ELSE attempts END,
     next_attempt_at = COALESCE($4::timestamptz, next_attempt_at),
-    last_error_code = $5::text,
+    last_error_code = CASE WHEN $3::text = 'pending' THEN last_error_code ELSE $5::text END,
     lease_expires_at = NULL,
     settled_at = CASE WHEN $3::text IN ('succeeded', 'failed') THEN $6::timestamptz END,
     updated_at = $6::timestamptz

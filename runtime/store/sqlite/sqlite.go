@@ -630,15 +630,11 @@ func (s *Store) SettleDelivery(ctx context.Context, now time.Time, st store.Sett
 	if err := sqlcommon.CheckSettlement(st); err != nil {
 		return false, err
 	}
-	var next sql.NullInt64
-	if st.Outcome == store.SettleRetryWait {
-		next = sql.NullInt64{Int64: micros(st.NextAttemptAt), Valid: true}
-	}
 	p, err := s.stmt(ctx, stmtSettle)
 	if err != nil {
 		return false, wrap("settle delivery", err)
 	}
-	res, err := p.ExecContext(ctx, st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), micros(now))
+	res, err := p.ExecContext(ctx, settleArgs(st, now)...)
 	if err != nil {
 		return false, wrap("settle delivery", err)
 	}
@@ -647,6 +643,15 @@ func (s *Store) SettleDelivery(ctx context.Context, now time.Time, st store.Sett
 		return false, wrap("settle delivery", err)
 	}
 	return n == 1, nil
+}
+
+// settleArgs are stmtSettle's arguments for a settlement written at now.
+func settleArgs(st store.Settlement, now time.Time) []any {
+	var next sql.NullInt64
+	if t, ok := sqlcommon.NextAttemptAt(st, now); ok {
+		next = sql.NullInt64{Int64: micros(t), Valid: true}
+	}
+	return []any{st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), micros(now)}
 }
 
 // SettleDeliveries settles many deliveries in one transaction (one fsync), each under its
@@ -680,13 +685,8 @@ func (s *Store) SettleAndClaim(ctx context.Context, now time.Time, sts []store.S
 			return nil, nil, wrap(what, err)
 		}
 		settle := tx.StmtContext(ctx, p)
-		at := micros(now)
 		for i, st := range sts {
-			var next sql.NullInt64
-			if st.Outcome == store.SettleRetryWait {
-				next = sql.NullInt64{Int64: micros(st.NextAttemptAt), Valid: true}
-			}
-			res, err := settle.ExecContext(ctx, st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), at)
+			res, err := settle.ExecContext(ctx, settleArgs(st, now)...)
 			if err != nil {
 				return nil, nil, wrap(what, err)
 			}

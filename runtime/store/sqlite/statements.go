@@ -84,10 +84,13 @@ RETURNING id, fencing_token, attempts, max_attempts, lease_expires_at, subscribe
 	stmtClaimedEvents = writer("read claimed events", `SELECT id, source, received_id, event_name, event_json
 FROM jadpo_outbox WHERE id IN (SELECT value FROM json_each(?1))`, tOutbox)
 
+	// Settling to 'pending' is a released claim (store.SettleReleased): the attempt its
+	// claim counted is uncounted and the last error kept.
 	stmtSettle = writer("settle delivery", `UPDATE jadpo_deliveries
 SET state = ?3,
+    attempts = CASE WHEN ?3 = 'pending' THEN attempts - 1 ELSE attempts END,
     next_attempt_at = COALESCE(?4, next_attempt_at),
-    last_error_code = ?5,
+    last_error_code = CASE WHEN ?3 = 'pending' THEN last_error_code ELSE ?5 END,
     lease_expires_at = NULL,
     settled_at = CASE WHEN ?3 IN ('succeeded', 'failed') THEN ?6 END,
     updated_at = ?6

@@ -80,6 +80,7 @@ func Run(t *testing.T, h Harness) {
 		{"SettleDeliveriesEachUnderItsToken", testSettleDeliveriesEachUnderItsToken},
 		{"SettleAndClaimInOneTransaction", testSettleAndClaim},
 		{"SettleManyAndClaim", testSettleManyAndClaim},
+		{"ReleaseUncountsTheAttempt", testReleaseUncountsTheAttempt},
 		{"ConcurrentClaims", testConcurrentClaims},
 		{"RetryDismissStateMachine", testRetryDismissStateMachine},
 		{"ListAndShow", testListAndShow},
@@ -1001,6 +1002,47 @@ func testSettleManyAndClaim(t *testing.T, h Harness) {
 	}
 	if e := show(t, s, store.DeliveryID(held[3].ID), false); e.RowState != "succeeded" || e.Code != "" {
 		t.Fatalf("named twice: %+v, want succeeded by the first", e)
+	}
+}
+
+// A released claim (its handler never ran) is pending again and due at
+// once, with the attempt its claim counted uncounted and its last error
+// kept; under a stale token it changes nothing, and a claim in the same
+// transaction takes it again with the same attempt number and a new token.
+func testReleaseUncountsTheAttempt(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	ctx := context.Background()
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "m1", "pack_order")), store.Kept)
+	lease := 30 * time.Second
+	first := claim(t, s, t0, 1, lease)
+	if len(first) != 1 || !settle(t, s, t0, store.Settlement{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleRetryWait, NextAttemptAt: t0, ErrorCode: "http.503"}) {
+		t.Fatalf("claiming and retrying: %+v", first)
+	}
+	second := claim(t, s, t0.Add(time.Second), 1, lease)
+	if len(second) != 1 || second[0].Attempt != 2 {
+		t.Fatalf("second claim %+v, want attempt 2", second)
+	}
+	at := t0.Add(2 * time.Second)
+	if settle(t, s, at, store.Settlement{ID: second[0].ID, Token: first[0].Token, Outcome: store.SettleReleased}) {
+		t.Fatal("a release under a stale token changed the delivery")
+	}
+	if !settle(t, s, at, store.Settlement{ID: second[0].ID, Token: second[0].Token, Outcome: store.SettleReleased, ErrorCode: "ignored"}) {
+		t.Fatal("releasing a held delivery changed nothing")
+	}
+	e := show(t, s, store.DeliveryID(second[0].ID), false)
+	if e.RowState != "pending" || e.Attempts != 1 || e.Code != "http.503" || !e.NextAttemptAt.Equal(at) || !e.SettledAt.IsZero() {
+		t.Fatalf("released: %+v, want pending, 1 attempt, http.503 kept, due at %v", e, at)
+	}
+	if settle(t, s, at, store.Settlement{ID: second[0].ID, Token: second[0].Token, Outcome: store.SettleSucceeded}) {
+		t.Fatal("a released claim's token settled the delivery")
+	}
+	third := claim(t, s, at, 1, lease)
+	if len(third) != 1 || third[0].Attempt != 2 || third[0].Token == second[0].Token {
+		t.Fatalf("claim after the release %+v, want attempt 2 again with a new token", third)
+	}
+	ok, again, err := s.SettleAndClaim(ctx, at, []store.Settlement{{ID: third[0].ID, Token: third[0].Token, Outcome: store.SettleReleased}}, 1, lease)
+	if err != nil || len(ok) != 1 || !ok[0] || len(again) != 1 || again[0].ID != third[0].ID || again[0].Attempt != 2 {
+		t.Fatalf("release and claim in one transaction: %v %+v %v, want it claimed again as attempt 2", ok, again, err)
 	}
 }
 

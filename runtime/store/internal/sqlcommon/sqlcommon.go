@@ -229,6 +229,19 @@ func CheckSettlement(s store.Settlement) error {
 	return nil
 }
 
+// NextAttemptAt is the next attempt time a settlement writes, false when it
+// writes none (the row keeps its own): a retry's own time, and now for a
+// released claim, so that it is due at once.
+func NextAttemptAt(s store.Settlement, now time.Time) (time.Time, bool) {
+	switch s.Outcome {
+	case store.SettleRetryWait:
+		return s.NextAttemptAt, true
+	case store.SettleReleased:
+		return now, true
+	}
+	return time.Time{}, false
+}
+
 // CheckLease validates the lease of a claim.
 func CheckLease(lease time.Duration) error {
 	if lease <= 0 {
