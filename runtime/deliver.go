@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
@@ -21,10 +22,16 @@ import (
 
 // Delivery engine limits (docs/design/runtime.md, "Deliveries").
 const (
-	// ClaimLimit bounds the deliveries one claim asks for. A claim never asks
-	// for more than the workers free at that moment, so a claimed delivery's
-	// handler starts at once and its lease is not spent waiting for a worker.
-	ClaimLimit = 32
+	// ClaimLimit bounds the deliveries one claim asks for.
+	ClaimLimit = 64
+	// AheadWait is how long a delivery claimed ahead of a free worker is
+	// meant to wait for one: the engine claims ahead only as many as its
+	// workers start within AheadWait at the pace its handlers have kept,
+	// and at most MaxAheadPerWorker a worker. A handler that starts later
+	// than half the lease's margin over the handler timeout is not started:
+	// its claim is released (store.SettleReleased).
+	AheadWait         = time.Second
+	MaxAheadPerWorker = 8
 	// Lease is a claim's default lease (Options.Lease).
 	Lease = 60 * time.Second
 	// HandlerTimeout is the default time a handler may take
@@ -49,6 +56,9 @@ const (
 // DeliverReport counts one tick's deliveries.
 type DeliverReport struct {
 	Claimed, Succeeded, Retried, Failed, Lost int
+	// Released: claimed ahead of a free worker and handed back unrun, the
+	// attempt uncounted (counted in Claimed too).
+	Released int
 	// Full: claiming stopped while claims still came back full, so more may
 	// be due.
 	Full bool
@@ -71,6 +81,11 @@ type deliverer struct {
 	// claiming goroutine, in claim order, under it.
 	randMu sync.Mutex
 	rand   *rand.Rand
+
+	// pace is the handlers' recent wall time (an exponential moving
+	// average, nanoseconds; 0 until one has run): how soon a worker comes
+	// free, for claiming ahead.
+	pace atomic.Int64
 
 	// queuedHook, when set (by tests), is called each time a handler has
 	// handed its settlement to the run loop.
@@ -143,18 +158,16 @@ func (r *Runtime) Deliver(ctx context.Context) (DeliverReport, error) {
 // claim is one claimed delivery and the jitter drawn for it at the claim.
 type claim struct {
 	c      store.Claimed
+	at     time.Time // when it was claimed, on the lease's clock
 	budget int
 	// jitter is the pause before the next attempt should this one fail
 	// temporarily; drawn only when the budget allows another attempt.
 	jitter time.Duration
 }
 
-// run keeps the workers busy with due deliveries: it claims as many as
-// there are free workers (at least half of them, so a claim is never spent
-// on a single delivery while others run), starts each handler at once, and
-// claims again as workers come free, until a claim comes back short, the
-// tick's budget is spent or ctx is done. It returns when every handler it
-// started has settled.
+// run keeps the workers busy with due deliveries until a claim comes back
+// short, the tick's budget is spent or ctx is done, and returns when every
+// delivery it claimed has settled or been released.
 //
 // The loop writes every settlement itself: the handlers that finished
 // while it was writing are settled together in the next transaction, each
@@ -162,20 +175,67 @@ type claim struct {
 // free are claimed in the same transaction (store.SettleAndClaim): one
 // commit serves many deliveries. Up to MaxWritesInFlight such
 // transactions run at once, so the workers are not idle while one commits.
+//
+// A freed worker would still wait for the commit of the write that claims
+// its next delivery; so, while handlers are quick, the loop claims ahead:
+// up to ahead() deliveries beyond the workers wait in ready, and a worker
+// that comes free starts the next at once. One that waits past
+// releaseAfter is released instead of started, so the settlement of every
+// handler started is written well inside its lease.
 func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 	if len(d.handlers) == 0 {
 		return nil
 	}
 	deadline := time.Now().Add(d.budget)
+	releaseAfter := (d.lease - d.timeout) / 2
 	results := make(chan attempted, d.workers)
 	writes := make(chan written, MaxWritesInFlight)
 	running := 0  // handlers running
-	reserved := 0 // workers held for the claims of writes in flight
+	reserved := 0 // deliveries the claims of writes in flight may bring
 	inFlight := 0
 	more := true
-	var pending []attempted // handlers finished, settlements not yet written
+	aheadOff := false       // set once this run has released a delivery
+	var ready []claim       // claimed, waiting for a worker
+	var pending []attempted // handlers finished (or claims released), settlements not yet written
 	var errs []error
 	hctx := context.WithoutCancel(ctx) // a signal lets the handlers in hand finish
+	// Ready deliveries are looked at while they wait, on the lease's
+	// clock, so that one waiting too long is released though no worker
+	// comes free.
+	wake := time.NewTicker(min(releaseAfter/4, 100*time.Millisecond))
+	defer wake.Stop()
+	stop := ctx.Done()
+	start := func() {
+		now, stopping := d.now(), ctx.Err() != nil
+		waiting := ready[:0]
+		for _, cl := range ready {
+			if stopping || now.Sub(cl.at) > releaseAfter {
+				aheadOff = true
+				pending = append(pending, attempted{cl: cl, s: store.Settlement{ID: cl.c.ID, Token: cl.c.Token, Outcome: store.SettleReleased}})
+			} else {
+				waiting = append(waiting, cl)
+			}
+		}
+		ready = waiting
+		for len(ready) > 0 && running < d.workers {
+			cl := ready[0]
+			ready = ready[1:]
+			running++
+			go func() {
+				results <- d.attempt(hctx, cl)
+				if h := d.queuedHook; h != nil {
+					h()
+				}
+			}()
+		}
+	}
+	finished := func(a attempted) {
+		running--
+		pending = append(pending, a)
+		if a.took > 0 {
+			d.paced(a.took)
+		}
+	}
 	written := func(w written) {
 		inFlight--
 		reserved -= w.want
@@ -194,31 +254,28 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 		}
 		more = more && len(w.claimed) == w.want
 		rep.Claimed += len(w.claimed)
-		for _, cl := range d.prepare(w.claimed) {
-			running++
-			go func() {
-				results <- d.attempt(hctx, cl)
-				if h := d.queuedHook; h != nil {
-					h()
-				}
-			}()
-		}
+		ready = append(ready, d.prepare(w.claimed, w.at)...)
 	}
 	for {
 		for drained := false; !drained; {
 			select {
 			case a := <-results:
-				running--
-				pending = append(pending, a)
+				finished(a)
 			case w := <-writes:
 				written(w)
 			default:
 				drained = true
 			}
 		}
-		free := d.workers - running - reserved
+		start()
+		ahead := 0
+		if !aheadOff {
+			ahead = d.ahead()
+		}
+		held := running + reserved + len(ready)
+		free := d.workers + ahead - held
 		canClaim := more && ctx.Err() == nil && time.Now().Before(deadline) &&
-			(running+reserved == 0 || free >= max(1, d.workers/2))
+			(held == 0 || free >= max(1, d.workers/2))
 		if inFlight < MaxWritesInFlight && (len(pending) > 0 || canClaim) {
 			want := 0
 			if canClaim {
@@ -231,19 +288,46 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 			go func() { writes <- d.write(hctx, done, want) }()
 			continue
 		}
-		if running == 0 && inFlight == 0 {
+		if running == 0 && inFlight == 0 && len(ready) == 0 {
 			break
+		}
+		var tick <-chan time.Time
+		if len(ready) > 0 {
+			tick = wake.C
 		}
 		select {
 		case a := <-results:
-			running--
-			pending = append(pending, a)
+			finished(a)
 		case w := <-writes:
 			written(w)
+		case <-tick:
+		case <-stop:
+			stop = nil // start releases what waits
 		}
 	}
 	rep.Full = more && ctx.Err() == nil
 	return errors.Join(errs...)
+}
+
+// ahead is how many deliveries to claim beyond the workers: as many as
+// they start within AheadWait at the handlers' pace, none before one has
+// run.
+func (d *deliverer) ahead() int {
+	pace := d.pace.Load()
+	if pace <= 0 {
+		return 0
+	}
+	return int(min(int64(d.workers)*int64(AheadWait)/pace, int64(MaxAheadPerWorker*d.workers)))
+}
+
+// paced takes a handler's wall time into the pace (weight 1/8).
+func (d *deliverer) paced(took time.Duration) {
+	p := d.pace.Load()
+	if p <= 0 {
+		d.pace.Store(int64(took))
+		return
+	}
+	d.pace.Store(p + (int64(took)-p)/8)
 }
 
 // MaxWritesInFlight bounds the settle-and-claim transactions the delivery
@@ -256,6 +340,7 @@ type attempted struct {
 	cl      claim
 	s       store.Settlement
 	callErr error
+	took    time.Duration // the handler's wall time, 0 when none ran
 }
 
 // written is what one write did: for each settlement whether it took (ok)
@@ -266,6 +351,7 @@ type written struct {
 	errs     []error
 	want     int
 	claimed  []store.Claimed
+	at       time.Time // when the claim was written, on the lease's clock
 	claimErr error
 }
 
@@ -285,7 +371,8 @@ func (d *deliverer) write(ctx context.Context, done []attempted, want int) writt
 		if try > 0 {
 			time.Sleep(time.Duration(try) * 100 * time.Millisecond)
 		}
-		ok, w.claimed, err = d.store.SettleAndClaim(ctx, d.now(), sts, want, d.lease)
+		w.at = d.now()
+		ok, w.claimed, err = d.store.SettleAndClaim(ctx, w.at, sts, want, d.lease)
 		if err == nil || !store.IsTransient(err) {
 			break
 		}
@@ -306,13 +393,13 @@ func (d *deliverer) write(ctx context.Context, done []attempted, want int) writt
 
 // prepare draws each claim's jitter, in claim order, so that a seeded
 // Options.Rand gives the same schedule however the handlers interleave.
-func (d *deliverer) prepare(claimed []store.Claimed) []claim {
+func (d *deliverer) prepare(claimed []store.Claimed, at time.Time) []claim {
 	out := make([]claim, len(claimed))
 	d.randMu.Lock()
 	defer d.randMu.Unlock()
 	for i, c := range claimed {
 		budget := d.retry[c.Subscriber].Budget(c.MaxAttempts)
-		out[i] = claim{c: c, budget: budget}
+		out[i] = claim{c: c, at: at, budget: budget}
 		if c.Attempt < budget {
 			out[i].jitter = d.backoff(d.retry[c.Subscriber], c.Attempt)
 		}
@@ -326,6 +413,7 @@ func (d *deliverer) attempt(ctx context.Context, cl claim) attempted {
 	s := store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleSucceeded}
 	h := d.handlers[c.Subscriber][c.EventName]
 	var callErr error
+	var took time.Duration
 	switch {
 	case c.Attempt > cl.budget:
 		// Earlier attempts were claimed and never settled (their process
@@ -335,9 +423,11 @@ func (d *deliverer) attempt(ctx context.Context, cl claim) attempted {
 		s.Outcome, s.ErrorCode = store.SettleFailed, CodeHandlerMissing
 		callErr = fmt.Errorf("the plan running now has no handler of %s for %s", c.Subscriber, c.EventName)
 	default:
+		began := time.Now()
 		hctx, cancel := context.WithTimeout(ctx, d.timeout)
 		callErr = d.runHandler(hctx, h, c.EventJSON)
 		cancel()
+		took = max(time.Since(began), 1)
 		if callErr != nil {
 			code, temporary := classify(callErr)
 			s.ErrorCode = code
@@ -349,7 +439,7 @@ func (d *deliverer) attempt(ctx context.Context, cl claim) attempted {
 			}
 		}
 	}
-	return attempted{cl: cl, s: s, callErr: callErr}
+	return attempted{cl: cl, s: s, callErr: callErr, took: took}
 }
 
 // finish counts and logs one written settlement: ok false means the lease
@@ -364,6 +454,13 @@ func (d *deliverer) finish(ctx context.Context, a attempted, ok bool, err error,
 		d.log.Warn("delivery taken over by another claim; this settlement changes nothing", "delivery", c.ID, "subscriber", c.Subscriber,
 			"attempt", c.Attempt)
 		rep.Lost++
+		return
+	}
+	if s.Outcome == store.SettleReleased {
+		rep.Released++
+		d.metrics.released.WithLabelValues(c.Subscriber).Inc()
+		d.log.Debug("delivery released unrun: it waited too long for a worker, or the process is stopping", "delivery", store.DeliveryID(c.ID).String(),
+			"subscriber", c.Subscriber, "event", c.EventName)
 		return
 	}
 	switch s.Outcome {

@@ -28,15 +28,15 @@ import (
 )
 
 // BenchmarkDeliver measures deliveries per second from PostgreSQL (fsync on)
-// to a local no-op HTTP target: the runtime's delivery engine (claim, the
-// pack_order handler through json_http with bearer; the settlements that
-// finish together written in one transaction with the next claim; 8
-// workers),
+// to a local no-op HTTP target: the runtime's delivery engine (claim, ahead
+// of the free workers while handlers are quick; the pack_order handler
+// through json_http with bearer; the settlements that finish together
+// written in one transaction with the next claim; 8 workers),
 // next to a raw pgx loop doing the same claim and settle statements and the
 // same HTTP call with 8 goroutines, one settle commit per delivery. One op is one delivery settled
 // succeeded; the b.N deliveries are kept before the timer starts.
 //
-//	go test ./runtime -run '^$' -bench BenchmarkDeliver -benchtime 5000x
+//	go test ./runtime -run '^$' -bench BenchmarkDeliver -benchtime 6000x
 func BenchmarkDeliver(b *testing.B) {
 	pgtest.Require(b)
 	b.Run("runtime", benchDeliverRuntime)

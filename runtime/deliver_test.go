@@ -462,11 +462,19 @@ func TestDeliverBudgetSpentByLostLeases(t *testing.T) {
 	})
 }
 
-// A claim asks for no more deliveries than there are free workers, so no
-// claimed delivery spends its lease waiting for one.
+// A claim asks for no more deliveries than there are free workers while
+// the handlers are slow (or none has run yet), so no claimed delivery
+// spends its lease waiting for one.
 func TestDeliverClaimsOnlyWhatWorkersCanStart(t *testing.T) {
+	for _, pace := range []time.Duration{0, runtime.AheadWait*runtime.Workers + time.Millisecond} {
+		t.Run(fmt.Sprint("pace ", pace), func(t *testing.T) { claimsOnlyWhatWorkersCanStart(t, pace) })
+	}
+}
+
+func claimsOnlyWhatWorkersCanStart(t *testing.T, pace time.Duration) {
 	eachStore(t, func(t *testing.T, kind string) {
 		w := newDeliverWorld(t, kind, runtime.Options{})
+		runtime.SetHandlerPace(w.rt, pace)
 		ctx := context.Background()
 		ns := make([]string, 3*runtime.Workers)
 		for i := range ns {

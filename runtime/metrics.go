@@ -20,6 +20,7 @@ type Metrics struct {
 	unavailable *prometheus.CounterVec
 	recvErrors  *prometheus.CounterVec
 	deliveries  *prometheus.CounterVec
+	released    *prometheus.CounterVec
 	ackCalls    *prometheus.CounterVec
 	ackFailed   *prometheus.CounterVec
 	tickSeconds prometheus.Histogram
@@ -48,6 +49,8 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 			Help: "Messages left on their queue because the store could not take them."}, []string{"queue"}),
 		recvErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_receive_errors_total", Help: "Failed receive calls."}, []string{"queue"}),
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_deliveries_total", Help: "Delivery attempts settled, by outcome."}, []string{"subscriber", "outcome"}),
+		released: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_deliveries_released_total",
+			Help: "Deliveries claimed ahead of a free worker and handed back unrun."}, []string{"subscriber"}),
 		ackCalls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_acknowledge_requests_total",
 			Help: "Acknowledge requests sent to queues: form batch acknowledges many messages in one request, single one."}, []string{"queue", "form"}),
 		ackFailed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_acknowledge_failed_entries_total",
@@ -67,7 +70,7 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		oldestPending: prometheus.NewGauge(prometheus.GaugeOpts{Name: "jadpo_store_oldest_pending_delivery_age_seconds",
 			Help: "Age of the oldest delivery not yet settled (0 when none), as of the last stats refresh."}),
 	}
-	reg.MustRegister(m.received, m.kept, m.repeats, m.parkedBy, m.unavailable, m.recvErrors, m.deliveries, m.ackCalls, m.ackFailed, m.tickSeconds,
+	reg.MustRegister(m.received, m.kept, m.repeats, m.parkedBy, m.unavailable, m.recvErrors, m.deliveries, m.released, m.ackCalls, m.ackFailed, m.tickSeconds,
 		m.housekeptBy, m.storeDeliveries, m.storeParked, m.storeRows, m.storeBytes, m.oldestPending)
 	return m
 }

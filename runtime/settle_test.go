@@ -59,21 +59,23 @@ func (g *gatedStore) SettleDelivery(ctx context.Context, now time.Time, s store.
 // Issue 16, point 4: deliveries that finish while a settlement is being
 // written are settled together in a later transaction, each under its own
 // token, and the deliveries for the workers they free are claimed in that
-// same transaction. 16 deliveries, 8 workers; the writes that settle are
-// held until all 8 handlers of the first claim have finished. Before, each
+// same transaction. 216 deliveries, 8 workers (enough that claims go on
+// after the engine has claimed ahead as far as it may); the writes that settle are held
+// until all 8 handlers of the first claim have finished. Before, each
 // delivery was settled in its own transaction and claims in others.
 func TestSettlementsFinishingTogetherShareOneTransaction(t *testing.T) {
 	for _, kind := range runtimetest.Stores {
 		t.Run(kind, func(t *testing.T) {
-			writes := settleTogether(t, kind, false)
+			n := 3 * (1 + runtime.MaxAheadPerWorker) * runtime.Workers
+			writes := settleTogether(t, kind, false, n)
 			settled, together := 0, false
 			for _, w := range writes {
 				settled += w.settled
 				together = together || w.settled > 1 && w.claimed > 0
 			}
-			if settled != 2*runtime.Workers || !together || len(writes) >= 2*runtime.Workers {
+			if settled != n || !together || len(writes) >= n {
 				t.Fatalf("writes %v: want %d settlements in fewer transactions, one of them settling several and claiming",
-					writes, 2*runtime.Workers)
+					writes, n)
 			}
 		})
 	}
@@ -81,7 +83,7 @@ func TestSettlementsFinishingTogetherShareOneTransaction(t *testing.T) {
 
 // A group whose write fails as a whole is settled one by one: none is lost.
 func TestSettlementsGroupFailingSettlesOneByOne(t *testing.T) {
-	writes := settleTogether(t, "sqlite", true)
+	writes := settleTogether(t, "sqlite", true, 2*runtime.Workers)
 	refused, single := 0, 0
 	for _, w := range writes {
 		switch {
@@ -96,10 +98,10 @@ func TestSettlementsGroupFailingSettlesOneByOne(t *testing.T) {
 	}
 }
 
-// settleTogether delivers 2 × runtime.Workers deliveries with the first
-// settling write held until every worker's handler has finished; it checks
-// that each delivery succeeded once and returns the writes.
-func settleTogether(t *testing.T, kind string, refuse bool) []write {
+// settleTogether delivers n deliveries with the first settling write held
+// until every worker's handler has finished; it checks that each delivery
+// succeeded once and returns the writes.
+func settleTogether(t *testing.T, kind string, refuse bool, n int) []write {
 	w := newDeliverWorld(t, kind, runtime.Options{})
 	g := &gatedStore{Store: w.st, gate: make(chan struct{}), refuse: refuse}
 	rt := w.runtime(g, runtime.Options{})
@@ -112,7 +114,7 @@ func settleTogether(t *testing.T, kind string, refuse bool) []write {
 			close(g.gate)
 		}
 	})
-	ns := make([]string, 2*runtime.Workers)
+	ns := make([]string, n)
 	for i := range ns {
 		ns[i] = fmt.Sprint("m-", i)
 	}

@@ -177,8 +177,18 @@ func printTick(w interface{ Write([]byte) (int, error) }, rep runtime.TickReport
 	}
 	d := rep.Delivered
 	if d.Claimed > 0 {
-		fmt.Fprintf(w, "   deliveries run: %d succeeded, %d to retry, %d failed\n", d.Succeeded, d.Retried, d.Failed)
+		fmt.Fprintf(w, "   deliveries run: %d succeeded, %d to retry, %d failed%s\n", d.Succeeded, d.Retried, d.Failed, releasedCount(d))
 	}
+}
+
+// releasedCount names the deliveries a step claimed and handed back unrun
+// (a signal came while they waited for a worker), when there were any: they
+// are pending again, their attempt not counted.
+func releasedCount(d runtime.DeliverReport) string {
+	if d.Released == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d handed back unrun", d.Released)
 }
 
 // receivedCounts says what became of a tick's received messages. Left counts

@@ -100,9 +100,9 @@ func (e *env) tickCommand() *cobra.Command {
 				s.log.Info("stopped", "error", err)
 				err = nil
 			}
-			fmt.Fprintf(e.stdout, "received %d, %s; retried parked: kept %d, parked again %d; deliveries: %d succeeded, %d to retry, %d failed\n",
+			fmt.Fprintf(e.stdout, "received %d, %s; retried parked: kept %d, parked again %d; deliveries: %d succeeded, %d to retry, %d failed%s\n",
 				rep.Received, receivedCounts(rep), rep.RetriedKept, rep.RetriedParked,
-				rep.Delivered.Succeeded, rep.Delivered.Retried, rep.Delivered.Failed)
+				rep.Delivered.Succeeded, rep.Delivered.Retried, rep.Delivered.Failed, releasedCount(rep.Delivered))
 			if err != nil {
 				s.log.Warn("the tick did not finish everything", "error", err)
 				return exitError{exitFound}
