@@ -16,7 +16,7 @@ import (
 )
 
 // benchLines is the size of the generated project the front-end benchmarks
-// read (docs/design/performance.md, "Front end: parse and check").
+// read (docs/performance.md, "Front end: parse and check").
 const benchLines = 50000
 
 var benchFS = func() func() fstest.MapFS {
@@ -99,7 +99,7 @@ func diagLine(r source.Range, code, summary string) string {
 // BenchmarkCheckLongLine is issue 11's quadratic case: `store primary {}`
 // then N stray characters on one line, N diagnostics, checked and rendered
 // as text (and JSON) as `jadpo check` does. Time and memory per op must grow
-// with N, not N² (docs/design/performance.md, "Long lines and large files").
+// with N, not N² (docs/performance.md, "Long lines and large files").
 func BenchmarkCheckLongLine(b *testing.B) {
 	for _, n := range []int{16000, 64000, 256000} {
 		src := []byte("store primary {}\n" + strings.Repeat("- ", n) + "\n")

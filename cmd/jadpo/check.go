@@ -70,7 +70,7 @@ func plural(n int, word string) string {
 // and check a project (check, build, lsp): nearly all they allocate stays
 // live until the check ends, so the default 100% growth lets the heap reach
 // about twice what is live; 35% keeps a check's peak under 20x its source
-// (docs/design/performance.md, "Long lines and large files") for about 50% more CPU.
+// (docs/performance.md, "Long lines and large files") for about 50% more CPU.
 // GOGC, when set, decides instead.
 const frontEndGC = 35
 

@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkParseLongLine: N stray characters on one line, N diagnostics.
-// Time and memory per op grow with N (docs/design/performance.md, "Long lines and
+// Time and memory per op grow with N (docs/performance.md, "Long lines and
 // large files"); a scan of every problem per declaration made it N².
 func BenchmarkParseLongLine(b *testing.B) {
 	for _, n := range []int{16000, 64000, 256000} {

@@ -13,7 +13,7 @@ import (
 // (lockfile.VerifyLock): it reads the lock and every package file on each
 // run. There is no cache: one that decided a check could be shipped with
 // the tree it vouches for, and the whole read costs little
-// (docs/design/performance.md, "Checking a large package").
+// (docs/performance.md, "Checking a large package").
 
 type lockState struct {
 	loaded bool

@@ -104,7 +104,7 @@ func TestWriteDir(t *testing.T) {
 	}
 }
 
-// A 50 MB project (the memory bound of docs/design/performance.md is measured on
+// A 50 MB project (the memory bound of docs/performance.md is measured on
 // it) keeps every file under the per-file limit of 8 MiB, and parses.
 func TestGenerateBytes(t *testing.T) {
 	sizes := []int{5 << 20}

@@ -15,7 +15,7 @@ import (
 )
 
 // The language server's speed on the generated 50,000-line project
-// (docs/design/performance.md, "Language server"): an edit to one module until
+// (docs/performance.md, "Language server"): an edit to one module until
 // its diagnostics are published (the debounce included), hover and
 // completion, each next to the peer it must beat, a whole check of the
 // project as `jadpo check` does it.

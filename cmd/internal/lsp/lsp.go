@@ -48,7 +48,7 @@ type Options struct {
 // DefaultDebounce is the wait after an edit before it is checked: long
 // enough to take the next keystroke of a fast typist's burst into the same
 // check, short enough to stay inside the 50 ms an edit's diagnostics may
-// take (docs/design/performance.md, "Language server").
+// take (docs/performance.md, "Language server").
 const DefaultDebounce = 5 * time.Millisecond
 
 // ErrExitWithoutShutdown is Serve's answer to `exit` before `shutdown`:

@@ -17,7 +17,7 @@ import (
 // kept and delivered through PostgreSQL in ticks of 100, housekeeping each tick with a
 // 2-day retention, the clock moving a day every tenth of the messages. At every tenth it
 // prints each table's rows and pg_total_relation_size and the mean time of its ticks
-// (docs/design/performance.md, "Soak").
+// (docs/performance.md, "Soak").
 func TestSoak(t *testing.T) {
 	if os.Getenv("JADPO_SOAK") == "" {
 		t.Skip("the soak runs with make soak (JADPO_SOAK=1)")

@@ -1,5 +1,5 @@
 // Command projectgen writes a generated project to a directory, for
-// measuring the jadpo binary on it (docs/design/performance.md):
+// measuring the jadpo binary on it (docs/performance.md):
 //
 //	go run ./lang/projectgen/cmd/projectgen -bytes 52428800 /tmp/big
 //	/usr/bin/time -v bin/jadpo check /tmp/big
