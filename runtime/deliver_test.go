@@ -649,3 +649,24 @@ func TestDeliverTransportFailureIsRetried(t *testing.T) {
 	w.deliver(runtime.DeliverReport{Claimed: 1, Retried: 1})
 	w.expect(id, store.DeliveryRetryWait, 1, runtime.CodeTransport, next)
 }
+
+// An enum input given a bare variant (`carrier: express`) sends the
+// variant's name.
+func TestDeliverEnumVariantArgumentOnTheWire(t *testing.T) {
+	dir := checktest.CopyExample(t, "warehouse", t.TempDir(),
+		checktest.Edit{File: "packages/Packing.v1/resources/jobs.jadpo", Old: "    carrier: Text", New: "    carrier: Service"},
+		checktest.Edit{File: "packages/Packing.v1/resources/jobs.jadpo", Old: "value CancelJobInput {", New: "enum Service { standard express }\n\nvalue CancelJobInput {"},
+		checktest.Edit{File: "app.jadpo", Old: "carrier: shipment.carrier,", New: "carrier: express,"})
+	checktest.Relock(t, dir) // the package's files changed
+	plan := checktest.PlanDir(t, dir)
+	env := runtimetest.New(t, "sqlite", plan)
+	rt := env.Runtime(env.Store(), runtime.Options{})
+	env.Send("warehouse_queue", `{"id":"m-8","type":"order_shipped","order_id":"o-8","shipped_at":"2026-11-30T10:00:00Z","carrier":"ups","lines":[{"sku":"SKU-1","quantity":2}]}`)
+	rep, err := rt.Tick(context.Background())
+	if err != nil || rep.Delivered.Succeeded != 1 {
+		t.Fatalf("tick %+v, %v", rep, err)
+	}
+	if calls := env.Target.Calls(); len(calls) != 1 || calls[0].Body["carrier"] != "express" {
+		t.Fatalf("calls %+v, want one with carrier express", calls)
+	}
+}
