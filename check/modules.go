@@ -177,6 +177,22 @@ func (c *checker) misplacedInApp(f *ast.File, d *ast.Decl) {
 		WithHelp("a package lives under packages/<Name>.<version>/ and is installed with `jadpo package add`")
 }
 
+// publicIgnored warns of `public` on an app-wide declaration (config,
+// store, connection, queue), where it changes nothing. The range is
+// `public` and the declaration's keyword; the fix keeps the keyword.
+func (c *checker) publicIgnored(f *ast.File, d *ast.Decl, word string) {
+	var inner source.Span
+	if n := d.Named; n.Config != nil {
+		inner = n.Config.Span()
+	} else {
+		inner = n.BlockDecl.Span()
+	}
+	rng := source.Span{Start: d.Named.Span().Start, End: inner.Start + len(word)}
+	c.add("semantic.public_ignored", f.Range(rng), "`public` changes nothing on a %s: every %s is app-wide", word, word).
+		WithFix(word).
+		WithHelp("a config, store, connection or queue is seen from every module of the app without `use`; remove `public`")
+}
+
 // newDecl makes the decl of a named declaration: its kind and name.
 func newDecl(d *ast.Decl, f *ast.File, home *namespace) *decl {
 	n := d.Named
@@ -222,6 +238,9 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 	c.sym(dd)
 	if dd.kind != kindType && dd.kind != kindEnum && dd.kind != kindValue && dd.kind != kindEvent {
 		m.appWide = true
+		if dd.public {
+			c.publicIgnored(f, d, kindWords[dd.kind])
+		}
 	}
 	switch dd.kind {
 	case kindType, kindEnum, kindValue, kindEvent:

@@ -156,6 +156,12 @@ var Pages = map[string]Page{
 			"An app declaration written into a package file — move it to `app.jadpo` or a module of the app.",
 		},
 	},
+	"semantic.public_ignored": {
+		Means: "`public` is written on a `config`, `store`, `connection` or `queue`. These are app-wide: declared in `app.jadpo` or in any module, each is seen from every module of the app without `use`, so `public` on them changes nothing. It is a warning: the check still passes. `public` matters on types, enums, values and events, which other files bring in with `use`.",
+		Causes: []string{
+			"Written by analogy with `public event`, to use the declaration from another module — remove `public`; the editor's quick fix does, and the other module needs nothing to see it.",
+		},
+	},
 	"type.unknown_name": {
 		Means: "A type is named that is neither built in nor declared in scope.",
 		Causes: []string{

@@ -89,8 +89,10 @@ func (s *server) inCatalogue(name string) bool {
 func quickFix(d *diag.Diagnostic) (source.Range, string, string, bool) {
 	if d.Fix != nil {
 		title := "Replace with " + *d.Fix
-		if *d.Fix == "" {
-			title = "Remove `" + d.Subject.Text() + "`"
+		subject := d.Subject.Text()
+		if cut, ok := strings.CutSuffix(subject, *d.Fix); ok && strings.TrimSpace(cut) != "" {
+			// The fix keeps the subject's end: it removes what comes before.
+			title = "Remove `" + strings.TrimSpace(cut) + "`"
 		}
 		return d.Subject, *d.Fix, title, true
 	}

@@ -336,6 +336,11 @@ func TestCodeActions(t *testing.T) {
 	if got := fix(broken, `Replace with "https://sqs.eu-west-1.amazonaws.com"`, at(broken, "host: https:", 0, 8)); got != want {
 		t.Errorf("quote a URL:\n%s", got)
 	}
+	// Take `public` off an app-wide declaration (a warning).
+	broken = strings.Replace(text, "connection packing {", "public connection packing {", 1)
+	if got := fix(broken, "Remove `public`", at(broken, "public connection", 0, 2)); got != text {
+		t.Errorf("public on a connection:\n%s", got)
+	}
 	// Install a package the catalogue has.
 	broken = strings.Replace(text, "package: Packing.v1", "package: Resend.v1", 1)
 	c.change(app, broken, 4)
