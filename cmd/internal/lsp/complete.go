@@ -7,6 +7,7 @@ import (
 	plexer "github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/lexer"
 )
 
@@ -27,6 +28,8 @@ const (
 	ciProperty = 10
 	ciEnum     = 13
 	ciKeyword  = 14
+	ciValue    = 12
+	ciVariant  = 20
 	ciStruct   = 22
 	ciEvent    = 23
 	ciTypeP    = 25
@@ -115,7 +118,11 @@ func readCompletionContext(src []byte, off int) completionContext {
 			}
 			cc.stack = append(cc.stack, completionFrame{kind: "call", decl: decl, name: name, call: path})
 		case "[":
-			cc.stack = append(cc.stack, completionFrame{kind: "list", decl: decl, name: name})
+			fr := completionFrame{kind: "list", decl: decl, name: name}
+			if prev, prev2 := tok(i-1), tok(i-2); prev.Value == ":" && prev2.Type == lexer.Ident {
+				fr.key = prev2.Value
+			}
+			cc.stack = append(cc.stack, fr)
 		case "}", ")", "]":
 			if len(cc.stack) > 0 {
 				cc.stack = cc.stack[:len(cc.stack)-1]
@@ -240,6 +247,8 @@ func (s *server) completion(dc *docContext, off int) (any, error) {
 				add(rest, symbolCompletionKind(n.Symbol), signature(n.Symbol))
 			}
 		}
+	case inCallArguments(cc):
+		s.completeArguments(dc, cc, add)
 	case cc.value && cc.key == "package" && block == "connection":
 		if s.opts.Catalogue != nil {
 			for _, name := range s.opts.Catalogue() {
@@ -292,8 +301,6 @@ func (s *server) completion(dc *docContext, off int) (any, error) {
 		add("attempt", ciKeyword, "call an operation: attempt <connection>.<resource>.<operation>(...)")
 	case block == "resource":
 		add("operation", ciKeyword, "an operation of the resource")
-	case block == "call":
-		s.completeArguments(dc, cc, add)
 	case block == "config" || block == "event" || block == "value" || block == "settings":
 		// a field's name is the author's to choose
 	default:
@@ -450,10 +457,33 @@ func recordByID(ix *check.Index, id string) *check.Symbol {
 	return nil
 }
 
-// completeArguments offers an operation's input fields inside its call:
-// attempt packing.jobs.create_job(|.
+// inCallArguments reports whether the cursor is among a call's arguments,
+// at any depth of record literals and lists inside them.
+func inCallArguments(cc completionContext) bool {
+	for i := len(cc.stack) - 1; i >= 0; i-- {
+		switch cc.stack[i].kind {
+		case "call":
+			return true
+		case "member", "list", "rules":
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// completeArguments offers what fits among a call's arguments: the
+// operation's input fields at a key (attempt packing.jobs.create_job(|),
+// a record's fields inside a record literal (label: { | }), also in a list
+// (lines: [{ | }]), and at a value what its type takes: an enum's variants,
+// true and false, none where the input may be none, the handler's binding
+// and config.
 func (s *server) completeArguments(dc *docContext, cc completionContext, add func(string, int, string)) {
-	call := cc.stack[len(cc.stack)-1].call
+	at := len(cc.stack) - 1
+	for cc.stack[at].kind != "call" {
+		at--
+	}
+	call := cc.stack[at].call
 	if len(call) != 3 {
 		return
 	}
@@ -462,11 +492,82 @@ func (s *server) completeArguments(dc *docContext, cc completionContext, add fun
 	if conn == nil {
 		return
 	}
+	var fields []ir.Field
 	for _, sym := range ix.Symbols {
 		if sym.Kind == check.SymOperation && sym.Package == conn.Package && sym.Name == call[2] && sym.Parent != nil && sym.Parent.Name == call[1] && sym.Input != nil {
-			for _, f := range sym.Input.Fields {
-				add(f.Name, ciField, check.TypeText(f.Type))
+			fields = sym.Input.Fields
+		}
+	}
+	fieldType := func(fields []ir.Field, name string) *ir.Type {
+		for i := range fields {
+			if fields[i].Name == name {
+				return &fields[i].Type
 			}
 		}
+		return nil
+	}
+	recordFields := func(t *ir.Type) []ir.Field {
+		if t == nil || t.Kind != ir.RecordK {
+			return nil
+		}
+		if rec := recordByID(ix, t.Name); rec != nil {
+			return rec.Fields
+		}
+		return nil
+	}
+	// Walk the literal's blocks from the call inwards; elem is the element
+	// type of the list the cursor is in, if it is.
+	var elem *ir.Type
+	for _, fr := range cc.stack[at+1:] {
+		switch fr.kind {
+		case "member": // key: { ... }
+			fields, elem = recordFields(fieldType(fields, fr.key)), nil
+		case "list": // key: [ ... ]
+			elem = nil
+			if t := fieldType(fields, fr.key); t != nil && t.Kind == ir.List {
+				elem = t.Elem
+			}
+		case "rules": // a record in a list: [{ ... }]
+			fields, elem = recordFields(elem), nil
+		}
+	}
+	if !cc.value {
+		if elem != nil {
+			s.completeValues(dc, cc, elem, add)
+			return
+		}
+		for _, f := range fields {
+			add(f.Name, ciField, check.TypeText(f.Type))
+		}
+		return
+	}
+	if t := fieldType(fields, cc.key); t != nil {
+		s.completeValues(dc, cc, t, add)
+	}
+}
+
+// completeValues offers the values a place of type t takes, by name.
+func (s *server) completeValues(dc *docContext, cc completionContext, t *ir.Type, add func(string, int, string)) {
+	switch t.Kind {
+	case ir.Enum:
+		for _, v := range t.Variants {
+			add(v, ciVariant, "variant of "+check.TypeText(*t))
+		}
+	case ir.Bool:
+		add("true", ciValue, "Bool")
+		add("false", ciValue, "Bool")
+	}
+	if t.Optional {
+		add("none", ciValue, "no value")
+	}
+	for _, sym := range dc.pr.res.Index.Symbols {
+		if sym.Kind == check.SymBinding && sym.Decl.File != nil && sym.Decl.File.Path == dc.path &&
+			sym.Decl.Span.Start <= dc.cursor && dc.cursor <= sym.Decl.Span.End {
+			add(sym.Name, ciVariable, "the handler's event")
+		}
+	}
+	add("config", ciModule, "the app's config: config.<field>")
+	if t.Kind == ir.Text {
+		add("json", ciMethod, "the event as JSON text: json(binding)")
 	}
 }

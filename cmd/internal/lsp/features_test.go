@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jadpo/jadpo/check/checktest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -242,6 +243,14 @@ func TestCompletion(t *testing.T) {
 	check("resource.", text, at(text, "jobs.create_job", 0, len("jobs.")), "create_job", "cancel_job")
 	check("arguments", text, at(text, "            carrier: shipment", 0, 12), "order_id", "carrier", "priority", "label", "payload")
 	check("binding.", text, at(text, "shipment.carrier", 0, len("shipment.")), "order_id", "carrier", "lines", "note")
+	// Inside the arguments: a record literal's fields, and at a value what its type takes.
+	check("record literal", text, at(text, "reference: shipment.order_id", 0, 0), "reference", "account")
+	check("value in a record", text, at(text, "account: config.packing_account", 0, len("account: ")), "shipment", "config", "json")
+	check("list item", text, at(text, `"shipped", "warehouse"`, 0, 0), "shipment", "config", "json")
+	check("optional value", text, at(text, "priority: 2", 0, len("priority: ")), "none", "shipment", "config")
+	if got := completionLabels(t, c, app, text, at(text, "reference: shipment.order_id", 0, 0)); has(got, "order_id") {
+		t.Errorf("a record literal offers the call's inputs: %v", got)
+	}
 	check("retry", text, at(text, "max_attempts: 8", 0, 0), "max_attempts", "first_delay", "max_delay")
 	check("queue", text, at(text, "id_at: \"id\"", 0, 0), "id_at", "type_at", "events")
 	check("config field options", text, at(text, "secret: true }\n    sqs_host", 0, 0), "binding", "secret", "default", "min_length")
@@ -562,5 +571,29 @@ func TestRenameOfAStoredNameAsksFirst(t *testing.T) {
 	// A config field's name is nowhere in the store: a plain edit.
 	if r := rename(at(text, "config.packing_token", 0, 9), "packing_secret"); r["changes"] == nil || r["changeAnnotations"] != nil {
 		t.Errorf("config field rename: %v", r)
+	}
+}
+
+// An enum input's value offers the enum's variants (written bare).
+func TestCompletionOfEnumVariants(t *testing.T) {
+	dir := checktest.CopyExample(t, "warehouse", t.TempDir(),
+		checktest.Edit{File: "packages/Packing.v1/resources/jobs.jadpo", Old: "    carrier: Text", New: "    carrier: Service"},
+		checktest.Edit{File: "packages/Packing.v1/resources/jobs.jadpo", Old: "value CancelJobInput {", New: "enum Service { standard express }\n\nvalue CancelJobInput {"},
+		checktest.Edit{File: "app.jadpo", Old: "carrier: shipment.carrier,", New: "carrier: express,"})
+	checktest.Relock(t, dir)
+	c := startServer(t, Options{Debounce: -1})
+	c.initialize(dir)
+	app := filepath.Join(dir, "app.jadpo")
+	text := read(t, app)
+	c.open(app, text)
+	if ds := c.Published(pathURI(app), 0); len(ds) != 0 {
+		t.Fatalf("the edited warehouse has problems: %v", ds)
+	}
+	got := completionLabels(t, c, app, text, at(text, "carrier: express", 0, len("carrier: ")))
+	if fmt.Sprint(got) != "[config express shipment standard]" {
+		t.Errorf("at an enum input's value: %v, want its variants, the binding and config", got)
+	}
+	if got := completionLabels(t, c, app, text, at(text, "carrier: express", 0, len("carrier: ex"))); fmt.Sprint(got) != "[express]" {
+		t.Errorf("after `ex`: %v", got)
 	}
 }
