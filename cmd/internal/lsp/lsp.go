@@ -404,14 +404,16 @@ func (s *server) handleNotification(m lspMessage) {
 			TextDocument struct {
 				URI string `json:"uri"`
 			} `json:"textDocument"`
-			ContentChanges []struct {
-				Text string `json:"text"`
-			} `json:"contentChanges"`
+			ContentChanges []contentChange `json:"contentChanges"`
 		}
 		if json.Unmarshal(m.Params, &p) == nil && len(p.ContentChanges) > 0 {
 			if path := uriPath(p.TextDocument.URI); path != "" {
-				s.ws.change(path, []byte(p.ContentChanges[len(p.ContentChanges)-1].Text))
-				s.edited()
+				// A ranged change to a document never opened has nothing to
+				// apply to; the client's next didOpen brings the text.
+				if text, ok := applyChanges(s.ws.docs[path], p.ContentChanges); ok {
+					s.ws.change(path, text)
+					s.edited()
+				}
 			}
 		}
 	case "textDocument/didSave", "textDocument/didClose":
@@ -514,7 +516,7 @@ func (s *server) initialize(params json.RawMessage) any {
 	we := p.Capabilities.Workspace.WorkspaceEdit
 	s.confirmEdits = we.DocumentChanges && len(we.ChangeAnnotationSupport) > 0 && string(we.ChangeAnnotationSupport) != "null"
 	caps := map[string]any{
-		"textDocumentSync":        map[string]any{"openClose": true, "change": 1, "save": true},
+		"textDocumentSync":        map[string]any{"openClose": true, "change": 2, "save": true}, // incremental
 		"hoverProvider":           true,
 		"definitionProvider":      true,
 		"referencesProvider":      true,

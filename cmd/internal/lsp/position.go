@@ -115,3 +115,35 @@ func (s *server) withDocument(raw json.RawMessage, fn func(*docContext) (any, er
 	}
 	return fn(dc)
 }
+
+// contentChange is one of didChange's changes: the whole text (no range),
+// or the text that replaces a range of the document as it stands after the
+// changes before it.
+type contentChange struct {
+	Range *struct {
+		Start, End struct{ Line, Character int }
+	} `json:"range"`
+	Text string `json:"text"`
+}
+
+// applyChanges applies didChange's changes to a document's text, in order.
+// It never writes into text: the trees parsed from it may still hold it.
+// false: a ranged change came for a document that is not open (text nil).
+func applyChanges(text []byte, changes []contentChange) ([]byte, bool) {
+	for _, ch := range changes {
+		if ch.Range == nil {
+			text = []byte(ch.Text)
+			continue
+		}
+		if text == nil {
+			return nil, false
+		}
+		f := source.NewFile("", text)
+		start := offsetAt(f, ch.Range.Start.Line, ch.Range.Start.Character)
+		end := max(offsetAt(f, ch.Range.End.Line, ch.Range.End.Character), start)
+		out := make([]byte, 0, len(text)-(end-start)+len(ch.Text))
+		out = append(append(append(out, text[:start]...), ch.Text...), text[end:]...)
+		text = out
+	}
+	return text, true
+}
