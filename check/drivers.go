@@ -28,8 +28,8 @@ type driverCall struct {
 	input, output []driverNeed
 }
 
-// cloudflareQueues is the cloudflare_queues driver's contract (providers.md
-// §5): it pulls with batch_size and visibility_timeout_ms, reads each
+// cloudflareQueues is the cloudflare_queues driver's contract (docs/guide/receiving.md,
+// "Cloudflare Queues"): it pulls with batch_size and visibility_timeout_ms, reads each
 // leased message's id, body and lease_id, and answers a batch with one ack
 // listing the acknowledged leases and the ones handed back.
 var cloudflareQueues = []driverCall{
@@ -48,7 +48,7 @@ var driverHelp = map[ir.Driver]string{
 	ir.DriverSQLInbox:         "declare the provider and settings as the catalogue's SqlInbox.v1 does (`jadpo package add SqlInbox.v1`)",
 }
 
-// sqlInboxSettings is the sql_inbox driver's contract (providers.md §6): the
+// sqlInboxSettings is the sql_inbox driver's contract (docs/guide/receiving.md, "A SQL inbox"): the
 // settings it reads, by name, with their kind and whether the package must
 // require them. The claim form is an enum holding at least row_lock and lease.
 var sqlInboxSettings = []struct {

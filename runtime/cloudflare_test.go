@@ -1,6 +1,6 @@
 package runtime_test
 
-// The cloudflare_queues driver (providers.md §5) against the Cloudflare
+// The cloudflare_queues driver (docs/guide/receiving.md, "Cloudflare Queues") against the Cloudflare
 // Queues fake, on every store adapter: examples/returns receives its
 // returns_queue through Cloudflare's HTTP pull consumer API.
 

@@ -1,6 +1,6 @@
 package runtime_test
 
-// Config loading (language.md §4): values come from the process
+// Config loading (docs/reference/language.md, "config"): values come from the process
 // environment, then .env.local, then the field's default; a required value
 // missing or invalid names the field and binding and never the value.
 

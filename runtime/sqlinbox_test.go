@@ -1,6 +1,6 @@
 package runtime_test
 
-// The sql_inbox driver (providers.md §6) on every store adapter: examples/jobs
+// The sql_inbox driver (docs/guide/receiving.md, "A SQL inbox") on every store adapter: examples/jobs
 // receives the seed's order_jobs table, in a PostgreSQL schema of the test's
 // own.
 

@@ -67,7 +67,7 @@ func TestTickKeepsParksAndDelivers(t *testing.T) {
 	}
 }
 
-// runtime.md §6: one log line per kept, repeated and parked message and per
+// docs/guide/operating.md, "Logs": one log line per kept, repeated and parked message and per
 // settled delivery, each with the message id, never a body value.
 func TestLogsOneLinePerMessageWithItsIDAndNoBodyValue(t *testing.T) {
 	for _, kind := range runtimetest.Stores {
@@ -107,7 +107,7 @@ func TestLogsOneLinePerMessageWithItsIDAndNoBodyValue(t *testing.T) {
 	}
 }
 
-// runtime.md §6: the metrics count received, kept, repeated and parked (by
+// docs/guide/operating.md, "Metrics and health": the metrics count received, kept, repeated and parked (by
 // reason) messages, deliveries by outcome and the ticks' duration.
 func TestMetricsCountWhatTheTickDid(t *testing.T) {
 	env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
@@ -157,7 +157,7 @@ func TestMetricsCountWhatTheTickDid(t *testing.T) {
 	}
 }
 
-// runtime.md §3: an app that receives a queue ticks at least every 10
+// docs/guide/operating.md, "Running": an app that receives a queue ticks at least every 10
 // seconds, whatever interval it is given; a tick that used all its asks is
 // followed at once by the next.
 func TestRunTicksAtLeastEveryTenSeconds(t *testing.T) {

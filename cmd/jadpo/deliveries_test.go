@@ -1,6 +1,6 @@
 package main
 
-// jadpo deliveries (runtime.md §1 and §4): list as an aligned table,
+// jadpo deliveries (docs/guide/operating.md, "jadpo deliveries"): list as an aligned table,
 // --state, --json, show with and without --body, retry and dismiss, and
 // their refusals (unknown ID, wrong state): a clear message, a non-zero
 // exit and nothing changed.

@@ -74,7 +74,7 @@ func commandName(c *cobra.Command) string {
 	return strings.TrimPrefix(strings.TrimPrefix(c.CommandPath(), "jadpo"), " ")
 }
 
-// addFormatFlag gives c --format text|json and, where the spec names it, --json as its
+// addFormatFlag gives c --format text|json and, where the command documents it, --json as its
 // alias.
 func addFormatFlag(c *cobra.Command, format *string, withJSONAlias, persistent bool) {
 	fs := c.Flags()

@@ -38,7 +38,7 @@ func projectDir(dir string) (string, error) {
 }
 
 // defaultStoreURL is the store when nothing names another: build/local.sqlite in the
-// project folder (language.md §5).
+// project folder (docs/reference/language.md, "store").
 func defaultStoreURL(dir string) (string, error) {
 	real, err := projectDir(dir)
 	if err != nil {

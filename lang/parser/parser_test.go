@@ -149,7 +149,7 @@ func eqList(t *testing.T, what string, got, want []string) {
 	eq(t, what, strings.Join(got, "\n"), strings.Join(want, "\n"))
 }
 
-// §2: use lines.
+// use lines.
 func TestUse(t *testing.T) {
 	src := "use stock/events { OrderShipped, OrderCancelled }\nuse common { Money }\nuse a/b/c { X, }\n"
 	f := parseOK(t, src)
@@ -170,7 +170,7 @@ func TestUse(t *testing.T) {
 	}
 }
 
-// §3: scalar types.
+// scalar types.
 func TestTypeDecl(t *testing.T) {
 	src := `type OrderId = Text { min_length: 1 max_length: 64 }
 type Quantity = Int { min: 1 max: 1000 }
@@ -266,7 +266,7 @@ public event OrderShipped {
 	eq(t, "public event span starts at public", text(src, f.Decls[1].Node)[:19], "public event OrderS")
 }
 
-// §4, §5: config and store.
+// config and store.
 func TestConfigAndStore(t *testing.T) {
 	src := `config ShopConfig {
     aws_access_key_id: Text { binding: "AWS_ACCESS_KEY_ID" }
@@ -298,7 +298,7 @@ store other {}
 	}
 }
 
-// §6: connections; several members may share a line.
+// connections; several members may share a line.
 func TestConnection(t *testing.T) {
 	src := `connection warehouse_queue {
     package: AmazonSqs.v2012_11_05
@@ -325,7 +325,7 @@ func TestConnection(t *testing.T) {
 	}
 }
 
-// §7: queues, their event entries with and without bodies.
+// queues, their event entries with and without bodies.
 func TestQueue(t *testing.T) {
 	src := `use stock/events { OrderShipped }
 
@@ -356,7 +356,7 @@ queue returns_queue {          // a queue of one kind: no type_at, one event, no
 	eq(t, "one kind", blockString(r.Body), `{id_at: "meta.return_id" events: {ReturnRequested}}`)
 }
 
-// §8: subscribers, handlers, attempts, expressions and durations.
+// subscribers, handlers, attempts, expressions and durations.
 func TestSubscriber(t *testing.T) {
 	src := `subscriber pack_order {
     on OrderShipped(shipment) {
@@ -398,7 +398,7 @@ func TestSubscriber(t *testing.T) {
 	eq(t, "retry", memberString(m), "retry: {max_attempts: num:8 first_delay: dur:10s max_delay: dur:1h}")
 }
 
-// §9: package files.
+// package files.
 func TestPackageFiles(t *testing.T) {
 	header := `package AmazonSqs.v2012_11_05
 
@@ -482,7 +482,7 @@ provide cloudflare { driver: cloudflare_queues }
 	eq(t, "driver", blockString(f.Decls[1].Named.BlockDecl.Body), "{driver: cloudflare_queues}")
 }
 
-// §1: comments, one-line blocks, lists with trailing commas, no newline rules.
+// comments, one-line blocks, lists with trailing commas, no newline rules.
 func TestConventions(t *testing.T) {
 	src := `// a comment
 store s { a: { service: "sqs" target: "AmazonSQS" } l: [1, 2, 3,] e: [] d: -7 f: 3.25 t: 30d n: none } // trailing

@@ -1,4 +1,4 @@
-// Package cfqueues is the cloudflare_queues queue driver (providers.md §5):
+// Package cfqueues is the cloudflare_queues queue driver (docs/guide/receiving.md, "Cloudflare Queues"):
 // Cloudflare Queues' HTTP pull consumer. It pulls a batch with the
 // package's messages.pull, and answers each batch with one messages.ack
 // that acknowledges the settled messages' leases and hands back the others

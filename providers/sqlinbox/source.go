@@ -14,7 +14,7 @@ import (
 	"github.com/jadpo/jadpo/providers/queue"
 )
 
-// Source is the sql_inbox queue driver (providers.md §6): a queue that is a
+// Source is the sql_inbox queue driver (docs/guide/receiving.md, "A SQL inbox"): a queue that is a
 // table of the connection's database. It claims up to MaxBatch rows a batch
 // (by row lock, lease or advisory lock), hands each row's columns on as a
 // JSON body (its header columns travel with the kept event), and at the

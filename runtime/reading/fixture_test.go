@@ -19,9 +19,9 @@ func ruled(k ir.Kind, r ir.Rules) ir.Type { return ir.Type{Kind: k, Rules: &r} }
 
 var carrier = ir.Type{Kind: ir.Enum, Name: "stock/events.Carrier", Variants: []string{"dhl", "ups", "royal_mail"}}
 
-// program is the shop of language.md §3 and §7, built by hand: the
+// program is the shop of docs/reference/language.md ("Types", "queue"), built by hand: the
 // warehouse queue (type_at) lists OrderShipped, Billing.InvoicePaid and
-// AllKinds, an event holding every type and rule of §3, each optional; the
+// AllKinds, an event holding every type and rule of its "Types", each optional; the
 // returns queue is a queue of one kind with a nested id_at; the audit queue's
 // event declares the member its id is at.
 func program() *ir.Program {

@@ -45,7 +45,7 @@ const (
 	TooLarge     = store.ReasonTooLarge
 )
 
-// Rules a problem names. The spec's own (language.md §3) and one more: json,
+// Rules a problem names. The language's own (docs/reference/language.md, "How a message body is read") and one more: json,
 // for a body that isn't JSON this reader reads.
 const (
 	RuleJSON      = "json"

@@ -225,7 +225,7 @@ var seedCases = []readCase{
 		shippedBad("m-9", pr("lines.0", RuleType), pr("lines.1", RuleRequired))},
 }
 
-// kindCases cover every type and rule of language.md §3.
+// kindCases cover every type and rule of docs/reference/language.md, "Types".
 var kindCases = []readCase{
 	{"optional: missing is none", "", kinds(""), kindsKept(`{}`)},
 	{"optional: null is none", "", kinds(`"text":null,"int":null,"tags":null,"address":null`), kindsKept(`{}`)},
