@@ -99,6 +99,7 @@ func (c *checker) checkConfig() {
 				continue
 			}
 			cf.ir.Default = raw
+			c.refVariant(d.file, dm.Value, t)
 			if string(raw) == "null" {
 				cf.ir.Type.Optional = true
 			}

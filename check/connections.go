@@ -245,6 +245,7 @@ func (c *checker) connectionValue(f *ast.File, e *ast.Expr, t ir.Type, place str
 			WithHelp("give a value that fits " + describe(t) + "; the message says why this one does not")
 		return ir.Value{}, false
 	}
+	c.refVariant(f, e, t)
 	return ir.Value{Literal: raw}, true
 }
 

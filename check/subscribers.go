@@ -390,6 +390,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 			c.add("type.mismatch", f.Range(e.Span()), "%s is %s: %s", place, describe(want), problem)
 			return ir.Expr{}, false
 		}
+		c.refVariant(f, e, want)
 		return ir.Expr{Literal: raw}, true
 	case e.Ref != nil && e.Ref.Call != nil:
 		if e.Ref.Path.String() != "json" {

@@ -36,6 +36,18 @@ func isLiteralOf(e *ast.Expr, t ir.Type) bool {
 	return isLiteral(e) || t.Kind == ir.Enum && refName(e) != ""
 }
 
+// refVariant records a bare enum variant written as a literal of t (`dhl`)
+// as a use of that variant, for the editor's hover, definition and
+// references.
+func (c *checker) refVariant(f *ast.File, e *ast.Expr, t ir.Type) {
+	if t.Kind != ir.Enum || refName(e) == "" {
+		return
+	}
+	if d := c.recordDecl(t.Name); d != nil && d.kind == kindEnum {
+		c.ref(f, e.Ref.Path.Parts[0].Span(), c.fieldOfSym(d, refName(e)))
+	}
+}
+
 // literalValue checks that a literal fits t and returns it as JSON. problem
 // is a sentence for the caller's diagnostic when it does not fit.
 func literalValue(e *ast.Expr, t ir.Type) (raw json.RawMessage, problem string) {

@@ -596,4 +596,11 @@ func TestCompletionOfEnumVariants(t *testing.T) {
 	if got := completionLabels(t, c, app, text, at(text, "carrier: express", 0, len("carrier: ex"))); fmt.Sprint(got) != "[express]" {
 		t.Errorf("after `ex`: %v", got)
 	}
+	// The bare variant is a use of it: its definition is the enum's variant.
+	jobs := read(t, filepath.Join(dir, "packages", "Packing.v1", "resources", "jobs.jadpo"))
+	want := at(jobs, "express }", 0, 0)
+	l := locations(c.Call("textDocument/definition", docPos(app, at(text, "express,", 0, 2))))
+	if wantLoc := fmt.Sprintf("packages/Packing.v1/resources/jobs.jadpo:%v:%v", want["line"], want["character"]); len(l) != 1 || l[0] != wantLoc {
+		t.Errorf("definition of the variant: %v, want %s", l, wantLoc)
+	}
 }
