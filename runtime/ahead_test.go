@@ -262,3 +262,14 @@ func TestDeliverStoppingReleasesWhatWaits(t *testing.T) {
 		w.expectEachOnce(w.ids)
 	})
 }
+
+// A lease a nanosecond longer than the handler timeout leaves no time to
+// wait for a worker: nothing is claimed ahead for long, and the step runs.
+func TestDeliverWithTheNarrowestLeaseMargin(t *testing.T) {
+	w := newDeliverWorld(t, "sqlite", runtime.Options{Lease: time.Second, HandlerTimeout: time.Second - time.Nanosecond})
+	ids := keepOrders(t, w.st, deliverT0, "1", "2", "3")
+	if rep := deliverAll(t, w.rt, len(ids)); rep.Succeeded != len(ids) {
+		t.Fatalf("report %+v", rep)
+	}
+	w.expectEachOnce(ids)
+}

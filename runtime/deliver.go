@@ -202,7 +202,7 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 	// Ready deliveries are looked at while they wait, on the lease's
 	// clock, so that one waiting too long is released though no worker
 	// comes free.
-	wake := time.NewTicker(min(releaseAfter/4, 100*time.Millisecond))
+	wake := time.NewTicker(max(min(releaseAfter/4, 100*time.Millisecond), time.Millisecond))
 	defer wake.Stop()
 	stop := ctx.Done()
 	start := func() {
