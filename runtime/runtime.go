@@ -76,7 +76,9 @@ type Options struct {
 	// Lease is how long a claimed delivery is held before another claim may
 	// take it over; HandlerTimeout is how long its handler may run (shorter
 	// than Lease). 0 means the defaults (runtime.Lease, runtime.HandlerTimeout),
-	// or the other one's 4/3 or 3/4 when only one is given.
+	// or the other one's 4/3 or 3/4 when only one is given. A delivery
+	// claimed ahead of a free worker waits at most half their difference
+	// before it is released unrun (docs/design/runtime.md, "Claiming ahead").
 	Lease, HandlerTimeout time.Duration
 	// StatsEvery is how often (on Now's clock) a tick refreshes the store's
 	// gauges with Store.Stats, which counts rows; 0 means DefaultStatsEvery.
