@@ -828,16 +828,35 @@ export function jadpoWorker(plan, opts = {}) {
       rep.claimed += claimed.length;
       const ids = [...new Set(claimed.map((c) => c.outbox_id))];
       const events = new Map((await db.prepare(SQL.claimedEvents).bind(JSON.stringify(ids)).all()).results.map((r) => [r.id, r]));
-      await Promise.all(claimed.map(async (c) => {
-        const outcome = await deliverOne(env, db, c, events.get(c.outbox_id));
-        rep[outcome]++;
-      }));
+      const attempts = await Promise.all(claimed.map((c) => attempt(env, c, events.get(c.outbox_id))));
+      const done = await settleAll(db, attempts);
+      for (const outcome of done) rep[outcome]++;
       if (claimed.length < CLAIM_LIMIT) break;
     }
     return rep;
   }
 
-  async function deliverOne(env, db, c, ev) {
+  // settleAll writes a round's settlements in one D1 batch (one
+  // transaction), each under its own fencing token, and returns each one's
+  // outcome ("lost" for a claim taken over, which settles nothing). A batch
+  // D1 refuses as a whole is written one settlement at a time, so that one
+  // bad statement does not hold back the others.
+  async function settleAll(db, attempts) {
+    const at = micros(now());
+    const stmts = attempts.map((a) => db.prepare(SQL.settle).bind(a.c.id, a.c.fencing_token, a.state, a.next, a.code, at));
+    let results;
+    try {
+      results = await db.batch(stmts);
+    } catch (e) {
+      console.log(JSON.stringify({ msg: "settling deliveries together failed; settling them one by one", deliveries: stmts.length, error: String(e && e.message || e) }));
+      results = [];
+      for (const st of stmts) results.push(await st.run());
+    }
+    return attempts.map((a, i) => results[i].meta.changes === 0 ? "lost" : { succeeded: "succeeded", retry_wait: "retried", failed: "failed" }[a.state]);
+  }
+
+  // attempt runs one claimed delivery's handler and says how to settle it.
+  async function attempt(env, c, ev) {
     const sub = plan.subscribers.find((s) => s.name === c.subscriber);
     const budget = c.max_attempts > 0 ? c.max_attempts : sub ? sub.retry.max_attempts : 1;
     const h = sub && ev ? sub.handlers.find((x) => x.name === ev.event_name) : undefined;
@@ -860,9 +879,7 @@ export function jadpoWorker(plan, opts = {}) {
         console.log(JSON.stringify({ msg: "delivery attempt failed", delivery: c.id, subscriber: c.subscriber, attempt: c.attempts, error_code: code }));
       }
     }
-    const r = await db.prepare(SQL.settle).bind(c.id, c.fencing_token, state, next, code, micros(now())).run();
-    if (r.meta.changes === 0) return "lost"; // taken over by a later claim: this settles nothing
-    return { succeeded: "succeeded", retry_wait: "retried", failed: "failed" }[state];
+    return { c, state, next, code };
   }
 
   async function runHandler(env, h, eventJSON) {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
-import { SQL } from "../jadpo.mjs";
+import { SQL, jadpoWorker } from "../jadpo.mjs";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "jadpo-worker-"));
@@ -300,3 +300,68 @@ function findSQLite(dir) {
   }
   return null;
 }
+
+// counting wraps a D1 binding and counts the calls that reach D1: each
+// statement run on its own (run, all, first) and each batch.
+function counting(d1, failBatches = 0) {
+  const n = { alone: 0, batch: 0 };
+  const real = new WeakMap();
+  const wrap = (st) => {
+    const p = new Proxy(st, {
+      get(t, k) {
+        if (k === "bind") return (...a) => wrap(t.bind(...a));
+        if (k === "run" || k === "all" || k === "first") return (...a) => { n.alone++; return t[k](...a); };
+        const v = t[k];
+        return typeof v === "function" ? v.bind(t) : v;
+      },
+    });
+    real.set(p, st);
+    return p;
+  };
+  const binding = {
+    prepare: (q) => wrap(d1.prepare(q)),
+    batch: async (stmts) => {
+      n.batch++;
+      if (failBatches-- > 0) throw new Error("D1_ERROR: injected");
+      return d1.batch(stmts.map((s) => real.get(s) || s));
+    },
+  };
+  return { n, binding };
+}
+
+// keepForOpenRefund writes n kept ReturnRequested events, each with its
+// pending open_refund delivery, as the queue consumer would.
+async function keepForOpenRefund(prefix, n) {
+  const stmts = [];
+  for (let i = 0; i < n; i++) {
+    const id = `${prefix}-${i}`;
+    stmts.push(db.prepare(SQL.received).bind("queue returns_queue", id, 1),
+      db.prepare(SQL.outbox).bind("queue returns_queue", "ReturnRequested", ret(id), id, 1),
+      db.prepare(SQL.deliveries).bind("queue returns_queue", id, 1, JSON.stringify(["open_refund"])));
+  }
+  await db.batch(stmts);
+}
+
+// Issue 16's grouped settlement, on Workers: a round's settlements are one
+// D1 batch (one transaction), each under its own token, not a statement
+// each; a batch D1 refuses is written one settlement at a time.
+test("deliveries: the settlements of a claim are one D1 batch; a refused batch is settled one by one", async () => {
+  const plan = JSON.parse(readFileSync(join(project, "build", "plan.json"), "utf8"));
+  const w = jadpoWorker(plan);
+  const env = (binding) => ({ JADPO_DB: binding, REFUNDS_HOST: `http://127.0.0.1:${standin.address().port}`, REFUNDS_TOKEN: TOKEN });
+  assert.equal(await count("jadpo_deliveries", "state IN ('pending','retry_wait','running')"), 0, "nothing else is due");
+  for (const [failBatches, wantAlone, wantBatch] of [[0, 2, 1], [1, 2 + 12, 1]]) {
+    const prefix = `g${failBatches}`;
+    await keepForOpenRefund(prefix, 12);
+    const before = calls.length;
+    const { n, binding } = counting(db, failBatches);
+    const rep = await w.deliver(env(binding));
+    assert.deepEqual(rep, { claimed: 12, succeeded: 12, retried: 0, failed: 0, lost: 0 });
+    // The claim and the claimed events alone, then the settlements: one
+    // batch, or (refused) that batch and then one statement each.
+    assert.deepEqual(n, { alone: wantAlone, batch: wantBatch }, `D1 calls with ${failBatches} refused batch`);
+    assert.equal(calls.length - before, 12, "each delivery's handler ran once");
+    assert.equal(await count("jadpo_deliveries d JOIN jadpo_outbox o ON o.id = d.outbox_id",
+      `o.received_id LIKE '${prefix}-%' AND d.state = 'succeeded' AND d.attempts = 1`), 12);
+  }
+});
