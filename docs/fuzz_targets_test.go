@@ -17,7 +17,7 @@ func TestMakeFuzzRunsEveryTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	listed := map[string]bool{}
-	for _, f := range strings.Fields(strings.ReplaceAll(regexp.MustCompile(`(?s)FUZZ_TARGETS = (.*?)\n\S`).FindStringSubmatch(string(mk)+"\nx")[1], "\\", " ")) {
+	for _, f := range strings.Fields(strings.ReplaceAll(regexp.MustCompile(`(?s)FUZZ_TARGETS = (.*?)\n\S`).FindStringSubmatch(string(mk) + "\nx")[1], "\\", " ")) {
 		listed[f] = true
 	}
 	fuzz := regexp.MustCompile(`(?m)^func (Fuzz\w+)\(`)
