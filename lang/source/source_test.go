@@ -90,7 +90,7 @@ func TestPositionOnLongLinesMatchesCountingFromLineStart(t *testing.T) {
 			t.Fatalf("offset %d: %+v, want %+v", off, got, want)
 		}
 		units := 0
-		for _, r := range []rune(string(b[lineStart:off])) {
+		for _, r := range string(b[lineStart:off]) {
 			units += len(utf16.Encode([]rune{r}))
 		}
 		if got := f.UTF16Column(off); got != units {
