@@ -98,6 +98,9 @@ func TestDeliverClaimsAheadOfQuickHandlers(t *testing.T) {
 	})
 }
 
+// quick is how many calls aheadWorld's target answers at once.
+const quick = 40
+
 // aheadWorld has quick handlers for the first calls, then handlers that
 // hold every call until the test lets them go, with deliveries claimed
 // ahead waiting for the held workers.
@@ -118,7 +121,6 @@ func newAheadWorld(t *testing.T, kind string) *aheadWorld {
 		ns[i] = fmt.Sprint(i + 1)
 	}
 	w.ids = keepOrders(t, w.st, deliverT0, ns...)
-	const quick = 40
 	var calls atomic.Int64
 	w.env.Target.Answer(func(r *http.Request) (int, string) {
 		if calls.Add(1) > quick {
@@ -130,9 +132,10 @@ func newAheadWorld(t *testing.T, kind string) *aheadWorld {
 	return w
 }
 
-// waitAhead waits until every worker is held and the deliveries claimed
-// ahead of them stand still, and returns how many are running in the
-// store.
+// waitAhead waits until every worker is held, the quick deliveries are
+// settled and the deliveries claimed ahead stand still, and returns how
+// many are running in the store: the held ones and those claimed ahead (a
+// claim still on its way may add more).
 func (w *aheadWorld) waitAhead() int64 {
 	w.t.Helper()
 	for range runtime.Workers {
@@ -145,7 +148,7 @@ func (w *aheadWorld) waitAhead() int64 {
 			w.t.Fatal(err)
 		}
 		n := st.Deliveries[store.DeliveryRunning]
-		if n == last && n > runtime.Workers {
+		if n == last && n > runtime.Workers && st.Deliveries[store.DeliverySucceeded] == quick {
 			return n
 		}
 		last = n
@@ -210,18 +213,18 @@ func TestDeliverReleasesWhatWaitedTooLong(t *testing.T) {
 		// Half the margin, to the microsecond, is not yet too long.
 		w.clock.Advance((runtime.Lease - runtime.HandlerTimeout) / 2)
 		time.Sleep(250 * time.Millisecond)
-		if st, _ := w.st.Stats(context.Background()); st.Deliveries[store.DeliveryRunning] != running {
+		if st, _ := w.st.Stats(context.Background()); st.Deliveries[store.DeliveryRunning] < running {
 			t.Fatalf("%d running after waiting half the margin, want the %d claimed still held", st.Deliveries[store.DeliveryRunning], running)
 		}
 		w.clock.Advance(time.Millisecond)
 		w.waitRunning(runtime.Workers)
-		if n := w.expectReleased(); n != 100-40-runtime.Workers {
-			t.Fatalf("%d pending, want the %d neither run nor running", n, 100-40-runtime.Workers)
+		if n := w.expectReleased(); n != 100-quick-runtime.Workers {
+			t.Fatalf("%d pending, want the %d neither run nor running", n, 100-quick-runtime.Workers)
 		}
 		close(w.release)
 		rep := <-reports
-		if rep.Released != int(running)-runtime.Workers {
-			t.Errorf("report %+v, want %d released", rep, running-runtime.Workers)
+		if rep.Released < int(running)-runtime.Workers || rep.Released != rep.Claimed-rep.Succeeded || rep.Succeeded != quick+runtime.Workers {
+			t.Errorf("report %+v, want at least %d released, the rest succeeded", rep, running-runtime.Workers)
 		}
 		if got := metric(t, w.rt, "jadpo_deliveries_released_total", map[string]string{"subscriber": "pack_order"}); got != float64(rep.Released) {
 			t.Errorf("jadpo_deliveries_released_total = %v, want %d", got, rep.Released)
@@ -252,11 +255,11 @@ func TestDeliverStoppingReleasesWhatWaits(t *testing.T) {
 		w.expectReleased()
 		close(w.release)
 		rep := <-reports
-		if rep.Released != int(running)-runtime.Workers || rep.Succeeded+rep.Released != rep.Claimed {
-			t.Errorf("report %+v, want %d released and the rest succeeded", rep, running-runtime.Workers)
+		if rep.Released < int(running)-runtime.Workers || rep.Released != rep.Claimed-rep.Succeeded || rep.Succeeded != quick+runtime.Workers {
+			t.Errorf("report %+v, want at least %d released and the rest succeeded", rep, running-runtime.Workers)
 		}
-		if n := len(w.env.Target.Calls()); n != 40+runtime.Workers {
-			t.Errorf("the target saw %d calls, want %d: none for a released delivery", n, 40+runtime.Workers)
+		if n := len(w.env.Target.Calls()); n != quick+runtime.Workers {
+			t.Errorf("the target saw %d calls, want %d: none for a released delivery", n, quick+runtime.Workers)
 		}
 		deliverAll(t, w.rt, 100-rep.Succeeded)
 		w.expectEachOnce(w.ids)
