@@ -452,6 +452,13 @@ func TestRename(t *testing.T) {
 			t.Errorf("rename at %v to %s: %v, want an error saying %q", cs.pos, cs.name, r, cs.want)
 		}
 	}
+	// Refused: an enum variant, which is its name on the wire.
+	etext := read(t, events)
+	c.open(events, etext)
+	if r := rename(events, at(etext, "dhl ups", 0, 1), "dhl_express"); r["error"] == nil ||
+		!strings.Contains(r["error"].(map[string]any)["message"].(string), "variant `dhl` is not renamed") {
+		t.Errorf("renaming a variant: %v", r)
+	}
 	// prepareRename says so before the editor asks for a name.
 	r = c.Answer(c.Request("textDocument/prepareRename", docPos(app, at(text, "queue returns_queue", 0, 7))))
 	if r["error"] == nil {
@@ -602,5 +609,8 @@ func TestCompletionOfEnumVariants(t *testing.T) {
 	l := locations(c.Call("textDocument/definition", docPos(app, at(text, "express,", 0, 2))))
 	if wantLoc := fmt.Sprintf("packages/Packing.v1/resources/jobs.jadpo:%v:%v", want["line"], want["character"]); len(l) != 1 || l[0] != wantLoc {
 		t.Errorf("definition of the variant: %v, want %s", l, wantLoc)
+	}
+	if h := hoverText(t, c, app, at(text, "express,", 0, 2)); !strings.Contains(h, "variant express of enum Service") {
+		t.Errorf("hover on the variant: %q", h)
 	}
 }

@@ -70,7 +70,7 @@ func renameRefusal(pr *proj, sym *check.Symbol) string {
 	case check.SymPackage:
 		return "a package is named by its header and folder: install the version you want with `jadpo package add`"
 	case check.SymVariant:
-		return "an enum variant's uses in values are not tracked, so it is not renamed here"
+		return fmt.Sprintf("variant `%s` is not renamed: it is its own name in the messages a queue receives and the calls a handler makes (`\"%s\"`), so a rename here would make what producers send unreadable", sym.Name, sym.Name)
 	}
 	for _, r := range pr.res.Index.RefsTo(sym) {
 		if strings.HasPrefix(r.File.Path, "packages/") {
