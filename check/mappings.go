@@ -131,10 +131,9 @@ func (c *checker) checkAcknowledgeBatch(p *pkg, f *ast.File, owner *ast.Member) 
 	if blk == nil {
 		return nil
 	}
-	keys := []string{"call", "input", "entries", "entry", "failed", "failed_id"}
-	bm := c.members(f, blk, "package.provider_invalid", "in `acknowledge_batch`", keys...)
+	bm := c.members(f, blk, "package.provider_invalid", "in `acknowledge_batch`", blockKeys["receiving acknowledge_batch"]...)
 	ok := true
-	for _, k := range keys[2:] {
+	for _, k := range []string{"entries", "entry", "failed", "failed_id"} {
 		if bm[k] == nil {
 			c.add("package.provider_invalid", f.Range(owner.Key.Span()), "`acknowledge_batch` has no `%s`", k).
 				WithHelp("entries: input.<list field>, entry: { <field>: message.entry_id <field>: message.handle }, failed: response.<list field>, failed_id: item.<text field>")

@@ -41,6 +41,7 @@ type completionFrame struct {
 	decl string // the enclosing declaration's keyword
 	name string // the enclosing declaration's name
 	call []string
+	open int // the byte offset of the block's opening bracket
 }
 
 // completionContext is what the tokens before the cursor say.
@@ -93,7 +94,7 @@ func readCompletionContext(src []byte, off int) completionContext {
 		}
 		switch t.Value {
 		case "{":
-			fr := completionFrame{decl: decl, name: name}
+			fr := completionFrame{decl: decl, name: name, open: t.Pos.Offset}
 			prev, prev2 := tok(i-1), tok(i-2)
 			switch {
 			case len(cc.stack) == 0:
@@ -183,6 +184,12 @@ func (cc completionContext) blockKind() string {
 			return "queue event"
 		}
 	case "member":
+		if top.key == "input" && parent.kind == "member" && len(cc.stack) > 2 && cc.stack[len(cc.stack)-3].kind == "provide" {
+			switch parent.key {
+			case "receive", "acknowledge", "acknowledge_batch", "send":
+				return "mapping input"
+			}
+		}
 		switch p := parent.kind + " " + top.key; {
 		case p == "connection credential":
 			return "credential"
@@ -196,7 +203,7 @@ func (cc completionContext) blockKind() string {
 			return "provider aws"
 		case p == "queue events":
 			return "queue events"
-		case parent.kind == "provide" && parent.name == "receiving" && (top.key == "receive" || top.key == "acknowledge"):
+		case parent.kind == "provide" && parent.name == "receiving" && (top.key == "receive" || top.key == "acknowledge" || top.key == "acknowledge_batch"):
 			return "receiving " + top.key
 		case parent.kind == "provide" && parent.name == "email" && top.key == "send":
 			return "email send"
@@ -294,6 +301,8 @@ func (s *server) completion(dc *docContext, off int) (any, error) {
 				}
 			}
 		}
+	case block == "mapping input":
+		s.completeMappingInput(dc, cc, add)
 	case block == "subscriber":
 		add("on", ciKeyword, "a handler: on Event(binding) { attempt ... }")
 		add("retry", ciProperty, "how deliveries are retried")
@@ -569,5 +578,41 @@ func (s *server) completeValues(dc *docContext, cc completionContext, t *ir.Type
 	add("config", ciModule, "the app's config: config.<field>")
 	if t.Kind == ir.Text {
 		add("json", ciMethod, "the event as JSON text: json(binding)")
+	}
+}
+
+// completeMappingInput offers the input fields of the operation a package's
+// mapping calls, inside its `input: { | }`: the operation is the `call:`
+// beside it, before or after the cursor, read from the file's tokens.
+func (s *server) completeMappingInput(dc *docContext, cc completionContext, add func(string, int, string)) {
+	parent := cc.stack[len(cc.stack)-2]
+	toks, _ := lexer.Lex(string(dc.file.Content))
+	depth := 0
+	var resource, op string
+scan:
+	for i, t := range toks {
+		switch {
+		case t.Pos.Offset <= parent.open:
+		case t.Type == lexer.Punct && (t.Value == "{" || t.Value == "(" || t.Value == "["):
+			depth++
+		case t.Type == lexer.Punct && (t.Value == "}" || t.Value == ")" || t.Value == "]"):
+			if depth--; depth < 0 {
+				break scan // the mapping's block ends
+			}
+		case depth == 0 && t.Value == "call" && i+4 < len(toks) && toks[i+1].Value == ":" && toks[i+3].Value == ".":
+			resource, op = toks[i+2].Value, toks[i+4].Value
+			break scan
+		}
+	}
+	if op == "" {
+		return
+	}
+	for _, sym := range dc.pr.res.Index.Symbols {
+		if sym.Kind == check.SymOperation && sym.Package == packageDirOf(dc.path) && sym.Name == op &&
+			sym.Parent != nil && sym.Parent.Name == resource && sym.Input != nil {
+			for _, f := range sym.Input.Fields {
+				add(f.Name, ciField, check.TypeText(f.Type))
+			}
+		}
 	}
 }

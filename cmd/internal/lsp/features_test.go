@@ -265,6 +265,20 @@ func TestCompletion(t *testing.T) {
 	if got := completionLabels(t, c, recv, rtext, at(rtext, "settings.queue_url", 0, len("settings."))); !has(got, "queue_url", "wait_time_seconds", "visibility_timeout") {
 		t.Errorf("settings.: %v", got)
 	}
+	// In a mapping's input: the inputs of the operation its `call:` names.
+	if got := completionLabels(t, c, recv, rtext, at(rtext, "receipt_handle: message.handle", 0, 0)); fmt.Sprint(got) != "[queue_url receipt_handle]" {
+		t.Errorf("acknowledge's input: %v", got)
+	}
+	if got := completionLabels(t, c, recv, rtext, at(rtext, "max_number_of_messages: 10", 0, 0)); !has(got, "queue_url", "max_number_of_messages", "wait_time_seconds", "visibility_timeout") {
+		t.Errorf("receive's input: %v", got)
+	}
+	if got := completionLabels(t, c, recv, rtext, at(rtext, "queue_url: settings.queue_url", 2, 0)); fmt.Sprint(got) != "[entries queue_url]" {
+		t.Errorf("acknowledge_batch's input: %v", got)
+	}
+	// acknowledge_batch's own keys.
+	if got := completionLabels(t, c, recv, rtext, at(rtext, "entries: input.entries", 0, 0)); fmt.Sprint(got) != "[call entries entry failed failed_id input]" {
+		t.Errorf("acknowledge_batch's keys: %v", got)
+	}
 }
 
 func TestSymbols(t *testing.T) {
