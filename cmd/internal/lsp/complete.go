@@ -26,10 +26,10 @@ const (
 	ciClass    = 7
 	ciModule   = 9
 	ciProperty = 10
+	ciValue    = 12
 	ciEnum     = 13
 	ciKeyword  = 14
-	ciValue    = 12
-	ciVariant  = 20
+	ciVariant  = 20 // EnumMember
 	ciStruct   = 22
 	ciEvent    = 23
 	ciTypeP    = 25
