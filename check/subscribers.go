@@ -320,12 +320,14 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 		return ir.Expr{}, false
 	}
 	switch {
-	case isLiteral(e):
+	case isLiteral(e) || want.Kind == ir.Enum && refName(e) != "" && refName(e) != env.binding && refName(e) != "config":
+		// A literal, or an enum's variant written bare (`ups`) as in a config default.
 		raw, problem := literalValue(e, want)
 		if problem != "" {
 			c.add("type.mismatch", f.Range(e.Span()), "%s is %s: %s", place, describe(want), problem)
 			return ir.Expr{}, false
 		}
+		c.refVariant(f, e, want)
 		return ir.Expr{Literal: raw}, true
 	case e.List != nil:
 		if want.Kind != ir.List {
@@ -383,15 +385,6 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 			ok = false
 		}
 		return out, ok
-	case want.Kind == ir.Enum && refName(e) != "" && refName(e) != env.binding && refName(e) != "config":
-		// An enum's variant is written bare (`ups`), as in a config default.
-		raw, problem := literalValue(e, want)
-		if problem != "" {
-			c.add("type.mismatch", f.Range(e.Span()), "%s is %s: %s", place, describe(want), problem)
-			return ir.Expr{}, false
-		}
-		c.refVariant(f, e, want)
-		return ir.Expr{Literal: raw}, true
 	case e.Ref != nil && e.Ref.Call != nil:
 		if e.Ref.Path.String() != "json" {
 			c.add("subscriber.invalid", f.Range(e.Ref.Path.Span()), "`%s(...)` is not a function; the one function is `json(%s)`", e.Ref.Path.String(), env.binding)
