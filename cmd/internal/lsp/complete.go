@@ -428,13 +428,7 @@ func (s *server) completeInHandler(dc *docContext, cc completionContext, add fun
 		return
 	}
 	// binding.field.field: walk the record types.
-	for _, sym := range ix.Symbols {
-		if sym.Kind != check.SymBinding || sym.Name != cc.qual[0] || sym.Decl.File == nil || sym.Decl.File.Path != dc.path {
-			continue
-		}
-		if !(sym.Decl.Span.Start <= dc.cursor && dc.cursor <= sym.Decl.Span.End) {
-			continue // another handler's binding of the same name
-		}
+	if sym := bindingAt(dc); sym != nil && sym.Name == cc.qual[0] {
 		rec := recordByID(ix, sym.Type.Name)
 		for _, part := range cc.qual[1:] {
 			if rec == nil {
@@ -453,8 +447,18 @@ func (s *server) completeInHandler(dc *docContext, cc completionContext, add fun
 				add(f.Name, ciField, check.TypeText(f.Type))
 			}
 		}
-		return
 	}
+}
+
+// bindingAt is the binding of the handler the cursor is in, nil outside one.
+func bindingAt(dc *docContext) *check.Symbol {
+	for _, sym := range dc.pr.res.Index.Symbols {
+		if sym.Kind == check.SymBinding && sym.Decl.File != nil && sym.Decl.File.Path == dc.path &&
+			sym.Decl.Span.Start <= dc.cursor && dc.cursor <= sym.Decl.Span.End {
+			return sym
+		}
+	}
+	return nil
 }
 
 func recordByID(ix *check.Index, id string) *check.Symbol {
@@ -569,11 +573,8 @@ func (s *server) completeValues(dc *docContext, cc completionContext, t *ir.Type
 	if t.Optional {
 		add("none", ciValue, "no value")
 	}
-	for _, sym := range dc.pr.res.Index.Symbols {
-		if sym.Kind == check.SymBinding && sym.Decl.File != nil && sym.Decl.File.Path == dc.path &&
-			sym.Decl.Span.Start <= dc.cursor && dc.cursor <= sym.Decl.Span.End {
-			add(sym.Name, ciVariable, "the handler's event")
-		}
+	if sym := bindingAt(dc); sym != nil {
+		add(sym.Name, ciVariable, "the handler's event")
 	}
 	add("config", ciModule, "the app's config: config.<field>")
 	if t.Kind == ir.Text {

@@ -91,19 +91,13 @@ func (s *server) document(uri string, raw json.RawMessage) (*docContext, error) 
 	return dc, nil
 }
 
+// withPosition answers a request at a position in a document.
 func (s *server) withPosition(raw json.RawMessage, fn func(*docContext, int) (any, error)) (any, error) {
-	var p textPosition
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, invalidParams(err)
-	}
-	dc, err := s.document(p.TextDocument.URI, raw)
-	if dc == nil || err != nil {
-		return nil, err
-	}
-	dc.cursor = offsetAt(dc.file, p.Position.Line, p.Position.Character)
-	return fn(dc, dc.cursor)
+	return s.withDocument(raw, func(dc *docContext) (any, error) { return fn(dc, dc.cursor) })
 }
 
+// withDocument answers a request about a document; a position in it, when
+// the request has one, is dc.cursor (the file's start without one).
 func (s *server) withDocument(raw json.RawMessage, fn func(*docContext) (any, error)) (any, error) {
 	var p textPosition
 	if err := json.Unmarshal(raw, &p); err != nil {
@@ -113,6 +107,7 @@ func (s *server) withDocument(raw json.RawMessage, fn func(*docContext) (any, er
 	if dc == nil || err != nil {
 		return nil, err
 	}
+	dc.cursor = offsetAt(dc.file, p.Position.Line, p.Position.Character)
 	return fn(dc)
 }
 
