@@ -158,7 +158,6 @@ func (r *Runtime) Deliver(ctx context.Context) (DeliverReport, error) {
 // claim is one claimed delivery and the jitter drawn for it at the claim.
 type claim struct {
 	c      store.Claimed
-	at     time.Time // when it was claimed, on the lease's clock
 	budget int
 	// jitter is the pause before the next attempt should this one fail
 	// temporarily; drawn only when the budget allows another attempt.
@@ -187,7 +186,11 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 		return nil
 	}
 	deadline := time.Now().Add(d.budget)
+	// A claimed delivery starts only while its lease (as the store wrote
+	// it) has its handler timeout and half the margin over that left;
+	// one that waited longer is released.
 	releaseAfter := (d.lease - d.timeout) / 2
+	mustLeave := d.lease - releaseAfter
 	results := make(chan attempted, d.workers)
 	writes := make(chan written, MaxWritesInFlight)
 	running := 0  // handlers running
@@ -209,7 +212,7 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 		now, stopping := d.now(), ctx.Err() != nil
 		waiting := ready[:0]
 		for _, cl := range ready {
-			if stopping || now.Sub(cl.at) > releaseAfter {
+			if stopping || cl.c.LeaseExpiresAt.Sub(now) < mustLeave {
 				aheadOff = true
 				pending = append(pending, attempted{cl: cl, s: store.Settlement{ID: cl.c.ID, Token: cl.c.Token, Outcome: store.SettleReleased}})
 			} else {
@@ -254,7 +257,7 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 		}
 		more = more && len(w.claimed) == w.want
 		rep.Claimed += len(w.claimed)
-		ready = append(ready, d.prepare(w.claimed, w.at)...)
+		ready = append(ready, d.prepare(w.claimed)...)
 	}
 	for {
 		for drained := false; !drained; {
@@ -351,7 +354,6 @@ type written struct {
 	errs     []error
 	want     int
 	claimed  []store.Claimed
-	at       time.Time // when the claim was written, on the lease's clock
 	claimErr error
 }
 
@@ -371,8 +373,7 @@ func (d *deliverer) write(ctx context.Context, done []attempted, want int) writt
 		if try > 0 {
 			time.Sleep(time.Duration(try) * 100 * time.Millisecond)
 		}
-		w.at = d.now()
-		ok, w.claimed, err = d.store.SettleAndClaim(ctx, w.at, sts, want, d.lease)
+		ok, w.claimed, err = d.store.SettleAndClaim(ctx, d.now(), sts, want, d.lease)
 		if err == nil || !store.IsTransient(err) {
 			break
 		}
@@ -393,13 +394,13 @@ func (d *deliverer) write(ctx context.Context, done []attempted, want int) writt
 
 // prepare draws each claim's jitter, in claim order, so that a seeded
 // Options.Rand gives the same schedule however the handlers interleave.
-func (d *deliverer) prepare(claimed []store.Claimed, at time.Time) []claim {
+func (d *deliverer) prepare(claimed []store.Claimed) []claim {
 	out := make([]claim, len(claimed))
 	d.randMu.Lock()
 	defer d.randMu.Unlock()
 	for i, c := range claimed {
 		budget := d.retry[c.Subscriber].Budget(c.MaxAttempts)
-		out[i] = claim{c: c, at: at, budget: budget}
+		out[i] = claim{c: c, budget: budget}
 		if c.Attempt < budget {
 			out[i].jitter = d.backoff(d.retry[c.Subscriber], c.Attempt)
 		}
