@@ -105,6 +105,21 @@ func Cases(t testing.TB, root string) []Case {
 	return cases
 }
 
+// CaseProject lays the golden case named name into a fresh temporary
+// folder and returns the project's folder: a test of another layer starts
+// from the same project the case's golden files show.
+func CaseProject(t testing.TB, name string) string {
+	t.Helper()
+	root := RepoRoot(t)
+	for _, gc := range Cases(t, root) {
+		if gc.Name == name {
+			return gc.Materialize(t, root, t.TempDir())
+		}
+	}
+	t.Fatalf("no golden case %s under testdata/cases", name)
+	return ""
+}
+
 // Materialize lays the case (over its base) into dir/<case> and returns
 // that folder.
 func (gc Case) Materialize(t testing.TB, root, dir string) string {

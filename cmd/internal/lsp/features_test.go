@@ -597,11 +597,7 @@ func TestRenameOfAStoredNameAsksFirst(t *testing.T) {
 
 // An enum input's value offers the enum's variants (written bare).
 func TestCompletionOfEnumVariants(t *testing.T) {
-	dir := checktest.CopyExample(t, "warehouse", t.TempDir(),
-		checktest.Edit{File: "packages/Packing.v1/resources/jobs.jadpo", Old: "    carrier: Text", New: "    carrier: Service"},
-		checktest.Edit{File: "packages/Packing.v1/resources/jobs.jadpo", Old: "value CancelJobInput {", New: "enum Service { standard express }\n\nvalue CancelJobInput {"},
-		checktest.Edit{File: "app.jadpo", Old: "carrier: shipment.carrier,", New: "carrier: express,"})
-	checktest.Relock(t, dir)
+	dir := checktest.CaseProject(t, "pass_enum_argument") // enum Service { standard express }
 	c := startServer(t, Options{Debounce: -1})
 	c.initialize(dir)
 	app := filepath.Join(dir, "app.jadpo")
@@ -621,7 +617,7 @@ func TestCompletionOfEnumVariants(t *testing.T) {
 	jobs := read(t, filepath.Join(dir, "packages", "Packing.v1", "resources", "jobs.jadpo"))
 	want := at(jobs, "express }", 0, 0)
 	l := locations(c.Call("textDocument/definition", docPos(app, at(text, "express,", 0, 2))))
-	if wantLoc := fmt.Sprintf("packages/Packing.v1/resources/jobs.jadpo:%v:%v", want["line"], want["character"]); len(l) != 1 || l[0] != wantLoc {
+	if wantLoc := fmt.Sprintf("pass_enum_argument/packages/Packing.v1/resources/jobs.jadpo:%v:%v", want["line"], want["character"]); len(l) != 1 || l[0] != wantLoc {
 		t.Errorf("definition of the variant: %v, want %s", l, wantLoc)
 	}
 	if h := hoverText(t, c, app, at(text, "express,", 0, 2)); !strings.Contains(h, "variant express of enum Service") {
