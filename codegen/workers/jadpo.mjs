@@ -620,6 +620,9 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 // and what is parked: {bytes, text, parsed}. `bytes` and `text` content types
 // arrive exact; `json` arrives parsed (its exact bytes gone), so it is
 // written back with JSON.stringify and read from that (docs/design/workers.md).
+// A value JSON cannot hold (the `v8` content type: a BigInt, a cycle, a Map)
+// has no JSON text at all: {notJSON: why}, which the consumer never
+// acknowledges unkept (jadpoWorker's queue).
 export function bodyOf(body) {
   if (body instanceof ArrayBuffer) return { bytes: new Uint8Array(body), parsed: false };
   if (ArrayBuffer.isView(body)) return { bytes: new Uint8Array(body.buffer, body.byteOffset, body.byteLength), parsed: false };
@@ -628,21 +631,73 @@ export function bodyOf(body) {
     if (!body.isWellFormed()) return { bytes: utf8.encode(body), parsed: false, illFormed: true };
     return { bytes: utf8.encode(body), text: body, parsed: false };
   }
+  let why = notJSONText(body);
   let text;
-  try {
-    text = JSON.stringify(body);
-  } catch {
-    text = undefined;
+  if (why === "") {
+    try {
+      text = JSON.stringify(body);
+    } catch {
+      why = "a value too deep to write";
+    }
   }
-  if (typeof text !== "string") return { bytes: new Uint8Array(0), parsed: true, illFormed: true };
+  if (why !== "" || typeof text !== "string") return { bytes: new Uint8Array(0), parsed: true, notJSON: why || "no JSON text" };
   return { bytes: utf8.encode(text), text, parsed: true, value: body };
+}
+
+// notJSONText says why a value handed over parsed cannot be written as JSON
+// text exactly, or "" when it can: JSON holds null, booleans, finite
+// numbers, texts, arrays without holes and plain objects whose members all
+// have a value. JSON.stringify would throw on a BigInt or a cycle and write
+// a Map, a Set or a Date as something else; none of those is read.
+export function notJSONText(v) {
+  const open = new Set();
+  const walk = (x, depth) => {
+    switch (typeof x) {
+      case "string": case "boolean": return "";
+      case "number": return Number.isFinite(x) ? "" : `the number ${x}`;
+      case "bigint": return "a BigInt";
+      case "undefined": return "undefined";
+      case "object": break;
+      default: return `a ${typeof x}`;
+    }
+    if (x === null) return "";
+    if (open.has(x)) return "a cycle";
+    // Deeper than any reading goes: JSON.stringify writes it (or gives up),
+    // and the reader finds it too deep.
+    if (depth > MAX_DEPTH) return "";
+    const proto = Object.getPrototypeOf(x);
+    const array = Array.isArray(x);
+    if (array ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) {
+      const name = x.constructor && typeof x.constructor.name === "string" && x.constructor.name !== "" ? x.constructor.name : "object";
+      return /^[AEIOU]/.test(name) ? `an ${name}` : `a ${name}`;
+    }
+    open.add(x);
+    try {
+      if (array) {
+        for (let i = 0; i < x.length; i++) {
+          if (!Object.hasOwn(x, i)) return "an array with holes";
+          const w = walk(x[i], depth + 1);
+          if (w !== "") return w;
+        }
+      } else {
+        for (const k of Object.keys(x)) {
+          const w = walk(x[k], depth + 1);
+          if (w !== "") return w;
+        }
+      }
+      return "";
+    } finally {
+      open.delete(x);
+    }
+  };
+  return walk(v, 0);
 }
 
 // readBody reads a message's body. An id that is a whole number beyond 2^53
 // in a parsed body has lost digits on the way: it is parked (type), so two
 // distinct ids never merge.
 export function readBody(reader, b) {
-  if (b.illFormed) return reader.notJSON();
+  if (b.illFormed || b.notJSON !== undefined) return reader.notJSON();
   const o = b.text !== undefined ? reader.readText(b.text) : reader.read(b.bytes);
   if (b.parsed) {
     let v = b.value;
@@ -671,8 +726,10 @@ export const SQL = {
   received: `INSERT INTO jadpo_received_events (source, received_id, received_at) VALUES (?1, ?2, ?3)
 ON CONFLICT (source, received_id) DO NOTHING`,
   // Only when the received id was new: changes() is the statement before's.
-  outbox: `INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at, headers)
-SELECT ?1, ?2, ?3, ?4, ?5, NULL WHERE changes() = 1`,
+  // settled_at (?6) is NULL while the row has deliveries, its created_at
+  // when it has none, as the native store writes it.
+  outbox: `INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at, headers, settled_at)
+SELECT ?1, ?2, ?3, ?4, ?5, NULL, ?6 WHERE changes() = 1`,
   // The outbox row just written, taken once (MATERIALIZED) before any delivery
   // is written, since each written row moves last_insert_rowid().
   deliveries: `WITH o(id) AS MATERIALIZED (
@@ -711,9 +768,24 @@ export function isStatementError(e) {
 
 // ---------------------------------------------------------------- the Worker
 
+// The delivery engine's numbers, as runtime/deliver.go's (the shared table
+// testdata/delivery/table.json holds the two equal).
 export const CLAIM_LIMIT = 32;
+// LEASE_MS is a claim's lease; HANDLER_TIMEOUT_MS is one handler run's whole
+// budget (every step, every fetch try and the pauses between), shorter than
+// the lease so that the settlement is written while the lease holds.
 export const LEASE_MS = 60000;
 export const HANDLER_TIMEOUT_MS = 45000;
+// REQUEST_TIMEOUT_MS bounds one fetch try, as the native HTTP client's
+// timeout does; TRANSPORT_TRIES is how many a retry_safe operation gets
+// without an answer, TRANSPORT_PAUSE_MS the pause after the first (doubling,
+// at most TRANSPORT_PAUSE_MAX_MS), as providers/wire's client.
+export const REQUEST_TIMEOUT_MS = 30000;
+export const TRANSPORT_TRIES = 3;
+export const TRANSPORT_PAUSE_MS = 100;
+export const TRANSPORT_PAUSE_MAX_MS = 2000;
+// MAX_CLAIMS bounds the claims of one invocation.
+export const MAX_CLAIMS = 100;
 
 function settingText(plan, v) {
   if (!v) return undefined;
@@ -722,19 +794,33 @@ function settingText(plan, v) {
   return raw;
 }
 
-// jadpoWorker makes the Worker's handlers for a plan. `opts.now` (ms) and
-// `opts.random` ([0,1)) are for tests; a Worker uses the clock and Math.random.
+// notJSONBody is what is parked for a message whose body JSON cannot hold:
+// there is no JSON text to keep, so the row's body names the message, and
+// two such messages are two rows (the park is once per queue and body).
+export function notJSONBody(id, why) {
+  return utf8.encode(`Cloudflare message ${id}: its body has no JSON text (${why})`);
+}
+
+// jadpoWorker makes the Worker's handlers for a plan. For tests: `opts.now`
+// (ms) is the clock of the store's times (leases, due times), `opts.random`
+// ([0,1)) the jitter's draw, `opts.handlerTimeoutMs` and `opts.leaseMs` the
+// budget and lease; a Worker uses the clock, Math.random and the constants.
 export function jadpoWorker(plan, opts = {}) {
   const now = opts.now || (() => Date.now());
   const random = opts.random || Math.random;
-  const queues = new Map(); // Cloudflare queue name -> {queue, reader, dead}
+  const leaseMs = opts.leaseMs || LEASE_MS;
+  const handlerTimeoutMs = opts.handlerTimeoutMs || HANDLER_TIMEOUT_MS;
+  if (handlerTimeoutMs >= leaseMs) throw new Error(`the handler timeout (${handlerTimeoutMs} ms) must be shorter than the lease (${leaseMs} ms)`);
+  const queues = new Map(); // Cloudflare queue name -> {queue, reader, subscribers, dead, lastAttempt}
   for (const q of plan.queues) {
     const cn = plan.connections.find((c) => c.name === q.connection);
     const name = settingText(plan, cn.settings.queue_name);
     const entry = { queue: q, reader: new Reader(plan, q), subscribers: subscribersOf(plan, q) };
-    queues.set(name, { ...entry, dead: false });
     const dlq = settingText(plan, cn.settings.dead_letter_queue);
-    if (dlq !== undefined) queues.set(dlq, { ...entry, dead: true });
+    const retries = Number(settingText(plan, cn.settings.max_retries) ?? 3);
+    // Without a dead-letter queue, the delivery after max_retries is the last.
+    queues.set(name, { ...entry, dead: false, lastAttempt: dlq === undefined ? retries + 1 : Infinity });
+    if (dlq !== undefined) queues.set(dlq, { ...entry, dead: true, lastAttempt: Infinity });
   }
 
   async function keepBatch(db, items) {
@@ -748,12 +834,14 @@ export function jadpoWorker(plan, opts = {}) {
         continue;
       }
       stmts.push(db.prepare(SQL.received).bind(src, it.o.id, at));
-      stmts.push(db.prepare(SQL.outbox).bind(src, it.o.event.name, it.o.eventJSON, it.o.id, at));
       const subs = it.q.subscribers.get(it.o.event.event) || [];
+      stmts.push(db.prepare(SQL.outbox).bind(src, it.o.event.name, it.o.eventJSON, it.o.id, at, subs.length === 0 ? at : null));
       if (subs.length > 0) stmts.push(db.prepare(SQL.deliveries).bind(src, it.o.id, at, JSON.stringify(subs)));
     }
     if (stmts.length > 0) await db.batch(stmts);
   }
+
+  const storeRefused = (q, o) => Object.assign(q.reader.outcome(), { wireType: o.wireType, event: o.event, park: true, reason: "unreadable", problems: [{ field: "", rule: "store" }] });
 
   async function queue(batch, env, ctx) {
     const q = queues.get(batch.queue);
@@ -767,20 +855,20 @@ export function jadpoWorker(plan, opts = {}) {
     const items = [];
     for (const m of batch.messages) {
       const b = bodyOf(m.body);
-      let o = readBody(q.reader, b);
-      const it = { m, q, b, o, sha: await sha256Hex(b.bytes) };
-      if (q.dead) {
-        // From the dead-letter queue: the queue gave up after max_retries.
-        // A message already kept is a repeat; any other is parked, with its
-        // reading's reason, or `unreadable` (store) when it reads: only the
-        // store refusing it again and again sends a readable one here.
-        if (!o.park) {
-          const seen = await db.prepare(SQL.seen).bind(q.queue.source, o.id).first();
-          if (seen) { m.ack(); continue; }
-          it.o = Object.assign(q.reader.outcome(), { wireType: o.wireType, event: o.event, park: true, reason: "unreadable", problems: [{ field: "", rule: "store" }] });
+      if (b.notJSON !== undefined) {
+        // No JSON text: nothing to read, and nothing a repeat could be told
+        // from. Never acknowledged unkept: retried, until the dead-letter
+        // queue (or, without one, the last delivery) parks it under its own
+        // message id.
+        if (!q.dead && m.attempts < q.lastAttempt) {
+          console.error(JSON.stringify({ msg: "a body JSON cannot hold is retried; the dead-letter queue parks it", queue: batch.queue, message_id: m.id, why: b.notJSON }));
+          m.retry();
+          continue;
         }
+        b.bytes = notJSONBody(m.id, b.notJSON);
       }
-      items.push(it);
+      const o = readBody(q.reader, b);
+      items.push({ m, q, b, o, sha: await sha256Hex(b.bytes) });
     }
     // A parked body is parked once per queue and body, even twice in a batch.
     const parkedHere = new Set();
@@ -789,7 +877,8 @@ export function jadpoWorker(plan, opts = {}) {
       await keepBatch(db, kept);
     } catch (e) {
       if (!isStatementError(e)) {
-        // D1 cannot take the batch now: every message is offered again.
+        // D1 cannot take the batch now: every message is offered again (on a
+        // dead-letter queue after its consumer's retry_delay, for hours).
         console.error(JSON.stringify({ msg: "the store could not keep the batch; its messages are retried", queue: batch.queue, error: String(e.message || e) }));
         for (const it of items) it.m.retry();
         return;
@@ -800,7 +889,7 @@ export function jadpoWorker(plan, opts = {}) {
           await keepBatch(db, [it]);
         } catch (e1) {
           if (!isStatementError(e1)) { it.m.retry(); it.retried = true; continue; }
-          it.o = Object.assign(q.reader.outcome(), { wireType: it.o.wireType, event: it.o.event, park: true, reason: "unreadable", problems: [{ field: "", rule: "store" }] });
+          it.o = storeRefused(q, it.o);
           try {
             await keepBatch(db, [it]);
           } catch {
@@ -815,81 +904,137 @@ export function jadpoWorker(plan, opts = {}) {
     else await deliver(env);
   }
 
-  // deliver runs due deliveries until none is left or the claim comes back
-  // short; returns {claimed, succeeded, retried, failed, lost}.
+  // deliver runs due deliveries until a claim comes back short, and returns
+  // {claimed, succeeded, retried, failed, lost} once every delivery it
+  // claimed has settled. Each delivery is settled as soon as its handler
+  // finishes, never waiting for the others of its claim (settler); up to
+  // CLAIM_LIMIT run at once, and a claim for more is made once half of
+  // them have settled.
   async function deliver(env) {
     const rep = { claimed: 0, succeeded: 0, retried: 0, failed: 0, lost: 0 };
     if (plan.subscribers.length === 0) return rep;
     const db = env.JADPO_DB;
-    for (let round = 0; round < 100; round++) {
-      const t = now();
-      const claimed = (await db.prepare(SQL.claim).bind(micros(t), micros(t + LEASE_MS), CLAIM_LIMIT).all()).results;
-      if (claimed.length === 0) break;
-      rep.claimed += claimed.length;
-      const ids = [...new Set(claimed.map((c) => c.outbox_id))];
-      const events = new Map((await db.prepare(SQL.claimedEvents).bind(JSON.stringify(ids)).all()).results.map((r) => [r.id, r]));
-      const attempts = await Promise.all(claimed.map((c) => attempt(env, c, events.get(c.outbox_id))));
-      const done = await settleAll(db, attempts);
-      for (const outcome of done) rep[outcome]++;
-      if (claimed.length < CLAIM_LIMIT) break;
+    const settle = settler(db);
+    const running = new Set();
+    const errors = [];
+    let more = true;
+    for (let claims = 0; ;) {
+      if (more && claims < MAX_CLAIMS && running.size <= CLAIM_LIMIT / 2) {
+        claims++;
+        const want = CLAIM_LIMIT - running.size;
+        try {
+          const t = now();
+          const claimed = (await db.prepare(SQL.claim).bind(micros(t), micros(t + leaseMs), want).all()).results;
+          more = claimed.length === want;
+          if (claimed.length > 0) {
+            rep.claimed += claimed.length;
+            const ids = [...new Set(claimed.map((c) => c.outbox_id))];
+            const events = new Map((await db.prepare(SQL.claimedEvents).bind(JSON.stringify(ids)).all()).results.map((r) => [r.id, r]));
+            for (const c of claimed) {
+              const p = attempt(env, c, events.get(c.outbox_id))
+                .then((a) => settle(a))
+                .then((outcome) => { rep[outcome]++; }, (e) => { errors.push(e); })
+                .finally(() => running.delete(p));
+              running.add(p);
+            }
+          }
+        } catch (e) {
+          // The store cannot claim now; what runs still settles.
+          more = false;
+          errors.push(e);
+        }
+        continue;
+      }
+      if (running.size === 0) break;
+      await Promise.race(running);
     }
+    if (errors.length > 0) throw new AggregateError(errors, `deliveries: ${errors.map((e) => String(e && e.message || e)).join("; ")}`);
     return rep;
   }
 
-  // settleAll writes a round's settlements in one D1 batch (one
-  // transaction), each under its own fencing token, and returns each one's
-  // outcome ("lost" for a claim taken over, which settles nothing). A batch
-  // D1 refuses as a whole is written one settlement at a time, so that one
-  // bad statement does not hold back the others.
-  async function settleAll(db, attempts) {
-    const at = micros(now());
-    const stmts = attempts.map((a) => db.prepare(SQL.settle).bind(a.c.id, a.c.fencing_token, a.state, a.next, a.code, at));
-    let results;
-    try {
-      results = await db.batch(stmts);
-    } catch (e) {
-      console.log(JSON.stringify({ msg: "settling deliveries together failed; settling them one by one", deliveries: stmts.length, error: String(e && e.message || e) }));
-      results = [];
-      for (const st of stmts) results.push(await st.run());
-    }
-    return attempts.map((a, i) => results[i].meta.changes === 0 ? "lost" : { succeeded: "succeeded", retry_wait: "retried", failed: "failed" }[a.state]);
+  // settler writes settlements as their handlers finish, each under its own
+  // fencing token: one at once, and the ones that finished while it was
+  // written go together in the next D1 batch (one transaction), so quick
+  // deliveries share a write and none waits for a slow one. It resolves each
+  // with its outcome ("lost" for a claim taken over, which settles nothing).
+  // A batch D1 refuses as a whole is written one settlement at a time, so
+  // that one bad statement does not hold back the others.
+  function settler(db) {
+    let waiting = [];
+    let writing = false;
+    const write = async () => {
+      writing = true;
+      while (waiting.length > 0) {
+        const group = waiting;
+        waiting = [];
+        const at = micros(now());
+        const stmts = group.map(({ a }) => db.prepare(SQL.settle).bind(a.c.id, a.c.fencing_token, a.state, a.next, a.code, at));
+        let results;
+        try {
+          results = await db.batch(stmts);
+        } catch (e) {
+          if (group.length > 1) console.log(JSON.stringify({ msg: "settling deliveries together failed; settling them one by one", deliveries: stmts.length, error: String(e && e.message || e) }));
+          results = [];
+          for (const st of stmts) {
+            try {
+              results.push(await st.run());
+            } catch (e1) {
+              results.push(e1);
+            }
+          }
+        }
+        group.forEach(({ a, ok, fail }, i) => {
+          const r = results[i];
+          if (r instanceof Error) fail(r);
+          else ok(r.meta.changes === 0 ? "lost" : { succeeded: "succeeded", retry_wait: "retried", failed: "failed" }[a.state]);
+        });
+      }
+      writing = false;
+    };
+    return (a) => new Promise((ok, fail) => {
+      waiting.push({ a, ok, fail });
+      if (!writing) write();
+    });
   }
 
   // attempt runs one claimed delivery's handler and says how to settle it.
   async function attempt(env, c, ev) {
     const sub = plan.subscribers.find((s) => s.name === c.subscriber);
-    const budget = c.max_attempts > 0 ? c.max_attempts : sub ? sub.retry.max_attempts : 1;
+    const budget = attemptBudget(c.max_attempts, sub ? sub.retry.max_attempts : 1);
     const h = sub && ev ? sub.handlers.find((x) => x.name === ev.event_name) : undefined;
-    let state = "succeeded", code = null, next = null;
-    if (c.attempts > budget) {
-      state = "failed"; code = "lease_expired";
-    } else if (!h) {
-      state = "failed"; code = "handler_missing";
-    } else {
+    let err = null;
+    if (c.attempts <= budget && h) {
       try {
         await runHandler(env, h, ev.event_json);
       } catch (e) {
-        code = e.code || "handler";
-        if (e.temporary && c.attempts < budget) {
-          state = "retry_wait";
-          next = micros(now() + backoffDraw(sub.retry, c.attempts, random));
-        } else {
-          state = "failed";
-        }
-        console.log(JSON.stringify({ msg: "delivery attempt failed", delivery: c.id, subscriber: c.subscriber, attempt: c.attempts, error_code: code }));
+        err = e;
       }
     }
-    return { c, state, next, code };
+    const s = settlementOf(c.attempts, budget, !!h, err);
+    const out = { c, state: s.state, code: s.code, next: null };
+    if (s.state === "retry_wait") out.next = micros(now() + backoffDraw(sub.retry, c.attempts, random));
+    if (err) console.log(JSON.stringify({ msg: "delivery attempt failed", delivery: c.id, subscriber: c.subscriber, attempt: c.attempts, error_code: s.code }));
+    return out;
   }
 
+  // runHandler runs a handler's steps within one budget: the signal aborts
+  // whatever fetch or pause is under way once handlerTimeoutMs has passed
+  // since the run began. The event is read with its numbers as their text
+  // (eventValue), so an Int goes out as the digits that came in.
   async function runHandler(env, h, eventJSON) {
-    const event = JSON.parse(eventJSON);
-    for (const st of h.steps) {
-      const conn = plan.connections.find((c) => c.name === st.connection);
-      const op = conn.operations.find((o) => o.ref === st.operation);
-      const args = {};
-      for (const [name, x] of Object.entries(st.args)) args[name] = evalExpr(env, x, event, eventJSON);
-      await callJSONHTTP(env, conn, op, args);
+    const event = eventValue(eventJSON);
+    const run = { deadline: Date.now() + handlerTimeoutMs, ac: new AbortController() };
+    const timer = setTimeout(() => run.ac.abort(), handlerTimeoutMs);
+    try {
+      for (const st of h.steps) {
+        const conn = plan.connections.find((c) => c.name === st.connection);
+        const op = conn.operations.find((o) => o.ref === st.operation);
+        const args = {};
+        for (const [name, x] of Object.entries(st.args)) args[name] = evalExpr(env, x, event, eventJSON);
+        await callJSONHTTP(env, conn, op, args, run);
+      }
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -898,7 +1043,7 @@ export function jadpoWorker(plan, opts = {}) {
     if (!f) return undefined;
     const v = env[f.binding];
     if (v === undefined || v === "") return f.default;
-    if (f.type.kind === "int") return Number(v);
+    if (f.type.kind === "int") return /^-?[0-9]+$/.test(v.trim()) ? new JSONNumber(BigInt(v.trim()).toString()) : Number(v);
     if (f.type.kind === "bool") return v === "true";
     return v;
   }
@@ -908,7 +1053,7 @@ export function jadpoWorker(plan, opts = {}) {
     if (x.event) return event;
     if (x.path) {
       let cur = event;
-      for (const p of x.path) cur = cur !== null && typeof cur === "object" ? cur[p] : undefined;
+      for (const p of x.path) cur = cur !== null && typeof cur === "object" && !(cur instanceof JSONNumber) && Object.hasOwn(cur, p) ? cur[p] : undefined;
       return cur;
     }
     if (x.config) return configValue(env, x.config);
@@ -926,13 +1071,13 @@ export function jadpoWorker(plan, opts = {}) {
 
   // wireOf names a value's members as the operation's input type does.
   function wireOf(t, v) {
-    if (v === undefined || v === null || !t) return v;
+    if (v === undefined || v === null || !t || v instanceof JSONNumber) return v;
     if (t.kind === "record") {
       const rec = plan.records.find((r) => r.id === t.name);
       if (!rec || typeof v !== "object") return v;
       const out = {};
       for (const f of rec.fields) {
-        const x = v[f.name];
+        const x = Object.hasOwn(v, f.name) ? v[f.name] : undefined;
         if (x === undefined || x === null) {
           // As the native wire.Encode: a required member without a value is
           // the handler's fault, not the service's, and is not retried.
@@ -948,28 +1093,38 @@ export function jadpoWorker(plan, opts = {}) {
     return v;
   }
 
-  async function callJSONHTTP(env, conn, op, args) {
+  // callJSONHTTP calls one operation within the run's budget: each fetch try
+  // gets at most REQUEST_TIMEOUT_MS and what is left of the budget; a
+  // retry_safe operation without an answer is tried again after a pause, as
+  // long as the budget lasts.
+  async function callJSONHTTP(env, conn, op, args, run) {
     const host = connValue(env, conn.host) || conn.provider.host;
     let path = op.path.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(String(connValue(env, conn.settings[name]))));
     const headers = { "content-type": "application/json" };
     if (conn.provider.credential === "bearer") headers.authorization = "Bearer " + connValue(env, conn.credential.token);
     const init = { method: op.method || "POST", headers };
-    if (op.input) init.body = JSON.stringify(wireOf(op.input, args));
+    if (op.input) init.body = encodeJSON(wireOf(op.input, args));
     const url = String(host).replace(/\/$/, "") + path;
-    const attempts = op.retry_safe ? 3 : 1;
+    const tries = op.retry_safe ? TRANSPORT_TRIES : 1;
+    const noAnswer = (timedOut) => Object.assign(new Error(`${op.ref}: no answer`), { code: timedOut ? "timeout" : "transport", temporary: true });
     for (let n = 1; ; n++) {
+      if (run.ac.signal.aborted) throw noAnswer(true);
       let resp, answer;
       const ac = new AbortController();
-      const timer = setTimeout(() => ac.abort(), HANDLER_TIMEOUT_MS);
+      const stop = () => ac.abort();
+      run.ac.signal.addEventListener("abort", stop);
+      const timer = setTimeout(stop, Math.max(0, Math.min(REQUEST_TIMEOUT_MS, run.deadline - Date.now())));
       try {
         resp = await fetch(url, { ...init, signal: ac.signal });
         answer = await resp.text();
       } catch (e) {
+        if (n >= tries || run.ac.signal.aborted) throw noAnswer(ac.signal.aborted);
+        await pause(transportPause(n), run.ac.signal);
+        continue;
+      } finally {
         clearTimeout(timer);
-        if (n < attempts) continue;
-        throw Object.assign(new Error(`${op.ref}: no answer`), { code: ac.signal.aborted ? "timeout" : "transport", temporary: true });
+        run.ac.signal.removeEventListener("abort", stop);
       }
-      clearTimeout(timer);
       if (resp.status >= 200 && resp.status <= 299) return;
       const code = refusalCode(conn.provider.error_code, answer) || "http_" + resp.status;
       throw Object.assign(new Error(`${op.ref} refused: ${code}`), { code, temporary: isTemporary(resp.status, code) });
@@ -982,6 +1137,93 @@ export function jadpoWorker(plan, opts = {}) {
   }
 
   return { queue, scheduled, deliver };
+}
+
+// pause waits ms, or until signal aborts.
+function pause(ms, signal) {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done);
+  });
+}
+
+// transportPause is the pause after try n of a call that got no answer, as
+// providers/wire's defaultBackoff: 100 ms doubling, at most 2 s.
+export function transportPause(n) {
+  return n > 5 ? TRANSPORT_PAUSE_MAX_MS : Math.min(TRANSPORT_PAUSE_MS * 2 ** (n - 1), TRANSPORT_PAUSE_MAX_MS);
+}
+
+// attemptBudget is ir.Retry.Budget: a delivery's own max_attempts when the
+// store holds one, else its subscriber's.
+export function attemptBudget(stored, subscriberMax) {
+  return stored > 0 ? stored : subscriberMax;
+}
+
+// settlementOf decides a claimed delivery's settlement as the native
+// engine's attempt does, in its order: attempts beyond the budget were
+// claims that never settled (lease_expired, nothing run); no handler is
+// handler_missing; a handler that succeeded succeeds; a temporary failure
+// waits for another attempt while the budget allows one; anything else
+// fails. err is what the handler threw, or null.
+export function settlementOf(attempt, budget, handler, err) {
+  if (attempt > budget) return { state: "failed", code: "lease_expired" };
+  if (!handler) return { state: "failed", code: "handler_missing" };
+  if (!err) return { state: "succeeded", code: null };
+  const code = err.code || "handler";
+  return { state: err.temporary && attempt < budget ? "retry_wait" : "failed", code };
+}
+
+// JSONNumber is a number of a kept event as its text: an Int beyond 2^53
+// (to 2^63-1) goes out as the digits that came in, as the native runtime
+// sends a json.Number.
+export class JSONNumber {
+  #text;
+  constructor(text) { this.#text = text; }
+  toString() { return this.#text; }
+}
+
+// eventValue reads a kept event's JSON (the reader's canonical text) into
+// values: objects without a prototype, numbers as JSONNumber.
+export function eventValue(text) {
+  const value = (n) => {
+    switch (n.k) {
+      case "obj": {
+        const o = Object.create(null);
+        for (const [k, v] of n.members) o[k] = value(v);
+        return o;
+      }
+      case "arr": return n.items.map(value);
+      case "str": return n.v;
+      case "num": return new JSONNumber(n.v);
+      case "true": return true;
+      case "false": return false;
+      default: return null;
+    }
+  };
+  return value(parse(text));
+}
+
+// encodeJSON writes a handler's input: a JSONNumber as its text, members
+// without a value left out.
+export function encodeJSON(v) {
+  if (v === null || v === undefined) return "null";
+  if (v instanceof JSONNumber) return v.toString();
+  switch (typeof v) {
+    case "string": return JSON.stringify(v);
+    case "number": if (!Number.isFinite(v)) throw new Error(`the number ${v} has no JSON`); return JSON.stringify(v);
+    case "bigint": return v.toString();
+    case "boolean": return v ? "true" : "false";
+  }
+  if (Array.isArray(v)) return "[" + v.map((x) => x === undefined ? "null" : encodeJSON(x)).join(",") + "]";
+  const parts = [];
+  for (const [k, x] of Object.entries(v)) if (x !== undefined) parts.push(JSON.stringify(k) + ":" + encodeJSON(x));
+  return "{" + parts.join(",") + "}";
 }
 
 // subscribersOf maps each listed event to its subscribers, in the plan's

@@ -41,8 +41,18 @@ type Consumer struct {
 	Name            string // the Cloudflare queue's name
 	MaxBatchSize    int64
 	MaxRetries      int64
+	RetryDelay      int64 // seconds; 0 writes none (Cloudflare's default, at once)
 	DeadLetterQueue string
 }
+
+// A dead-letter queue has no queue behind it: its consumer retries what D1
+// cannot take for as long as Cloudflare allows retries (100, half an hour
+// apart: about two days), inside the queue's default retention of four days
+// (docs/workers.md, "When D1 is down").
+const (
+	DeadLetterMaxRetries = 100
+	DeadLetterRetryDelay = 1800
+)
 
 // Files renders build/workers/: worker.mjs, wrangler.toml and the D1
 // migration, by path relative to the project. plan is the program as
@@ -124,7 +134,8 @@ func Consumers(p *ir.Program) ([]Consumer, error) {
 		c.DeadLetterQueue, _ = settingText(p, cn.Settings["dead_letter_queue"])
 		out = append(out, c)
 		if c.DeadLetterQueue != "" {
-			dlq[c.DeadLetterQueue] = Consumer{Name: c.DeadLetterQueue, MaxBatchSize: c.MaxBatchSize, MaxRetries: c.MaxRetries}
+			dlq[c.DeadLetterQueue] = Consumer{Name: c.DeadLetterQueue, MaxBatchSize: c.MaxBatchSize,
+				MaxRetries: DeadLetterMaxRetries, RetryDelay: DeadLetterRetryDelay}
 		}
 	}
 	names := make([]string, 0, len(dlq))
@@ -170,11 +181,15 @@ func wrangler(p *ir.Program) (string, error) {
 	for _, c := range cs {
 		b.WriteString("\n")
 		if c.Queue == "" {
-			b.WriteString("# A dead-letter queue: the Worker parks what arrives on it.\n")
+			b.WriteString("# A dead-letter queue: the Worker keeps what it can read and parks the rest; what D1\n")
+			b.WriteString("# cannot take is retried every half hour, 100 times (docs/workers.md, \"When D1 is down\").\n")
 		} else {
 			fmt.Fprintf(&b, "# queue %s\n", c.Queue)
 		}
 		fmt.Fprintf(&b, "[[queues.consumers]]\nqueue = %s\nmax_batch_size = %d\nmax_retries = %d\n", toml(c.Name), c.MaxBatchSize, c.MaxRetries)
+		if c.RetryDelay > 0 {
+			fmt.Fprintf(&b, "retry_delay = %d\n", c.RetryDelay)
+		}
 		if c.DeadLetterQueue != "" {
 			fmt.Fprintf(&b, "dead_letter_queue = %s\n", toml(c.DeadLetterQueue))
 		}
