@@ -347,7 +347,10 @@ async function keepForOpenRefund(prefix, n) {
   for (let i = 0; i < n; i++) {
     const id = `${prefix}-${i}`;
     stmts.push(db.prepare(SQL.received).bind("queue returns_queue", id, 1),
-      db.prepare(SQL.outbox).bind("queue returns_queue", "ReturnRequested", ret(id), id, 1, null),
+      // The outbox row as the consumer writes it (spelled out, so that this
+      // helper does not depend on the keeping statements it is not testing).
+      db.prepare(`INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at, settled_at)
+        VALUES (?1, ?2, ?3, ?4, ?5, NULL)`).bind("queue returns_queue", "ReturnRequested", ret(id), id, 1),
       db.prepare(SQL.deliveries).bind("queue returns_queue", id, 1, JSON.stringify(["open_refund"])));
   }
   await db.batch(stmts);
