@@ -1003,7 +1003,7 @@ export function jadpoWorker(plan, opts = {}) {
     const budget = attemptBudget(c.max_attempts, sub ? sub.retry.max_attempts : 1);
     const h = sub && ev ? sub.handlers.find((x) => x.name === ev.event_name) : undefined;
     let err = null;
-    if (c.attempts <= budget && h) {
+    if (runsHandler(c.attempts, budget, !!h)) {
       try {
         await runHandler(env, h, ev.event_json);
       } catch (e) {
@@ -1163,6 +1163,12 @@ export function transportPause(n) {
 // store holds one, else its subscriber's.
 export function attemptBudget(stored, subscriberMax) {
   return stored > 0 ? stored : subscriberMax;
+}
+
+// runsHandler says whether an attempt runs its handler: only within the
+// budget, and when the plan has one.
+export function runsHandler(attempt, budget, handler) {
+  return attempt <= budget && handler;
 }
 
 // settlementOf decides a claimed delivery's settlement as the native

@@ -1,0 +1,58 @@
+// The shared delivery table (testdata/delivery/table.json), run against the
+// Worker's engine: the same lease, handler budget, transport tries and
+// pauses, attempt budget, backoff and jitter bounds, and settlement order as
+// the native engine's (runtime's TestDeliveryTable, providers/wire's
+// TestDeliveryTableTransport), case for case.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import {
+  HANDLER_TIMEOUT_MS, LEASE_MS, REQUEST_TIMEOUT_MS, TRANSPORT_TRIES,
+  attemptBudget, backoffDraw, runsHandler, settlementOf, transportPause,
+} from "../jadpo.mjs";
+
+const tablePath = fileURLToPath(new URL("../../../testdata/delivery/table.json", import.meta.url));
+const table = JSON.parse(readFileSync(tablePath, "utf8"));
+
+test("engine: lease, handler budget, request timeout, transport tries", () => {
+  assert.deepEqual(
+    { lease_ms: LEASE_MS, handler_timeout_ms: HANDLER_TIMEOUT_MS, request_timeout_ms: REQUEST_TIMEOUT_MS, transport_tries: TRANSPORT_TRIES },
+    table.engine);
+  assert.ok(table.engine.handler_timeout_ms < table.engine.lease_ms);
+});
+
+for (const c of table.transport_pause) {
+  test(`transport pause after try ${c.after_try}`, () => assert.equal(transportPause(c.after_try), c.ms));
+}
+
+for (const c of table.budget) {
+  test(`budget: ${c.name}`, () => assert.equal(attemptBudget(c.stored, c.subscriber), c.budget));
+}
+
+// The highest value Math.random can give.
+const top = () => 1 - 2 ** -53;
+
+for (const c of table.backoff) {
+  test(`backoff: ${c.name}`, () => {
+    const r = { max_attempts: 1000, first_delay_ms: c.first_delay_ms, max_delay_ms: c.max_delay_ms };
+    // Full jitter: both ends of [0, ceiling] can be drawn, nothing beyond.
+    assert.equal(backoffDraw(r, c.attempt, () => 0), 0);
+    assert.equal(backoffDraw(r, c.attempt, top), c.ceiling_ms);
+  });
+}
+
+for (const c of table.settle) {
+  test(`settle: ${c.name}`, () => {
+    const err = { ok: null, temporary: { code: "unavailable", temporary: true }, permanent: { code: "refused", temporary: false } }[c.result ?? "ok"];
+    const s = settlementOf(c.attempt, c.budget, c.handler, err);
+    assert.equal(s.state, c.state);
+    if (c.code) assert.equal(s.code, c.code);
+    // The Worker runs the handler only when the native engine does.
+    assert.equal(runsHandler(c.attempt, c.budget, c.handler) ? 1 : 0, c.calls ?? 1);
+  });
+}
+
+test("the table holds cases of each rule", () => {
+  for (const k of ["transport_pause", "budget", "backoff", "settle"]) assert.ok(table[k].length > 0, k);
+});

@@ -1,0 +1,174 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/runtime"
+	"github.com/jadpo/jadpo/runtime/store"
+)
+
+// deliveryTablePath is the table of delivery rules shared with the Worker
+// (codegen/workers/test/delivery.test.mjs runs the same file): the lease,
+// the handler's budget, the backoff and its jitter's bounds, the attempt
+// budget and the order in which a settlement is decided.
+var deliveryTablePath = filepath.Join("..", "testdata", "delivery", "table.json")
+
+// DeliveryTable is testdata/delivery/table.json; providers/wire reads its
+// transport rows.
+type deliveryTable struct {
+	Engine struct {
+		LeaseMS          int64 `json:"lease_ms"`
+		HandlerTimeoutMS int64 `json:"handler_timeout_ms"`
+		RequestTimeoutMS int64 `json:"request_timeout_ms"`
+	} `json:"engine"`
+	Budget []struct {
+		Name                       string
+		Stored, Subscriber, Budget int
+	} `json:"budget"`
+	Backoff []struct {
+		Name         string
+		FirstDelayMS int64 `json:"first_delay_ms"`
+		MaxDelayMS   int64 `json:"max_delay_ms"`
+		Attempt      int   `json:"attempt"`
+		CeilingMS    int64 `json:"ceiling_ms"`
+	} `json:"backoff"`
+	Settle []struct {
+		Name            string
+		Attempt, Budget int
+		Handler         bool
+		Result          string
+		State           string
+		Code            string
+		Calls           *int
+	} `json:"settle"`
+}
+
+func readDeliveryTable(t *testing.T) deliveryTable {
+	t.Helper()
+	raw, err := os.ReadFile(deliveryTablePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tb deliveryTable
+	if err := json.Unmarshal(raw, &tb); err != nil {
+		t.Fatalf("%s: %v", deliveryTablePath, err)
+	}
+	if len(tb.Backoff) == 0 || len(tb.Settle) == 0 || len(tb.Budget) == 0 {
+		t.Fatalf("%s holds no cases", deliveryTablePath)
+	}
+	return tb
+}
+
+// drawAt answers every Int64N with n-1 (or 0): the ends of the draw.
+type drawAt struct {
+	top  bool
+	asks []int64
+}
+
+func (d *drawAt) Int64N(n int64) int64 {
+	d.asks = append(d.asks, n)
+	if d.top {
+		return n - 1
+	}
+	return 0
+}
+
+func TestDeliveryTable(t *testing.T) {
+	tb := readDeliveryTable(t)
+	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+	t.Run("engine", func(t *testing.T) {
+		if runtime.Lease != ms(tb.Engine.LeaseMS) || runtime.HandlerTimeout != ms(tb.Engine.HandlerTimeoutMS) {
+			t.Errorf("lease %v and handler timeout %v, the table says %d ms and %d ms", runtime.Lease, runtime.HandlerTimeout,
+				tb.Engine.LeaseMS, tb.Engine.HandlerTimeoutMS)
+		}
+		if tb.Engine.HandlerTimeoutMS >= tb.Engine.LeaseMS {
+			t.Error("the table's handler timeout is not shorter than its lease")
+		}
+		if got := runtime.DefaultHTTPTimeout(); got != ms(tb.Engine.RequestTimeoutMS) {
+			t.Errorf("a request's timeout is %v, the table says %d ms", got, tb.Engine.RequestTimeoutMS)
+		}
+	})
+	for _, c := range tb.Budget {
+		t.Run("budget/"+c.Name, func(t *testing.T) {
+			if got := (ir.Retry{MaxAttempts: c.Subscriber}).Budget(c.Stored); got != c.Budget {
+				t.Errorf("budget %d, want %d", got, c.Budget)
+			}
+		})
+	}
+	for _, c := range tb.Backoff {
+		t.Run("backoff/"+c.Name, func(t *testing.T) {
+			r := ir.Retry{MaxAttempts: 1000, FirstDelayMS: c.FirstDelayMS, MaxDelayMS: c.MaxDelayMS}
+			if got := runtime.BackoffCeiling(r, c.Attempt); got != ms(c.CeilingMS) {
+				t.Fatalf("ceiling %v, want %d ms", got, c.CeilingMS)
+			}
+			// Full jitter: both ends of [0, ceiling] can be drawn, nothing beyond.
+			low, high := &drawAt{}, &drawAt{top: true}
+			if got := runtime.BackoffDraw(r, c.Attempt, low); got != 0 {
+				t.Errorf("the lowest draw is %v, want 0", got)
+			}
+			if got := runtime.BackoffDraw(r, c.Attempt, high); got != ms(c.CeilingMS) {
+				t.Errorf("the highest draw is %v, want %d ms", got, c.CeilingMS)
+			}
+			if c.CeilingMS > 0 && (len(high.asks) != 1 || high.asks[0] != int64(ms(c.CeilingMS))+1) {
+				t.Errorf("drew with %v, want one Int64N(%d)", high.asks, int64(ms(c.CeilingMS))+1)
+			}
+		})
+	}
+	for _, c := range tb.Settle {
+		t.Run("settle/"+c.Name, func(t *testing.T) {
+			deliveryTableSettle(t, c.Attempt, c.Budget, c.Handler, c.Result, c.State, c.Code, c.Calls)
+		})
+	}
+}
+
+// deliveryTableSettle runs one settle case on the warehouse's pack_order
+// (budget 8): attempt-1 claims that never settled, then one delivery run
+// against a target answering as the case says.
+func deliveryTableSettle(t *testing.T, attempt, budget int, handler bool, result, state, code string, calls *int) {
+	if budget != packOrderRetry.MaxAttempts {
+		t.Fatalf("the case's budget is %d; the Go engine's world runs pack_order, whose budget is %d", budget, packOrderRetry.MaxAttempts)
+	}
+	w := newDeliverWorld(t, "sqlite", runtime.Options{})
+	ctx := context.Background()
+	event := "OrderShipped"
+	if !handler {
+		event = "NoSuchEvent"
+	}
+	res, err := w.st.KeepBatch(ctx, w.clock.Now(), []store.Keep{{Source: "queue warehouse_queue", ReceivedID: "1",
+		EventName: event, EventJSON: orderJSON("1"), Subscribers: []string{"pack_order"}}})
+	if err != nil || res[0].Outcome != store.Kept {
+		t.Fatalf("keep: %+v %v", res, err)
+	}
+	pending, err := w.st.List(ctx, store.Filter{State: store.ListPending})
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("pending: %+v %v", pending, err)
+	}
+	for n := 1; n < attempt; n++ {
+		if c, err := w.st.ClaimDeliveries(ctx, w.clock.Now(), 10, runtime.Lease); err != nil || len(c) != 1 || c[0].Attempt != n {
+			t.Fatalf("claim %d: %+v %v", n, c, err)
+		}
+		w.clock.Advance(runtime.Lease + time.Second) // the claim never settled
+	}
+	switch result {
+	case "temporary":
+		w.env.Target.Script(503)
+	case "permanent":
+		w.env.Target.Script(400)
+	}
+	if _, err := w.rt.Deliver(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e := w.show(pending[0].ID)
+	if e.RowState != state || e.Attempts != attempt || (code != "" && e.Code != code) {
+		t.Errorf("%s after %d attempts (code %q), want %s after %d (code %q)", e.RowState, e.Attempts, e.Code, state, attempt, code)
+	}
+	if n := len(w.env.Target.Calls()); calls != nil && n != *calls || calls == nil && n != 1 {
+		t.Errorf("the target saw %d calls", n)
+	}
+}
