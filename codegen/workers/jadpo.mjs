@@ -9,10 +9,15 @@
 //     delivery per subscriber; a repeat keeps nothing — and parks what cannot
 //     be read once per queue and body, then acknowledges each message;
 //   - retries (message.retry()) what D1 cannot take now, so max_retries and
-//     the dead-letter queue take one that keeps failing; parks what arrives
-//     from a dead-letter queue;
+//     the dead-letter queue take one that keeps failing; keeps what arrives
+//     from a dead-letter queue as from its queue (its consumer retries for
+//     about two days); a body JSON cannot hold (v8) is retried, then parked
+//     by the dead-letter consumer under its message id;
 //   - runs due deliveries right after a batch and from the cron trigger, with
-//     the native engine's leases, fencing, backoff and give-up (runtime/deliver.go).
+//     the native engine's leases, fencing, backoff and give-up (runtime/deliver.go):
+//     one time budget per handler run, each delivery settled as it finishes,
+//     an event's numbers sent as the digits kept; the shared table
+//     testdata/delivery/table.json holds the rules both engines have equal.
 //
 // Plain ES2022 with Web APIs only (TextDecoder, crypto.subtle, fetch): it runs
 // in workerd and in Node.js 20, where its reader is tested without workerd.
@@ -740,7 +745,6 @@ SELECT o.id, j.value, 'pending', 0, ?3, 0, ?3, ?3 FROM o, json_each(?4) AS j`,
     (source, wire_type, event_name, reason, problems, body, body_sha256, state, created_at, updated_at)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'failed', ?8, ?8)
 ON CONFLICT (source, body_sha256) DO NOTHING`,
-  seen: `SELECT 1 AS seen FROM jadpo_received_events WHERE source = ?1 AND received_id = ?2`,
   claim: `UPDATE jadpo_deliveries
 SET state = 'running', attempts = attempts + 1, lease_expires_at = ?2, next_attempt_at = ?2,
     fencing_token = fencing_token + 1, updated_at = ?1

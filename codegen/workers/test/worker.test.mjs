@@ -503,3 +503,27 @@ test("the dead-letter consumer's retries in wrangler.toml outlast a D1 outage of
   assert.match(dlq, /^queue = "returns-dlq"\nmax_batch_size = 10\nmax_retries = 100\nretry_delay = 1800\n/);
   assert.match(wrangler, /queue = "returns"\nmax_batch_size = 10\nmax_retries = 3\ndead_letter_queue = "returns-dlq"\n/);
 });
+
+// Without a dead-letter queue nothing parks a body JSON cannot hold later:
+// the queue's last delivery (after max_retries) parks it.
+test("without a dead-letter queue, a body JSON cannot hold is parked on its last delivery, not before", async () => {
+  const plan = planOf();
+  for (const c of plan.connections) if (c.settings) delete c.settings.dead_letter_queue;
+  const w = jadpoWorker(plan);
+  const body = { ...JSON.parse(ret("r-80")), big: 80n };
+  const offer = async (attempts) => {
+    const m = { id: "msg-no-dlq", body, attempts, timestamp: new Date(), done: [] };
+    m.ack = () => m.done.push("ack");
+    m.retry = () => m.done.push("retry");
+    const waits = [];
+    await w.queue({ queue: "returns", messages: [m] }, env(db), { waitUntil: (p) => waits.push(p) });
+    await Promise.all(waits);
+    return m.done;
+  };
+  const like = "CAST(body AS TEXT) LIKE 'Cloudflare message msg-no-dlq:%'";
+  assert.deepEqual(await offer(1), ["retry"]);
+  assert.deepEqual(await offer(3), ["retry"]);
+  assert.equal(await count("jadpo_parked_messages", like), 0);
+  assert.deepEqual(await offer(4), ["ack"]); // max_retries = 3: the fourth delivery is the last
+  assert.equal(await count("jadpo_parked_messages", like), 1);
+});
