@@ -927,7 +927,7 @@ export function jadpoWorker(plan, opts = {}) {
         claims++;
         const want = CLAIM_LIMIT - running.size;
         try {
-          const t = now();
+          const t = now(), claimedAt = Date.now();
           const claimed = (await db.prepare(SQL.claim).bind(micros(t), micros(t + leaseMs), want).all()).results;
           more = claimed.length === want;
           if (claimed.length > 0) {
@@ -935,7 +935,7 @@ export function jadpoWorker(plan, opts = {}) {
             const ids = [...new Set(claimed.map((c) => c.outbox_id))];
             const events = new Map((await db.prepare(SQL.claimedEvents).bind(JSON.stringify(ids)).all()).results.map((r) => [r.id, r]));
             for (const c of claimed) {
-              const p = attempt(env, c, events.get(c.outbox_id))
+              const p = attempt(env, c, events.get(c.outbox_id), claimedAt)
                 .then((a) => settle(a))
                 .then((outcome) => { rep[outcome]++; }, (e) => { errors.push(e); })
                 .finally(() => running.delete(p));
@@ -968,32 +968,45 @@ export function jadpoWorker(plan, opts = {}) {
     let writing = false;
     const write = async () => {
       writing = true;
-      while (waiting.length > 0) {
-        const group = waiting;
-        waiting = [];
-        const at = micros(now());
-        const stmts = group.map(({ a }) => db.prepare(SQL.settle).bind(a.c.id, a.c.fencing_token, a.state, a.next, a.code, at));
-        let results;
-        try {
-          results = await db.batch(stmts);
-        } catch (e) {
-          if (group.length > 1) console.log(JSON.stringify({ msg: "settling deliveries together failed; settling them one by one", deliveries: stmts.length, error: String(e && e.message || e) }));
-          results = [];
-          for (const st of stmts) {
-            try {
-              results.push(await st.run());
-            } catch (e1) {
-              results.push(e1);
-            }
+      try {
+        while (waiting.length > 0) {
+          const group = waiting;
+          waiting = [];
+          try {
+            await writeGroup(group);
+          } catch (e) {
+            for (const { fail } of group) fail(e);
           }
         }
-        group.forEach(({ a, ok, fail }, i) => {
-          const r = results[i];
-          if (r instanceof Error) fail(r);
-          else ok(r.meta.changes === 0 ? "lost" : { succeeded: "succeeded", retry_wait: "retried", failed: "failed" }[a.state]);
-        });
+      } finally {
+        writing = false;
       }
-      writing = false;
+    };
+    // writeGroup settles a group in one batch, then, if D1 refuses it,
+    // statement by statement; calling ok or fail for each (a promise
+    // resolved twice keeps its first).
+    const writeGroup = async (group) => {
+      const at = micros(now());
+      const stmts = group.map(({ a }) => db.prepare(SQL.settle).bind(a.c.id, a.c.fencing_token, a.state, a.next, a.code, at));
+      let results;
+      try {
+        results = (await db.batch(stmts)).map((r) => ({ r }));
+      } catch (e) {
+        if (group.length > 1) console.log(JSON.stringify({ msg: "settling deliveries together failed; settling them one by one", deliveries: stmts.length, error: String(e && e.message || e) }));
+        results = [];
+        for (const st of stmts) {
+          try {
+            results.push({ r: await st.run() });
+          } catch (e1) {
+            results.push({ e: e1 });
+          }
+        }
+      }
+      group.forEach(({ a, ok, fail }, i) => {
+        const { r, e } = results[i] || {};
+        if (e !== undefined || !r || !r.meta) fail(e !== undefined ? e : new Error("D1 answered a settlement with no result"));
+        else ok(r.meta.changes === 0 ? "lost" : { succeeded: "succeeded", retry_wait: "retried", failed: "failed" }[a.state]);
+      });
     };
     return (a) => new Promise((ok, fail) => {
       waiting.push({ a, ok, fail });
@@ -1002,14 +1015,14 @@ export function jadpoWorker(plan, opts = {}) {
   }
 
   // attempt runs one claimed delivery's handler and says how to settle it.
-  async function attempt(env, c, ev) {
+  async function attempt(env, c, ev, claimedAt) {
     const sub = plan.subscribers.find((s) => s.name === c.subscriber);
     const budget = attemptBudget(c.max_attempts, sub ? sub.retry.max_attempts : 1);
     const h = sub && ev ? sub.handlers.find((x) => x.name === ev.event_name) : undefined;
     let err = null;
     if (runsHandler(c.attempts, budget, !!h)) {
       try {
-        await runHandler(env, h, ev.event_json);
+        await runHandler(env, h, ev.event_json, claimedAt);
       } catch (e) {
         err = e;
       }
@@ -1023,12 +1036,17 @@ export function jadpoWorker(plan, opts = {}) {
 
   // runHandler runs a handler's steps within one budget: the signal aborts
   // whatever fetch or pause is under way once handlerTimeoutMs has passed
-  // since the run began. The event is read with its numbers as their text
-  // (eventValue), so an Int goes out as the digits that came in.
-  async function runHandler(env, h, eventJSON) {
+  // since the run began, and never later than half the lease's margin over
+  // the budget after the claim (claimedAt), should the claim's answer have
+  // been slow: the settlement is written while the lease holds. The event is
+  // read with its numbers as their text (eventValue), so an Int goes out as
+  // the digits that came in.
+  async function runHandler(env, h, eventJSON, claimedAt = Date.now()) {
     const event = eventValue(eventJSON);
-    const run = { deadline: Date.now() + handlerTimeoutMs, ac: new AbortController() };
-    const timer = setTimeout(() => run.ac.abort(), handlerTimeoutMs);
+    const began = Date.now();
+    const deadline = Math.min(began + handlerTimeoutMs, claimedAt + handlerTimeoutMs + (leaseMs - handlerTimeoutMs) / 2);
+    const run = { deadline, ac: new AbortController() };
+    const timer = setTimeout(() => run.ac.abort(), Math.max(0, deadline - began));
     try {
       for (const st of h.steps) {
         const conn = plan.connections.find((c) => c.name === st.connection);

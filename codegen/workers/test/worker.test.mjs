@@ -527,3 +527,22 @@ test("without a dead-letter queue, a body JSON cannot hold is parked on its last
   assert.deepEqual(await offer(4), ["ack"]); // max_retries = 3: the fourth delivery is the last
   assert.equal(await count("jadpo_parked_messages", like), 1);
 });
+
+// D1 refusing every settlement: deliver says so instead of waiting on it,
+// and the delivery is left to its lease (claimed again once it ends).
+test("settlements D1 cannot write: deliver fails with the error, the delivery stays running for its lease", { timeout: 10000 }, async () => {
+  assert.equal(await count("jadpo_deliveries", "state IN ('pending','retry_wait','running')"), 0, "nothing else is due");
+  await keepForOpenRefund("u", 1);
+  const down = () => { throw new Error("D1_ERROR: injected: settlements refused"); };
+  const binding = {
+    prepare: (q) => {
+      const st = db.prepare(q);
+      if (q !== SQL.settle) return st;
+      return { bind: () => ({ run: async () => down() }) };
+    },
+    batch: async () => down(),
+  };
+  await assert.rejects(jadpoWorker(planOf()).deliver(env(binding)), /settlements refused/);
+  assert.deepEqual(await stateOf("u-0"), { state: "running", attempts: 1, code: null });
+  await db.prepare(`DELETE FROM jadpo_deliveries WHERE outbox_id IN (SELECT id FROM jadpo_outbox WHERE received_id = 'u-0')`).run();
+});
