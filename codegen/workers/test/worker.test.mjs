@@ -31,11 +31,18 @@ function jadpo(...args) {
 const calls = [];
 let answers = [];
 const holds = new Map();
+// A request whose body holds a text of `drops` gets no answer: its
+// connection is closed.
+const drops = new Set();
 const standin = createServer((req, res) => {
   let body = "";
   req.on("data", (c) => (body += c));
   req.on("end", async () => {
     calls.push({ method: req.method, url: req.url, auth: req.headers.authorization, body });
+    if ([...drops].some((d) => body.includes(d))) {
+      req.socket.destroy();
+      return;
+    }
     for (const [key, wait] of holds) {
       if (body.includes(key)) {
         holds.delete(key);
@@ -545,4 +552,30 @@ test("settlements D1 cannot write: deliver fails with the error, the delivery st
   await assert.rejects(jadpoWorker(planOf()).deliver(env(binding)), /settlements refused/);
   assert.deepEqual(await stateOf("u-0"), { state: "running", attempts: 1, code: null });
   await db.prepare(`DELETE FROM jadpo_deliveries WHERE outbox_id IN (SELECT id FROM jadpo_outbox WHERE received_id = 'u-0')`).run();
+});
+
+// A retry_safe operation gets three tries without an answer, all inside the
+// run's one budget: a try that hangs spends the budget, and no try follows.
+test("a retry_safe call: three tries without an answer, and all of them inside the run's one budget", { timeout: 10000 }, async () => {
+  const plan = planOf();
+  const op = plan.connections.find((c) => c.name === "refunds").operations.find((o) => o.ref === "refunds.open_refund");
+  op.retry_safe = true;
+  await keepForOpenRefund("t", 2);
+  const before = calls.length;
+  drops.add('order-t-0"');
+  let release;
+  holds.set('order-t-1"', new Promise((r) => (release = r)));
+  try {
+    const rep = await jadpoWorker(plan, { handlerTimeoutMs: 1500 }).deliver(env(db));
+    assert.deepEqual(rep, { claimed: 2, succeeded: 0, retried: 2, failed: 0, lost: 0 });
+  } finally {
+    drops.clear();
+    release();
+  }
+  const tries = (id) => calls.slice(before).filter((c) => c.body.includes(`"order-${id}"`)).length;
+  assert.deepEqual(await stateOf("t-0"), { state: "retry_wait", attempts: 1, code: "transport" });
+  assert.equal(tries("t-0"), 3);
+  assert.deepEqual(await stateOf("t-1"), { state: "retry_wait", attempts: 1, code: "timeout" });
+  assert.equal(tries("t-1"), 1, "the budget is the run's, not each try's");
+  await db.prepare(`DELETE FROM jadpo_deliveries WHERE outbox_id IN (SELECT id FROM jadpo_outbox WHERE received_id IN ('t-0','t-1'))`).run();
 });
