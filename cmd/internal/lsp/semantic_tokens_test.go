@@ -1,0 +1,162 @@
+package lsp
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jadpo/jadpo/lang/source"
+)
+
+// decodeTokens turns semantic tokens' integers back into "text type
+// modifiers" lines, for a test to read.
+func decodeTokens(t *testing.T, text string, data []any) []string {
+	t.Helper()
+	f := source.NewFile("x.jadpo", []byte(text))
+	var out []string
+	line, char := 0, 0
+	for i := 0; i+4 < len(data); i += 5 {
+		dl, dc, n, typ, mods := int(data[i].(float64)), int(data[i+1].(float64)), int(data[i+2].(float64)), int(data[i+3].(float64)), int(data[i+4].(float64))
+		if dl > 0 {
+			line, char = line+dl, dc
+		} else {
+			char += dc
+		}
+		start := offsetAt(f, line, char)
+		end := offsetAt(f, line, char+n)
+		s := text[start:end] + " " + semanticTokenTypes[typ]
+		for b, m := range semanticTokenModifiers {
+			if mods&(1<<b) != 0 {
+				s += "." + m
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func semanticFull(t *testing.T, c *testClient, path string) (string, []any) {
+	t.Helper()
+	r := c.Call("textDocument/semanticTokens/full", map[string]any{"textDocument": map[string]any{"uri": pathURI(path)}}).(map[string]any)
+	return r["resultId"].(string), r["data"].([]any)
+}
+
+func containsAll(t *testing.T, what string, got []string, want ...string) {
+	t.Helper()
+	have := map[string]bool{}
+	for _, g := range got {
+		have[g] = true
+	}
+	for _, w := range want {
+		if !have[w] {
+			t.Errorf("%s: no token %q in\n%s", what, w, strings.Join(got, "\n"))
+		}
+	}
+}
+
+// Issue 29: semantic tokens from the lexer, the tree and the index.
+func TestSemanticTokens(t *testing.T) {
+	c, dir, app, text := warehouse(t, Options{})
+	_, data := semanticFull(t, c, app)
+	got := decodeTokens(t, text, data)
+	containsAll(t, "app.jadpo", got,
+		"// The warehouse app: receives shipping events from two SQS queues, keeps each comment",
+		"use keyword", "stock namespace", "OrderShipped event",
+		"config keyword", "ShopConfig config.declaration.readonly", "sqs_host property.declaration.readonly",
+		"Text type.defaultLibrary", "binding property", `"SQS_HOST" string`, "true keyword",
+		"store keyword", "primary store.declaration",
+		"connection keyword", "warehouse_queue connection.declaration", "AmazonSqs namespace", "v2012_11_05 namespace",
+		"config config.readonly", "sqs_host property.readonly", "0 number",
+		"queue keyword", "warehouse_queue queue.declaration", "ParcelLost event",
+		"subscriber keyword", "pack_order subscriber.declaration", "on keyword", "shipment parameter.declaration",
+		"attempt keyword", "packing connection", "jobs namespace", "create_job method", "shipment parameter",
+		"json function.defaultLibrary", "10s number", "1h number")
+	events := filepath.Join(dir, "stock", "events.jadpo")
+	etext := read(t, events)
+	_, edata := semanticFull(t, c, events)
+	containsAll(t, "stock/events.jadpo", decodeTokens(t, etext, edata),
+		"public keyword", "event keyword", "OrderShipped event.declaration", "type keyword", "OrderId type.declaration",
+		"enum keyword", "Carrier enum.declaration", "dhl enumMember.declaration", "List type.defaultLibrary",
+		"value keyword", "OrderLine struct.declaration", "order_id property.declaration", "OrderLine struct", "min_length property")
+	pkg := filepath.Join(dir, "packages", "AmazonSqs.v2012_11_05", "package.jadpo")
+	ptext := read(t, pkg)
+	_, pdata := semanticFull(t, c, pkg)
+	containsAll(t, "a package", decodeTokens(t, ptext, pdata),
+		"package keyword", "provider keyword", "Protocol enum.defaultLibrary", "aws_json enumMember.defaultLibrary",
+		"settings keyword", "wait_time_seconds property.declaration.readonly")
+	// The legend initialize advertises is the one the integers index.
+	caps := startServer(t, Options{}).Call("initialize", map[string]any{}).(map[string]any)["capabilities"].(map[string]any)
+	legend := caps["semanticTokensProvider"].(map[string]any)["legend"].(map[string]any)
+	if fmt.Sprint(legend["tokenTypes"]) != fmt.Sprint(semanticTokenTypes) || fmt.Sprint(legend["tokenModifiers"]) != "[declaration readonly defaultLibrary]" {
+		t.Errorf("legend: %v", legend)
+	}
+}
+
+// A file with a syntax error keeps its tokens: the broken declaration's
+// keyword, text, numbers and comments, and every declaration that parses.
+func TestSemanticTokensAfterASyntaxError(t *testing.T) {
+	c, _, app, text := warehouse(t, Options{})
+	broken := strings.Replace(text, "store primary {\n}", "store primary {\n    retention: { succeeded: 1d outbox: = } // half typed\n}", 1)
+	before := c.Pubs(pathURI(app))
+	c.change(app, broken, 2)
+	if ds := c.Published(pathURI(app), before); len(ds) == 0 {
+		t.Fatal("the broken store has no syntax error")
+	}
+	_, data := semanticFull(t, c, app)
+	containsAll(t, "a broken store", decodeTokens(t, broken, data),
+		"store keyword", "1d number", "// half typed comment",
+		"subscriber keyword", "pack_order subscriber.declaration", "ShopConfig config.declaration.readonly")
+	// Not even one declaration parses: the lexer's tokens remain.
+	c.change(app, "queue q { id_at: \"id\" 30s = = }\n// note\n", 3)
+	_, data = semanticFull(t, c, app)
+	containsAll(t, "a file that does not parse", decodeTokens(t, "queue q { id_at: \"id\" 30s = = }\n// note\n", data),
+		"queue keyword", `"id" string`, "30s number", "// note comment")
+}
+
+// Issue 29: /full/delta sends the change against the last answer, and
+// /range the tokens inside a range.
+func TestSemanticTokensDeltaAndRange(t *testing.T) {
+	c, _, app, text := warehouse(t, Options{})
+	id, before := semanticFull(t, c, app)
+	edited := strings.Replace(text, "max_attempts: 8", "max_attempts: 12", 1)
+	c.change(app, edited, 2)
+	r := c.Call("textDocument/semanticTokens/full/delta", map[string]any{"textDocument": map[string]any{"uri": pathURI(app)}, "previousResultId": id}).(map[string]any)
+	edits, ok := r["edits"].([]any)
+	if !ok || len(edits) != 1 {
+		t.Fatalf("delta: %v", r)
+	}
+	e := edits[0].(map[string]any)
+	start, del := int(e["start"].(float64)), int(e["deleteCount"].(float64))
+	patched := append(append(append([]any{}, before[:start]...), e["data"].([]any)...), before[start+del:]...)
+	_, after := semanticFull(t, c, app)
+	if fmt.Sprint(patched) != fmt.Sprint(after) {
+		t.Errorf("the delta applied is not the full answer:\n%v\n%v", patched, after)
+	}
+	if len(e["data"].([]any)) > 5 {
+		t.Errorf("a one-word edit sent %d integers", len(e["data"].([]any)))
+	}
+	// An unknown previous result: the whole answer.
+	r = c.Call("textDocument/semanticTokens/full/delta", map[string]any{"textDocument": map[string]any{"uri": pathURI(app)}, "previousResultId": "nope"}).(map[string]any)
+	if r["data"] == nil {
+		t.Errorf("a delta against an unknown result is not a full answer: %v", r)
+	}
+	// Range: the subscriber's lines only.
+	from := at(edited, "subscriber pack_order", 0, 0)
+	rr := c.Call("textDocument/semanticTokens/range", map[string]any{"textDocument": map[string]any{"uri": pathURI(app)},
+		"range": map[string]any{"start": from, "end": map[string]any{"line": from["line"].(int) + 2, "character": 0}}}).(map[string]any)
+	// Decoding a range answer starts at its first token's absolute line.
+	rdata := rr["data"].([]any)
+	if len(rdata) == 0 {
+		t.Fatal("no tokens in the range")
+	}
+	lines := strings.Split(edited, "\n")
+	sub := strings.Join(lines[from["line"].(int):], "\n")
+	rdata[0] = float64(0)
+	containsAll(t, "the range", decodeTokens(t, sub, rdata), "subscriber keyword", "pack_order subscriber.declaration", "shipment parameter.declaration")
+	for _, g := range decodeTokens(t, sub, rdata) {
+		if strings.HasPrefix(g, "attempt ") {
+			t.Errorf("a token outside the range: %s", g)
+		}
+	}
+}
