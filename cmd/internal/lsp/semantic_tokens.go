@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	plexer "github.com/alecthomas/participle/v2/lexer"
 
@@ -192,9 +191,6 @@ func (c *classifier) keywordAt(off int) int {
 // fileTokens classifies a file's words. tree may be nil (the file is then
 // parsed here), ix nil (no check: the tree and the lexer say all).
 func fileTokens(f *source.File, tree *ast.File, ix *check.Index) []semTok {
-	if !utf8.Valid(f.Content) {
-		return nil // the parser reports the file as a whole; offsets would not be characters
-	}
 	if tree == nil {
 		tree, _ = parser.ParseFile(f)
 	}
@@ -245,7 +241,7 @@ func fileTokens(f *source.File, tree *ast.File, ix *check.Index) []semTok {
 		case lexer.Ident:
 			if cl, ok := c.classes[off]; ok {
 				out = append(out, semTok{off, end, cl.typ, cl.mods})
-			} else if lineStartKeywords[t.Value] && !c.inParsed(off) && atLineStart(src, off) {
+			} else if lineStartKeywords[t.Value] && !c.inParsed(off) && (atLineStart(src, off) || afterPublic(out, src, off)) {
 				out = append(out, semTok{off, end, ttKeyword, 0})
 			}
 		}
@@ -271,6 +267,16 @@ func appendComments(out []semTok, src string, from, to int) []semTok {
 		from = end + 1
 	}
 	return out
+}
+
+// afterPublic reports whether the token at off follows the keyword
+// `public` (the last token classified), with only spaces between.
+func afterPublic(out []semTok, src string, off int) bool {
+	if len(out) == 0 {
+		return false
+	}
+	last := out[len(out)-1]
+	return last.typ == ttKeyword && src[last.start:last.end] == "public" && strings.TrimSpace(src[last.end:off]) == ""
 }
 
 func atLineStart(src string, off int) bool {

@@ -1,0 +1,159 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/jadpo/jadpo/lang/lexer"
+	"github.com/jadpo/jadpo/lang/source"
+)
+
+// grammarSources are the .jadpo sources the TextMate grammar
+// (editors/vscode/syntaxes) is tested against: every file under
+// examples/, testdata/ and the catalogue's packages, and each ```jadpo
+// block of the language reference, so a construct the reference shows
+// is tried too.
+func grammarSources(t *testing.T) map[string][]byte {
+	t.Helper()
+	root := filepath.Join("..", "..", "..")
+	out := map[string][]byte{}
+	for _, dir := range []string{"examples", "testdata", filepath.Join("providers", "catalog", "packages")} {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jadpo") {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			rel, _ := filepath.Rel(root, p)
+			out[filepath.ToSlash(rel)] = b
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref, err := os.ReadFile(filepath.Join(root, "docs", "reference", "language.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```jadpo\n(.*?)```").FindAllSubmatch(ref, -1)
+	if len(blocks) < 10 {
+		t.Fatalf("only %d jadpo blocks in the language reference", len(blocks))
+	}
+	for i, b := range blocks {
+		out[fmt.Sprintf("docs/reference/language.md#%02d", i)] = b[1]
+	}
+	return out
+}
+
+// grammarToken is one word of a source as the Go side classifies it, for
+// the grammar test to compare with the TextMate scopes.
+type grammarToken struct {
+	Line int    `json:"line"` // 0-based
+	Char int    `json:"char"` // UTF-16 units
+	Len  int    `json:"len"`
+	Text string `json:"text"`
+	// Kind: keyword, string, number, comment, builtinType (a scalar base
+	// or List/Map), declaration (a declared type, enum, value, event,
+	// config, store, connection, queue, subscriber, resource or
+	// operation's name), or name (any other word).
+	Kind string `json:"kind"`
+}
+
+func grammarTokens(path string, src []byte) []grammarToken {
+	f := source.NewFile(path, src)
+	classified := map[int]semTok{}
+	for _, t := range fileTokens(f, nil, nil) {
+		classified[t.start] = t
+	}
+	var out []grammarToken
+	add := func(start, end int, kind string) {
+		n := 0
+		for _, r := range string(src[start:end]) {
+			n += utf16Len(r)
+		}
+		out = append(out, grammarToken{Line: f.Position(start).Line - 1, Char: f.UTF16Column(start), Len: n, Text: string(src[start:end]), Kind: kind})
+	}
+	toks, _ := lexer.Lex(string(src))
+	prevEnd := f.BOMLen()
+	for _, t := range toks {
+		for _, c := range appendComments(nil, string(src), prevEnd, t.Pos.Offset) {
+			add(c.start, c.end, "comment")
+		}
+		if t.Value == "" {
+			break
+		}
+		start, end := t.Pos.Offset, t.Pos.Offset+len(t.Value)
+		prevEnd = end
+		switch t.Type {
+		case lexer.String:
+			add(start, end, "string")
+		case lexer.Number, lexer.Duration:
+			add(start, end, "number")
+		case lexer.Ident:
+			kind := "name"
+			if c, ok := classified[start]; ok {
+				switch {
+				case c.typ == ttKeyword:
+					kind = "keyword"
+				case c.typ == ttType && c.mods&modDefaultLibrary != 0:
+					kind = "builtinType"
+				case c.mods&modDeclaration != 0 && c.typ != ttProperty && c.typ != ttParameter && c.typ != ttEnumMember:
+					kind = "declaration"
+				}
+			}
+			add(start, end, kind)
+		}
+	}
+	return out
+}
+
+// Issue 29: the words of every source, classified by the lexer and the
+// parser, for editors/vscode/test/grammar.test.js; with
+// JADPO_GRAMMAR_TOKENS=<file> they are written there as JSON.
+func TestGrammarTokens(t *testing.T) {
+	srcs := grammarSources(t)
+	type fileTokens struct {
+		Path   string         `json:"path"`
+		Text   string         `json:"text"`
+		Tokens []grammarToken `json:"tokens"`
+	}
+	var all []fileTokens
+	kinds := map[string]int{}
+	for _, p := range sortedPaths(srcs) {
+		toks := grammarTokens(p, srcs[p])
+		for _, tk := range toks {
+			kinds[tk.Kind]++
+		}
+		all = append(all, fileTokens{p, string(srcs[p]), toks})
+	}
+	for _, k := range []string{"keyword", "string", "number", "comment", "builtinType", "declaration", "name"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s token in any source: %v", k, kinds)
+		}
+	}
+	if out := os.Getenv("JADPO_GRAMMAR_TOKENS"); out != "" {
+		b, err := json.Marshal(all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func sortedPaths(m map[string][]byte) []string {
+	out := make([]string, 0, len(m))
+	for p := range m {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
