@@ -2,10 +2,15 @@ package lsp
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
+	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/lang/parser"
+	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/source"
 )
 
@@ -159,4 +164,51 @@ func TestSemanticTokensDeltaAndRange(t *testing.T) {
 			t.Errorf("a token outside the range: %s", g)
 		}
 	}
+}
+
+// FuzzEditorTokens feeds any text as an app.jadpo and reads what the
+// editor requests of this package's editor.go compute from it: semantic
+// tokens (in order, none overlapping, inside the text, whole tokens of the
+// legend), the selection chain at offsets across it (each step holds the
+// one before), folding's bracket pairs and a call's given arguments. None
+// may panic. Seeded with every .jadpo file of the examples.
+func FuzzEditorTokens(f *testing.F) {
+	_ = filepath.WalkDir(filepath.Join("..", "..", "..", "examples"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jadpo") {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
+		}
+		return nil
+	})
+	f.Add([]byte("\ufeffqueue q { id_at: \"id\\q 30s = } // x\r\npublic event E { a: Text? ]\n'x' \xff"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if len(src) > 1<<16 {
+			return
+		}
+		res := check.CheckIndexed(project.LoadFS(fstest.MapFS{"app.jadpo": {Data: src}}))
+		file := source.NewFile("app.jadpo", src)
+		toks := fileTokens(file, nil, res.Index)
+		prev := 0
+		for _, tk := range toks {
+			if tk.start < prev || tk.end <= tk.start || tk.end > len(src) || tk.typ < 0 || tk.typ >= len(semanticTokenTypes) || tk.mods >= 1<<len(semanticTokenModifiers) {
+				t.Fatalf("token %+v after offset %d in %d bytes", tk, prev, len(src))
+			}
+			prev = tk.end
+		}
+		if data := encodeTokens(file, toks); len(data)%5 != 0 {
+			t.Fatalf("%d integers", len(data))
+		}
+		tree, _ := parser.ParseFile(file)
+		step := len(src)/16 + 1
+		for off := 0; off <= len(src); off += step {
+			chain := selectionChain(file, tree, off)
+			for i := 1; i < len(chain); i++ {
+				if chain[i].Start > chain[i-1].Start || chain[i].End < chain[i-1].End {
+					t.Fatalf("selection step %v does not hold %v", chain[i], chain[i-1])
+				}
+			}
+			_ = givenArguments(src, off)
+		}
+	})
 }
