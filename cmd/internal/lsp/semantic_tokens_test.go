@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 
 	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/lang/lexer"
 	"github.com/jadpo/jadpo/lang/parser"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/source"
@@ -209,6 +210,33 @@ func FuzzEditorTokens(f *testing.F) {
 				}
 			}
 			_ = givenArguments(src, off)
+		}
+	})
+}
+
+// BenchmarkSemanticTokens is textDocument/semanticTokens/full of one
+// module of the generated 50,000-line project: the lexer's tokens, the
+// tree's and the index's classes (every symbol of the project is looked
+// at), encoded; /peer is the module's lexing alone, the least any answer
+// does.
+func BenchmarkSemanticTokens(b *testing.B) {
+	bs := newBenchSession(b)
+	params := map[string]any{"textDocument": map[string]any{"uri": pathURI(bs.path)}}
+	b.Run("full", func(b *testing.B) {
+		cpu, n := cpuTime(), 0
+		for b.Loop() {
+			r := bs.c.Call("textDocument/semanticTokens/full", params).(map[string]any)
+			if len(r["data"].([]any)) == 0 {
+				b.Fatal("no tokens")
+			}
+			n++
+		}
+		reportCPU(b, cpu, n)
+		b.ReportMetric(float64(strings.Count(bs.text, "\n")), "lines")
+	})
+	b.Run("peer", func(b *testing.B) {
+		for b.Loop() {
+			lexer.Lex(bs.text)
 		}
 	})
 }
