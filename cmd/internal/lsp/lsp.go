@@ -5,7 +5,9 @@
 //
 // An editor gets what `jadpo check` reports as the user types, and hover,
 // definition, references, completion, document and workspace symbols, code
-// actions, formatting and rename. Every answer is read from the parser's
+// actions, formatting and rename; and (editor.go) semantic tokens,
+// signature help, folding and selection ranges, document highlights and
+// inlay hints. Every answer is read from the parser's
 // trees and the checker's index (check.CheckIndexed), never from the text
 // by pattern: the server itself knows no rule of the language.
 //
