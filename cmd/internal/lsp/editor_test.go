@@ -236,3 +236,24 @@ func TestInlayHints(t *testing.T) {
 		t.Errorf("%d hints in connection packing, want 3: %v", len(r), r)
 	}
 }
+
+// A .jadpo file in no project has no check, but its tokens, folds and
+// selection steps are its own: the lexer's and the parser's.
+func TestEditorRequestsOnALoneFile(t *testing.T) {
+	dir := t.TempDir()
+	c := startServer(t, Options{Debounce: -1})
+	c.initialize(dir)
+	path := filepath.Join(dir, "notes.jadpo")
+	text := "// a scratch file\nvalue Note {\n    body: Text { max_length: 10 }\n    at: Instant\n}\n"
+	c.open(path, text)
+	_, data := semanticFull(t, c, path)
+	containsAll(t, "a lone file", decodeTokens(t, text, data),
+		"// a scratch file comment", "value keyword", "Note struct.declaration", "body property.declaration", "Text type.defaultLibrary", "10 number")
+	if r, _ := c.Call("textDocument/foldingRange", map[string]any{"textDocument": map[string]any{"uri": pathURI(path)}}).([]any); len(r) != 1 {
+		t.Errorf("folds of a lone file: %v", r)
+	}
+	// A file neither open nor in a project: nothing.
+	if r := c.Call("textDocument/semanticTokens/full", map[string]any{"textDocument": map[string]any{"uri": pathURI(filepath.Join(dir, "gone.jadpo"))}}); r != nil {
+		t.Errorf("tokens of a file never opened: %v", r)
+	}
+}
