@@ -10,9 +10,11 @@ function serverCommand(configuredPath) {
 }
 
 // serverExecutable is vscode-languageclient's Executable for the server:
-// the command, its one argument `lsp`, over standard input and output.
+// the command and its one argument `lsp`. It talks over standard input and
+// output; no `transport` is named, because with TransportKind.stdio the
+// client appends `--stdio` to the arguments, which `jadpo lsp` refuses.
 function serverExecutable(configuredPath) {
-  return { command: serverCommand(configuredPath), args: ['lsp'], transport: 0 /* TransportKind.stdio */ };
+  return { command: serverCommand(configuredPath), args: ['lsp'] };
 }
 
 // notFoundMessage is what the user reads when the binary cannot be started.

@@ -82,9 +82,9 @@ test('the manifest activates on .jadpo files and contributes the language, its g
 });
 
 test('the client starts `jadpo lsp`: from PATH, or the binary jadpo.path names', () => {
-  assert.deepStrictEqual(serverExecutable(undefined), { command: 'jadpo', args: ['lsp'], transport: 0 });
-  assert.deepStrictEqual(serverExecutable('  '), { command: 'jadpo', args: ['lsp'], transport: 0 });
-  assert.deepStrictEqual(serverExecutable(' /opt/jadpo/bin/jadpo '), { command: '/opt/jadpo/bin/jadpo', args: ['lsp'], transport: 0 });
+  assert.deepStrictEqual(serverExecutable(undefined), { command: 'jadpo', args: ['lsp'] });
+  assert.deepStrictEqual(serverExecutable('  '), { command: 'jadpo', args: ['lsp'] });
+  assert.deepStrictEqual(serverExecutable(' /opt/jadpo/bin/jadpo '), { command: '/opt/jadpo/bin/jadpo', args: ['lsp'] });
   const msg = notFoundMessage('jadpo', new Error('spawn jadpo ENOENT'));
   assert.match(msg, /jadpo\.path/);
   assert.match(msg, /make install/);
@@ -104,4 +104,63 @@ test('the language configuration: // comments, brackets, indentation after an op
   assert.strictEqual(rule('    // a comment that goes', 'on here').action.appendText, '// ');
   assert.strictEqual(rule('queue q {', '}').action.indent, 'indentOutdent');
   assert.strictEqual(rule('    id_at: "id"', ''), undefined);
+});
+
+// activateBundle loads the packaged bundle as VS Code would, against a
+// stand-in `vscode` module (every API a no-op, jadpo.path as given), and
+// returns the processes the language client tried to start and the error
+// messages it showed. Starting a process fails (ENOENT), as when jadpo is
+// not installed.
+async function activateBundle(bundle, configuredPath) {
+  const Module = require('node:module');
+  const cp = require('node:child_process');
+  const spawned = [];
+  const errors = [];
+  const fake = (name) => new Proxy(function () {}, {
+    get(_t, p) {
+      if (p === 'then') return undefined;
+      if (p === 'version') return '1.90.0';
+      if (p === 'get' && name.endsWith('getConfiguration()')) return (k) => (k === 'path' ? configuredPath : undefined);
+      if (p === 'showErrorMessage') return (msg) => { errors.push(msg); return Promise.resolve(undefined); };
+      return fake(`${name}.${String(p)}`);
+    },
+    apply() { return fake(`${name}()`); },
+    construct() { return fake(`new ${name}`); },
+  });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jadpo-bundle-'));
+  const file = path.join(dir, 'extension.js');
+  fs.writeFileSync(file, bundle);
+  const realSpawn = cp.spawn;
+  const realLoad = Module._load;
+  cp.spawn = (command, args) => {
+    spawned.push({ command, args });
+    throw Object.assign(new Error(`spawn ${command} ENOENT`), { code: 'ENOENT' });
+  };
+  Module._load = function (request, ...rest) {
+    return request === 'vscode' ? fake('vscode') : realLoad.call(this, request, ...rest);
+  };
+  try {
+    const ext = require(file);
+    await ext.activate({ subscriptions: [], extensionPath: dir, asAbsolutePath: (p) => path.join(dir, p) });
+    for (let i = 0; i < 50 && !errors.some((e) => /could not start/.test(e)); i++) await new Promise((r) => setTimeout(r, 20));
+    await ext.deactivate();
+  } finally {
+    cp.spawn = realSpawn;
+    Module._load = realLoad;
+  }
+  return { spawned, errors };
+}
+
+test('the packaged extension, activated, starts `jadpo lsp` (the binary jadpo.path names), and says how to fix a missing binary', async () => {
+  const files = await readZip(vsix);
+  const bundle = files['extension/dist/extension.js'];
+  const fromPath = await activateBundle(bundle, '');
+  assert.deepStrictEqual(fromPath.spawned, [{ command: 'jadpo', args: ['lsp'] }]);
+  // Beside the client's own "couldn't create connection", ours says what to do.
+  const ours = fromPath.errors.find((e) => /could not start `jadpo lsp`/.test(e));
+  assert.ok(ours, `errors shown: ${fromPath.errors}`);
+  assert.match(ours, /jadpo\.path/);
+  assert.match(ours, /make install/);
+  const configured = await activateBundle(bundle, '/opt/jadpo/bin/jadpo');
+  assert.deepStrictEqual(configured.spawned, [{ command: '/opt/jadpo/bin/jadpo', args: ['lsp'] }]);
 });
