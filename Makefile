@@ -55,7 +55,7 @@ $(VSCODE_DEPS): editors/vscode/package-lock.json
 ## (editors/vscode/test). Skipped with a message without Node.js, unless JADPO_REQUIRE_NODE=1.
 test-editors:
 	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
-	  $(MAKE) --no-print-directory $(VSCODE_DEPS) && cd editors/vscode && GO=$(GO) npm test --silent; \
+	  $(MAKE) -s --no-print-directory $(VSCODE_DEPS) && cd editors/vscode && GO=$(GO) npm test --silent; \
 	elif [ "$${JADPO_REQUIRE_NODE:-}" = 1 ]; then \
 	  echo "the editors' tests need Node.js (>= 18) and npm, and JADPO_REQUIRE_NODE=1 is set"; exit 1; \
 	else \
