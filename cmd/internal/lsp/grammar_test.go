@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/jadpo/jadpo/lang/lexer"
+	"github.com/jadpo/jadpo/lang/parser"
 	"github.com/jadpo/jadpo/lang/source"
 )
 
@@ -143,6 +144,30 @@ func TestGrammarTokens(t *testing.T) {
 	kinds := map[string]int{}
 	for _, p := range sortedPaths(srcs) {
 		toks := grammarTokens(p, srcs[p])
+		// Every declaration the parser takes starts with a keyword (after
+		// `public`), and so does each handler and step: a declaration kind
+		// the classifier does not know fails here.
+		starts := map[int]bool{}
+		tree, _ := parser.ParseFile(source.NewFile(p, srcs[p]))
+		for _, d := range tree.Decls {
+			starts[d.Span().Start] = true
+			if d.Subscriber != nil {
+				for _, it := range d.Subscriber.Items {
+					if h := it.Handler; h != nil {
+						starts[h.Span().Start] = true
+						for _, st := range h.Steps {
+							starts[st.Span().Start] = true
+						}
+					}
+				}
+			}
+		}
+		f := source.NewFile(p, srcs[p])
+		for _, tk := range toks {
+			if off := offsetAt(f, tk.Line, tk.Char); starts[off] && tk.Kind != "keyword" {
+				t.Errorf("%s:%d:%d: %q starts a declaration, a handler or a step but is a %s", p, tk.Line+1, tk.Char+1, tk.Text, tk.Kind)
+			}
+		}
 		for _, tk := range toks {
 			kinds[tk.Kind]++
 		}
