@@ -355,9 +355,10 @@ func (c *classifier) modulePath(u *ast.Use) {
 	// The path's parts are identifiers between slashes: find them among
 	// the tokens of the use line.
 	sp := u.Path.Span()
-	for _, t := range c.toks {
-		if t.Pos.Offset >= sp.Start && t.Pos.Offset < sp.End && t.Type == lexer.Ident {
-			c.set(t.Pos.Offset, ttNamespace, 0)
+	i := sort.Search(len(c.toks), func(i int) bool { return c.toks[i].Pos.Offset >= sp.Start })
+	for ; i < len(c.toks) && c.toks[i].Pos.Offset < sp.End; i++ {
+		if c.toks[i].Type == lexer.Ident {
+			c.set(c.toks[i].Pos.Offset, ttNamespace, 0)
 		}
 	}
 }
