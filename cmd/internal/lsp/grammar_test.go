@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -142,7 +143,7 @@ func TestGrammarTokens(t *testing.T) {
 	}
 	var all []fileTokens
 	kinds := map[string]int{}
-	for _, p := range sortedPaths(srcs) {
+	for _, p := range slices.Sorted(maps.Keys(srcs)) {
 		toks := grammarTokens(p, srcs[p])
 		// Every declaration the parser takes starts with a keyword (after
 		// `public`), and so does each handler and step: a declaration kind
@@ -187,13 +188,4 @@ func TestGrammarTokens(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-}
-
-func sortedPaths(m map[string][]byte) []string {
-	out := make([]string, 0, len(m))
-	for p := range m {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
 }

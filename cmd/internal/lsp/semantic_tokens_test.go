@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -174,14 +173,7 @@ func TestSemanticTokensDeltaAndRange(t *testing.T) {
 // one before), folding's bracket pairs and a call's given arguments. None
 // may panic. Seeded with every .jadpo file of the examples.
 func FuzzEditorTokens(f *testing.F) {
-	_ = filepath.WalkDir(filepath.Join("..", "..", "..", "examples"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jadpo") {
-			if b, err := os.ReadFile(p); err == nil {
-				f.Add(b)
-			}
-		}
-		return nil
-	})
+	addExampleSeeds(f)
 	f.Add([]byte("\ufeffqueue q { id_at: \"id\\q 30s = } // x\r\npublic event E { a: Text? ]\n'x' \xff"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		if len(src) > 1<<16 {
