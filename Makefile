@@ -5,7 +5,7 @@ BIN       ?= bin/jadpo
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build install test test-worker test-dates race vet lint demo fuzz bench soak golden clean
+.PHONY: all build install editors test test-worker test-editors test-dates race vet lint demo fuzz bench soak golden clean
 
 all: build
 
@@ -24,6 +24,7 @@ install: build
 test: vet
 	$(GO) test -count=1 -timeout 15m ./...
 	@$(MAKE) --no-print-directory test-worker
+	@$(MAKE) --no-print-directory test-editors
 
 ## test-worker: the Workers target's runtime (codegen/workers) under Node.js's test
 ## runner and miniflare, installed from the npm registry as package-lock.json pins
@@ -35,6 +36,30 @@ test-worker: build
 	  echo "the Worker's tests need Node.js (>= 18) and npm, and JADPO_REQUIRE_NODE=1 is set"; exit 1; \
 	else \
 	  echo "skipping the Worker's tests (codegen/workers): Node.js and npm are not installed; JADPO_REQUIRE_NODE=1 makes this an error"; \
+	fi
+
+## editors: the VS Code extension, editors/vscode/jadpo.vsix (code --install-extension
+## editors/vscode/jadpo.vsix), packaged by @vscode/vsce with the language client bundled
+## by esbuild, both as package-lock.json pins them. npm ci fetches them once (again only
+## when the lock file changes); packaging then needs no network.
+VSCODE_DEPS = editors/vscode/node_modules/.package-lock.json
+editors: $(VSCODE_DEPS)
+	cd editors/vscode && npm run --silent package
+	@echo "built editors/vscode/jadpo.vsix: code --install-extension editors/vscode/jadpo.vsix"
+
+$(VSCODE_DEPS): editors/vscode/package-lock.json
+	cd editors/vscode && npm ci --no-audit --no-fund --loglevel=error
+
+## test-editors: the TextMate grammar against the Go lexer's and parser's words of every
+## source (cmd/internal/lsp TestGrammarTokens), and the packaged extension's manifest
+## (editors/vscode/test). Skipped with a message without Node.js, unless JADPO_REQUIRE_NODE=1.
+test-editors:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  $(MAKE) -s --no-print-directory $(VSCODE_DEPS) && cd editors/vscode && GO=$(GO) npm test --silent; \
+	elif [ "$${JADPO_REQUIRE_NODE:-}" = 1 ]; then \
+	  echo "the editors' tests need Node.js (>= 18) and npm, and JADPO_REQUIRE_NODE=1 is set"; exit 1; \
+	else \
+	  echo "skipping the editors' tests (editors/vscode): Node.js and npm are not installed; JADPO_REQUIRE_NODE=1 makes this an error"; \
 	fi
 
 ## test-dates: the whole suite as if run on six other dates, each in UTC and
@@ -79,7 +104,7 @@ FUZZ_TARGETS = ./lang/parser:FuzzParse ./lang/format:FuzzFormat ./lang/lockfile:
 	./providers/awsjson:FuzzDecodeAnswer ./providers/wire:FuzzDecodeItems ./providers/jsonhttp:FuzzDecodePullAnswer \
 	./providers/jsonstring:FuzzAppend \
 	./providers/sqsfake:FuzzRequest \
-	./providers/cfqueuesfake:FuzzRequest ./cmd/internal/lsp:FuzzEditorAnswers ./cmd/internal/lsp:FuzzApplyChanges
+	./providers/cfqueuesfake:FuzzRequest ./cmd/internal/lsp:FuzzEditorAnswers ./cmd/internal/lsp:FuzzApplyChanges ./cmd/internal/lsp:FuzzEditorTokens
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg)"; \

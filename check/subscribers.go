@@ -238,6 +238,14 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 	return step, true
 }
 
+// SendFields are the arguments of `attempt <connection>.send(...)`, the
+// call a connection whose package provides email takes (text, html or both).
+func SendFields() []ir.Field {
+	text := ir.Type{Kind: ir.Text}
+	opt := ir.Type{Kind: ir.Text, Optional: true}
+	return []ir.Field{{Name: "to", Type: ir.Type{Kind: ir.Email}}, {Name: "subject", Type: text}, {Name: "text", Type: opt}, {Name: "html", Type: opt}}
+}
+
 func (c *checker) checkSend(f *ast.File, e *ast.Expr, cn *connection, env *handlerEnv, step ir.Step) (ir.Step, bool) {
 	if cn.pkg.emailMapping == nil {
 		c.add("subscriber.invalid", f.Range(e.Ref.Path.Span()), "connection `%s`'s package `%s` does not provide `email`", cn.decl.name, cn.ir.Package)
@@ -246,9 +254,7 @@ func (c *checker) checkSend(f *ast.File, e *ast.Expr, cn *connection, env *handl
 	if !cn.pkg.emailMapping.ok {
 		return ir.Step{}, false
 	}
-	text := ir.Type{Kind: ir.Text}
-	opt := ir.Type{Kind: ir.Text, Optional: true}
-	fields := []ir.Field{{Name: "to", Type: ir.Type{Kind: ir.Email}}, {Name: "subject", Type: text}, {Name: "text", Type: opt}, {Name: "html", Type: opt}}
+	fields := SendFields()
 	step.Operation = "send"
 	if !c.checkArgs(f, e, nil, fields, env, step.Args, "`send`") {
 		return ir.Step{}, false

@@ -18,14 +18,7 @@ import (
 // every keystroke's state, most of them half-written). Seeded with every
 // .jadpo file of the examples.
 func FuzzEditorAnswers(f *testing.F) {
-	_ = filepath.WalkDir(filepath.Join("..", "..", "..", "examples"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jadpo") {
-			if b, err := os.ReadFile(p); err == nil {
-				f.Add(b)
-			}
-		}
-		return nil
-	})
+	addExampleSeeds(f)
 	f.Add([]byte("connection c {\n    package: \n    settings: { x: config. }\n}\nsubscriber s { on E(e) { attempt c.r.o( a: e. ) } }"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		if len(src) > 1<<16 {
@@ -43,5 +36,17 @@ func FuzzEditorAnswers(f *testing.F) {
 			cc := readCompletionContext(src, off)
 			_ = cc.blockKind()
 		}
+	})
+}
+
+// addExampleSeeds seeds a fuzz target with every .jadpo file of the examples.
+func addExampleSeeds(f *testing.F) {
+	_ = filepath.WalkDir(filepath.Join("..", "..", "..", "examples"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jadpo") {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
+		}
+		return nil
 	})
 }

@@ -5,7 +5,9 @@
 //
 // An editor gets what `jadpo check` reports as the user types, and hover,
 // definition, references, completion, document and workspace symbols, code
-// actions, formatting and rename. Every answer is read from the parser's
+// actions, formatting and rename; and (editor.go) semantic tokens,
+// signature help, folding and selection ranges, document highlights and
+// inlay hints. Every answer is read from the parser's
 // trees and the checker's index (check.CheckIndexed), never from the text
 // by pattern: the server itself knows no rule of the language.
 //
@@ -353,6 +355,10 @@ type server struct {
 	pendingSince time.Time
 	// beforeRequest, when set (by tests), runs before each request is served.
 	beforeRequest func()
+	// semantic holds each document's last semantic tokens, by absolute
+	// path, for a delta against them; semanticSeq numbers the answers.
+	semantic    map[string]semanticResult
+	semanticSeq int
 }
 
 func newServer(ctx context.Context, out io.Writer, opts Options) *server {
@@ -490,6 +496,9 @@ func (s *server) handleRequest(m lspMessage) (any, error) {
 		s.flush()
 		return s.executeCommand(m.Params)
 	}
+	if handle := editorRequests[m.Method]; handle != nil {
+		return handle(s, m.Params)
+	}
 	return nil, &lspError{lspMethodNotFound, "method not found: " + m.Method}
 }
 
@@ -526,6 +535,7 @@ func (s *server) initialize(params json.RawMessage) any {
 		"codeActionProvider":      map[string]any{"codeActionKinds": []string{"quickfix", "source.fixAll.jadpo", "source.formatDocument"}},
 		"renameProvider":          map[string]any{"prepareProvider": true},
 	}
+	addEditorCapabilities(s, caps)
 	if s.opts.Format != nil {
 		caps["documentFormattingProvider"] = true
 	}
