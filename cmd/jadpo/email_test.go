@@ -59,7 +59,9 @@ func TestDevEscapesTheMailLine(t *testing.T) {
 		`"summary":"On \u001b[2Jits \u001b]52;c;cHduZWQ=\u0007way \u202eLHD\u009b."}`
 	spoof := `{"id":"d-2","type":"order_shipped","order_id":"o-2","customer_email":"\u202emoc.live@ann","carrier":"dhl","summary":"Spoofed."}`
 	errOut := runDevUntil(t, "shipmail", "orders_queue "+body+"\norders_queue "+spoof+"\n",
-		func(s store.Stats) bool { return s.Outbox == 1 && s.ParkedTotal() == 1 && s.Deliveries[store.DeliverySucceeded] == 1 })
+		func(s store.Stats) bool {
+			return s.Outbox == 1 && s.ParkedTotal() == 1 && s.Deliveries[store.DeliverySucceeded] == 1
+		})
 	want := `jadpo dev: mail (mail, not sent) to ann@example.com: "Your order has shipped" — On \x1b[2Jits \x1b]52;c;cHduZWQ=\x07way \u202eLHD\u009b.` + "\n"
 	if !strings.Contains(errOut, want) {
 		t.Fatalf("the mail was not shown as\n%s\nin:\n%s", want, errOut)
