@@ -60,7 +60,11 @@ func TestDevEscapesTheMailLine(t *testing.T) {
 	spoof := `{"id":"d-2","type":"order_shipped","order_id":"o-2","customer_email":"\u202emoc.live@ann","carrier":"dhl","summary":"Spoofed."}`
 	errOut := runDevUntil(t, "shipmail", "orders_queue "+body+"\norders_queue "+spoof+"\n",
 		func(s store.Stats) bool {
-			return s.Outbox == 1 && s.ParkedTotal() == 1 && s.Deliveries[store.DeliverySucceeded] == 1
+			settled := s.Outbox+s.ParkedTotal() == 2 && s.Deliveries[store.DeliverySucceeded] == s.Outbox
+			if settled && (s.Outbox != 1 || s.ParkedTotal() != 1) {
+				t.Errorf("kept %d, parked %d: want the spoofed recipient parked", s.Outbox, s.ParkedTotal())
+			}
+			return settled
 		})
 	want := `jadpo dev: mail (mail, not sent) to ann@example.com: "Your order has shipped" — On \x1b[2Jits \x1b]52;c;cHduZWQ=\x07way \u202eLHD\u009b.` + "\n"
 	if !strings.Contains(errOut, want) {
