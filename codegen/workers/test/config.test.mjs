@@ -67,3 +67,47 @@ test("jadpoWorker's handlers are checked", () => {
   const w = jadpoWorker(plan);
   assert.throws(() => w.deliver({ BATCH_LIMIT: "0", API_KEY: "0123456789abcdefghij" }), /is below the minimum 1/);
 });
+
+// The built Worker (examples/returns, `jadpo build --target workers`) under
+// miniflare: given a REFUNDS_HOST that is no absolute URL, its queue
+// consumer does nothing with the batch (no message acknowledged, nothing
+// sent) and its log names the field and binding, not the value.
+test("the built Worker checks its config at start (miniflare)", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const { cpSync, mkdtempSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const { Miniflare } = await import("miniflare");
+  const repo = fileURLToPath(new URL("../../../", import.meta.url));
+  const tmp = mkdtempSync(join(tmpdir(), "jadpo-worker-config-"));
+  const project = join(tmp, "returns");
+  cpSync(join(repo, "examples", "returns"), project, { recursive: true, filter: (src) => !src.includes(join("returns", "build")) });
+  const bin = process.env.JADPO_BIN;
+  const args = ["build", "--target", "workers", project];
+  const [cmd, argv] = bin ? [bin, args] : ["go", ["run", "./cmd/jadpo", ...args]];
+  execFileSync(cmd, argv, { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const built = join(project, "build", "workers");
+  const logs = [];
+  const mf = new Miniflare({
+    modules: true, scriptPath: join(built, "worker.mjs"), modulesRoot: built, compatibilityDate: "2025-09-01",
+    d1Databases: { JADPO_DB: "returns-events" },
+    queueConsumers: { returns: { maxBatchSize: 10, maxRetries: 3 } },
+    bindings: { REFUNDS_HOST: "CANARY-not-a-url", REFUNDS_TOKEN: "t" },
+    handleRuntimeStdio: (stdout, stderr) => {
+      for (const s of [stdout, stderr]) s.on("data", (d) => logs.push(String(d)));
+    },
+  });
+  try {
+    const worker = await mf.getWorker();
+    const r = await worker.queue("returns", [{ id: "m-1", timestamp: new Date(1_700_000_000_000), body: '{"return_id":"r-1"}', attempts: 1 }]);
+    assert.notEqual(r.outcome, "ok");
+    assert.deepEqual(r.explicitAcks, []);
+    await new Promise((res) => setTimeout(res, 100));
+    const text = logs.join("");
+    assert.match(text, /config field refunds_host \(binding REFUNDS_HOST\) is not an absolute URL|"field":"refunds_host","binding":"REFUNDS_HOST"/);
+    assert.ok(!text.includes("CANARY"), text);
+  } finally {
+    await mf.dispose();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
