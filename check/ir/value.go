@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -113,7 +114,7 @@ func textProblem(r *Rules, text string) string {
 		return fmt.Sprintf("is longer than the maximum length %d", *r.MaxLength)
 	}
 	for _, p := range r.Patterns {
-		re, err := regexp.Compile("^(?:" + p + ")$")
+		re, err := wholePattern(p)
 		if err != nil {
 			return fmt.Sprintf("cannot be checked: the pattern `%s` does not compile", p)
 		}
@@ -125,6 +126,27 @@ func textProblem(r *Rules, text string) string {
 		return "is not an email address (a bare address such as ann@example.com, without control or bidirectional characters)"
 	}
 	return ""
+}
+
+// patterns caches each pattern compiled to match a whole text: the checker
+// applies one to every literal of its type. Patterns come from source and
+// plans, so there are few.
+var patterns sync.Map // string -> *regexp.Regexp or error
+
+func wholePattern(p string) (*regexp.Regexp, error) {
+	if v, ok := patterns.Load(p); ok {
+		if re, ok := v.(*regexp.Regexp); ok {
+			return re, nil
+		}
+		return nil, v.(error)
+	}
+	re, err := regexp.Compile("^(?:" + p + ")$")
+	if err != nil {
+		patterns.Store(p, err)
+		return nil, err
+	}
+	patterns.Store(p, re)
+	return re, nil
 }
 
 // ValidEmail accepts a bare address as net/mail reads it into itself (no
