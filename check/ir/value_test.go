@@ -3,6 +3,9 @@ package ir
 import (
 	"encoding/json"
 	"os"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -46,4 +49,37 @@ func TestValidEmailRefusesWhatATerminalActsOn(t *testing.T) {
 	if ValidEmail("\u202emoc.live@ann") || !ValidEmail("ann@example.com") || ValidEmail("ann@exa\xffmple.com") {
 		t.Fatal("ValidEmail")
 	}
+}
+
+// FuzzValueProblem: for any value of any of the table's types, ValueProblem
+// does not panic, and its sentence never holds the value (it may be a
+// secret): a problem that contains the value must owe it to the sentence's
+// own words, which the problems of the table's values for that type hold.
+func FuzzValueProblem(f *testing.F) {
+	b, err := os.ReadFile("../../testdata/config/table.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	var tab configTable
+	if err := json.Unmarshal(b, &tab); err != nil {
+		f.Fatal(err)
+	}
+	var types []Type
+	words := map[Kind]string{} // the sentences the table's types of a kind give, side by side
+	for _, c := range tab.Cases {
+		i := slices.IndexFunc(types, func(t Type) bool { return reflect.DeepEqual(t, c.Type) })
+		if i < 0 {
+			i = len(types)
+			types = append(types, c.Type)
+		}
+		words[c.Type.Kind] += "\n" + c.Problem
+		f.Add(uint8(i), c.Value)
+	}
+	f.Fuzz(func(t *testing.T, which uint8, v string) {
+		i := int(which) % len(types)
+		p := ValueProblem(types[i], v)
+		if p != "" && len(v) >= 3 && strings.Contains(p, v) && !strings.Contains(words[types[i].Kind], v) {
+			t.Fatalf("%+v %q: the problem %q holds the value", types[i], v, p)
+		}
+	})
 }
