@@ -39,7 +39,9 @@ func ValueProblem(t Type, text string) string {
 		}
 		return boundsProblem(t.Rules, text)
 	case Bool:
-		if _, err := strconv.ParseBool(text); err != nil {
+		// One spelling everywhere: the language's, the checker's, the
+		// Worker's (whose config reads "true" as true and nothing else).
+		if text != "true" && text != "false" {
 			return "is not true or false"
 		}
 		return ""

@@ -14,7 +14,7 @@
 const CFG_INT64_MIN = -(2n ** 63n);
 const CFG_INT64_MAX = 2n ** 63n - 1n;
 const CFG_UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const CFG_BOOLS = new Set(["1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False"]);
+const CFG_BOOLS = new Set(["true", "false"]);
 const CFG_EMAIL = "is not an email address (a bare address such as ann@example.com, without control or bidirectional characters)";
 const CFG_DURATION_GRAMMAR = "a whole number of ms, s, m, h or d such as `30s` or `1d`, at most 106751d";
 
