@@ -26,7 +26,7 @@ var blockKeys = map[string][]string{
 	"provide receiving":           {"receive", "acknowledge", "acknowledge_batch", "driver"},
 	"receiving receive":           {"call", "input", "messages", "body", "handle"},
 	"receiving acknowledge":       {"call", "input"},
-	"receiving acknowledge_batch": {"call", "input", "entries", "entry", "failed", "failed_id"},
+	"receiving acknowledge_batch": {"call", "input", "entries", "entry", "failed", "failed_id", "succeeded", "succeeded_id"},
 	"provide email":               {"send"},
 	"email send":                  {"call", "input"},
 }

@@ -169,7 +169,32 @@ func (c *checker) checkAcknowledgeBatch(p *pkg, f *ast.File, owner *ast.Member) 
 		}
 	}
 	if m := bm["failed"]; m != nil {
-		if !c.batchFailed(f, m, bm["failed_id"], op, out) {
+		if list, id, good := c.batchAnswerList(f, m, bm["failed_id"], op, "failed"); good {
+			out.Failed, out.FailedID = list, id
+		} else {
+			ok = false
+		}
+	}
+	// `succeeded:` and `succeeded_id:` are optional, and go together: with
+	// them the runtime reads the answer strictly (an entry named neither
+	// way is not acknowledged).
+	switch sm, sid := bm["succeeded"], bm["succeeded_id"]; {
+	case sm == nil && sid == nil:
+	case sm == nil || sid == nil:
+		given, want := "succeeded", "succeeded_id"
+		at := sm
+		if sm == nil {
+			given, want, at = "succeeded_id", "succeeded", sid
+		}
+		c.add("package.provider_invalid", f.Range(at.Key.Span()), "`acknowledge_batch` has `%s` but no `%s`", given, want).
+			WithHelp("succeeded: response.<list field>, succeeded_id: item.<text field>: the answer's entries that took, each by its entry id")
+		ok = false
+	case op.output == nil:
+		ok = false // `failed` said so: the one mistake
+	default:
+		if list, id, good := c.batchAnswerList(f, sm, sid, op, "succeeded"); good {
+			out.Succeeded, out.SucceededID = list, id
+		} else {
 			ok = false
 		}
 	}
@@ -241,52 +266,54 @@ func (c *checker) batchEntry(p *pkg, f *ast.File, bm map[string]*ast.Member, op 
 	return ok
 }
 
-// batchFailed checks `failed:` (the answer's list of the entries that did
-// not take) and `failed_id:` (each one's entry id).
-func (c *checker) batchFailed(f *ast.File, m, idm *ast.Member, op *operation, out *ir.BatchCall) bool {
+// batchAnswerList checks `failed:` or `succeeded:` (kind), the answer's
+// list of the entries that did not take or did, and `<kind>_id:`, each
+// one's entry id: the list field and the id field.
+func (c *checker) batchAnswerList(f *ast.File, m, idm *ast.Member, op *operation, kind string) (list, id string, ok bool) {
+	what := map[string]string{"failed": "failed", "succeeded": "took"}[kind]
+	an := map[string]string{"failed": "a failed entry", "succeeded": "an entry that took"}[kind]
+	each := map[string]string{"failed": "each failed entry", "succeeded": "each entry that took"}[kind]
 	parts := refParts(m.Value)
 	if len(parts) != 2 || parts[0] != "response" {
-		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`failed` takes `response.<field>`, the answer's list of the entries that failed")
-		return false
+		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` takes `response.<field>`, the answer's list of the entries that %s", kind, what)
+		return "", "", false
 	}
 	if op.output == nil {
 		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` declares no `output`, so its answer has no `%s`", op.ir.Ref, parts[1]).
 			WithRelated(op.file.Range(op.ident.Span()), "the operation is declared here").
-			WithHelp("declare the operation's output, with the list of the entries that failed")
-		return false
+			WithHelp("declare the operation's output, with the list of the entries that " + what)
+		return "", "", false
 	}
 	lf := op.output.field(parts[1])
 	if lf == nil {
 		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` has no field `%s`", op.output.name, parts[1]).
 			Suggest(suggest(parts[1], fieldNamesOf(op.output))).WithRelated(op.output.rng(), "the output is declared here")
-		return false
+		return "", "", false
 	}
 	if lf.Type.Kind != ir.List || lf.Type.Elem == nil || lf.Type.Elem.Kind != ir.RecordK {
 		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`response.%s` is %s, not a list of objects", parts[1], describe(lf.Type))
-		return false
+		return "", "", false
 	}
-	out.Failed = parts[1]
 	item := c.recordDecl(lf.Type.Elem.Name)
 	if item == nil || idm == nil {
-		return false
+		return "", "", false
 	}
 	ip := refParts(idm.Value)
 	if len(ip) != 2 || ip[0] != "item" {
-		c.add("package.provider_invalid", f.Range(idm.Value.Span()), "`failed_id` takes `item.<field>`, the text field of a failed entry that holds its entry id")
-		return false
+		c.add("package.provider_invalid", f.Range(idm.Value.Span()), "`%s_id` takes `item.<field>`, the text field of %s that holds its entry id", kind, an)
+		return "", "", false
 	}
 	fld := item.field(ip[1])
 	if fld == nil {
 		c.add("package.provider_invalid", f.Range(idm.Value.Span()), "`%s` has no field `%s`", item.name, ip[1]).
-			Suggest(suggest(ip[1], fieldNamesOf(item))).WithRelated(item.rng(), "each failed entry is a `"+item.name+"`")
-		return false
+			Suggest(suggest(ip[1], fieldNamesOf(item))).WithRelated(item.rng(), each+" is a `"+item.name+"`")
+		return "", "", false
 	}
 	if fld.Type.Kind != ir.Text || fld.Type.Optional {
 		c.add("package.provider_invalid", f.Range(idm.Value.Span()), "`item.%s` is %s; the entry id is text", ip[1], describe(fld.Type))
-		return false
+		return "", "", false
 	}
-	out.FailedID = ip[1]
-	return true
+	return parts[1], ip[1], true
 }
 
 // blockValue is a member's block value, reporting another kind of value.

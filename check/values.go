@@ -3,13 +3,7 @@ package check
 import (
 	"encoding/json"
 	"fmt"
-	"math/big"
-	"net/mail"
-	"net/url"
-	"regexp"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/ast"
@@ -74,7 +68,7 @@ func literalValue(e *ast.Expr, t ir.Type) (raw json.RawMessage, problem string) 
 			return nil, wrong + "; write a duration such as `30s`"
 		}
 		// The runtime reads it with the same grammar (ir.ParseDuration).
-		if _, err := ir.ParseDuration(*e.Duration); err != nil {
+		if ir.ValueProblem(t, *e.Duration) != "" {
 			return nil, fmt.Sprintf("`%s` is not a duration the runtime can hold: write %s", *e.Duration, ir.DurationGrammar)
 		}
 		b, _ := json.Marshal(*e.Duration)
@@ -87,15 +81,11 @@ func literalValue(e *ast.Expr, t ir.Type) (raw json.RawMessage, problem string) 
 		if t.Kind == ir.Int && (!num.IsInt() || !num.Num().IsInt64()) {
 			return nil, "a whole number is expected"
 		}
-		if t.Rules != nil {
-			if t.Rules.Min != nil && cmpRat(num, *t.Rules.Min) < 0 {
-				return nil, fmt.Sprintf("%s is below the minimum %s", *e.Number, *t.Rules.Min)
-			}
-			if t.Rules.Max != nil && cmpRat(num, *t.Rules.Max) > 0 {
-				return nil, fmt.Sprintf("%s is above the maximum %s", *e.Number, *t.Rules.Max)
-			}
+		text := ratText(num)
+		if p := ir.ValueProblem(t, text); p != "" {
+			return nil, *e.Number + " " + p
 		}
-		return json.RawMessage(ratText(num)), ""
+		return json.RawMessage(text), ""
 	case ir.Bool:
 		switch refName(e) {
 		case "true", "false":
@@ -103,12 +93,9 @@ func literalValue(e *ast.Expr, t ir.Type) (raw json.RawMessage, problem string) 
 		}
 		return nil, wrong + "; write `true` or `false`"
 	case ir.Enum:
-		v := refName(e)
-		for _, variant := range t.Variants {
-			if v == variant {
-				b, _ := json.Marshal(v)
-				return b, ""
-			}
+		if v := refName(e); v != "" && ir.ValueProblem(t, v) == "" {
+			b, _ := json.Marshal(v)
+			return b, ""
 		}
 		return nil, wrong + "; write one of " + keyList(t.Variants)
 	}
@@ -130,58 +117,14 @@ func litKind(e *ast.Expr) string {
 	return "this value"
 }
 
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-
-// textProblem checks a text value against its kind and rules. The sentence
-// never repeats the value: it may be a secret's neighbour.
+// textProblem checks a text value against its kind and rules
+// (ir.ValueProblem, the one place they are applied). The sentence never
+// repeats the value: it may be a secret's neighbour.
 func textProblem(v string, t ir.Type) string {
-	switch t.Kind {
-	case ir.Url:
-		u, err := url.Parse(v)
-		if err != nil || u.Scheme == "" || u.Host == "" {
-			return "the text is not an absolute URL (scheme and host)"
-		}
-	case ir.Email:
-		if a, err := mail.ParseAddress(v); err != nil || a.Address != v {
-			return "the text is not an email address"
-		}
-	case ir.Uuid:
-		if !uuidRE.MatchString(v) {
-			return "the text is not a UUID"
-		}
-	case ir.Instant:
-		if _, err := time.Parse(time.RFC3339Nano, v); err != nil {
-			return "the text is not an RFC 3339 instant"
-		}
-	}
-	if r := t.Rules; r != nil {
-		n := utf8.RuneCountInString(v)
-		if r.MinLength != nil && n < *r.MinLength {
-			return fmt.Sprintf("the text is shorter than the minimum length %d", *r.MinLength)
-		}
-		if r.MaxLength != nil && n > *r.MaxLength {
-			return fmt.Sprintf("the text is longer than the maximum length %d", *r.MaxLength)
-		}
-		for _, p := range r.Patterns {
-			if re, err := regexp.Compile("^(?:" + p + ")$"); err == nil && !re.MatchString(v) {
-				return fmt.Sprintf("the text does not match the pattern `%s`", p)
-			}
-		}
-		if r.Format == "email" {
-			if a, err := mail.ParseAddress(v); err != nil || a.Address != v {
-				return "the text is not an email address"
-			}
-		}
+	if p := ir.ValueProblem(t, v); p != "" {
+		return "the text " + p
 	}
 	return ""
-}
-
-func cmpRat(a *big.Rat, text string) int {
-	b, ok := new(big.Rat).SetString(text)
-	if !ok {
-		return 0
-	}
-	return a.Cmp(b)
 }
 
 // describe names a type for a sentence: "`WaitTimeSeconds` (Int)".

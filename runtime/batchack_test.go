@@ -1,9 +1,13 @@
 package runtime_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -181,5 +185,73 @@ func TestEarlierSQSCopyAcknowledgesOneByOne(t *testing.T) {
 	counts, _ := ops(w)
 	if counts["DeleteMessageBatch"] != 0 || counts["DeleteMessage"] != 10 {
 		t.Fatalf("requests %v, want 10 DeleteMessage and no batch", counts)
+	}
+}
+
+// dropSuccessful rewrites DeleteMessageBatch answers to leave the entries
+// with the ids given out of Successful (and out of Failed): an answer that
+// names them neither way.
+func dropSuccessful(ids ...string) func([]byte) []byte {
+	return func(answer []byte) []byte {
+		var doc map[string][]map[string]any
+		if err := json.Unmarshal(answer, &doc); err != nil {
+			return answer
+		}
+		doc["Successful"] = slices.DeleteFunc(doc["Successful"], func(e map[string]any) bool { return slices.Contains(ids, fmt.Sprint(e["Id"])) })
+		out, _ := json.Marshal(doc)
+		return out
+	}
+}
+
+// Issue 24: a DeleteMessageBatch answer that leaves entries out of both
+// Successful and Failed does not acknowledge them: each is acknowledged
+// again on its own (DeleteMessage), counted
+// (jadpo_acknowledge_unanswered_entries_total) and logged with its message
+// id; when that fails too the message is unacknowledged, so tick exits 1.
+func TestBatchAckEntryTheAnswerNamesNeitherWay(t *testing.T) {
+	for _, singleFails := range []bool{false, true} {
+		t.Run(fmt.Sprint("single fails ", singleFails), func(t *testing.T) {
+			w := newWorld(t, "sqlite", &runtimetest.FakeOptions{Record: true, ManualClock: true})
+			logs := &faultLog{}
+			rt := w.runtime(w.env.Plan, runtime.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+			w.env.Fake.RewriteAnswers("DeleteMessageBatch", dropSuccessful("2", "5", "7"))
+			if singleFails {
+				w.env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultServerError, Operation: "DeleteMessage", Fraction: 1})
+			}
+			sendShipped(w, 10)
+			rep := w.tickWith(rt)
+			counts, _ := ops(w)
+			if counts["DeleteMessageBatch"] != 1 || counts["DeleteMessage"] != 3 {
+				t.Fatalf("requests %v, want 1 DeleteMessageBatch and 3 DeleteMessage", counts)
+			}
+			if got := metric(t, rt, "jadpo_acknowledge_unanswered_entries_total", map[string]string{"queue": "warehouse_queue"}); got != 3 {
+				t.Fatalf("unanswered entries %v, want 3", got)
+			}
+			if got := metric(t, rt, "jadpo_acknowledge_failed_entries_total", map[string]string{"queue": "warehouse_queue"}); got != 0 {
+				t.Fatalf("failed entries %v, want 0", got)
+			}
+			const msg = "the batch acknowledgement's answer names this entry neither as taken nor as failed; acknowledging it on its own"
+			if n := logs.count(msg); n != 3 {
+				t.Fatalf("%d log lines %q, want 3:\n%s", n, msg, logs.buf.String())
+			}
+			for _, id := range []string{"m-2", "m-5", "m-7"} {
+				if !strings.Contains(logs.buf.String(), `"message_id":"`+id+`"`) {
+					t.Errorf("no log line names %s", id)
+				}
+			}
+			want, onQueue := "received 10 kept 10 repeats 0 parked 0 left 0 acked 10", 0
+			if singleFails {
+				want, onQueue = "received 10 kept 10 repeats 0 parked 0 left 0 acked 7", 3
+			}
+			wantReport(t, rep, want)
+			if rep.Unacknowledged() != onQueue {
+				t.Fatalf("unacknowledged %d, want %d", rep.Unacknowledged(), onQueue)
+			}
+			// (The fake did delete them: only its answer left them out.
+			// The runtime cannot know, so it counts them unacknowledged.)
+			if n := w.onQueue("warehouse_queue"); n != 0 {
+				t.Fatalf("%d on the queue", n)
+			}
+		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"sort"
 	"strconv"
@@ -158,43 +157,22 @@ func parseDotenv(b []byte) (map[string]string, error) {
 	return out, nil
 }
 
-// parseConfigValue reads an environment value as its field's type. The
-// problem never repeats the value.
+// parseConfigValue reads an environment value as its field's type, after
+// ir.ValueProblem has held it to every rule of the type: the ones the checker
+// holds a default to. The problem never repeats the value.
 func parseConfigValue(raw string, t ir.Type) (any, string) {
+	if p := ir.ValueProblem(t, raw); p != "" {
+		return nil, p
+	}
 	switch t.Kind {
 	case ir.Int:
-		v, err := strconv.ParseInt(raw, 10, 64)
-		if err != nil {
-			return nil, "is not a whole number"
-		}
+		v, _ := strconv.ParseInt(raw, 10, 64)
 		return v, ""
 	case ir.Decimal:
-		if _, err := strconv.ParseFloat(raw, 64); err != nil {
-			return nil, "is not a number"
-		}
 		return json.Number(raw), ""
 	case ir.Bool:
-		v, err := strconv.ParseBool(raw)
-		if err != nil {
-			return nil, "is not true or false"
-		}
+		v, _ := strconv.ParseBool(raw)
 		return v, ""
-	case ir.Url:
-		u, err := url.Parse(raw)
-		if err != nil || u.Scheme == "" || u.Host == "" {
-			return nil, "is not an absolute URL"
-		}
-	case ir.Duration:
-		if _, err := ir.ParseDuration(raw); err != nil {
-			return nil, "is not a duration: write " + ir.DurationGrammar
-		}
-	case ir.Enum:
-		for _, v := range t.Variants {
-			if raw == v {
-				return raw, ""
-			}
-		}
-		return nil, "is not one of " + strings.Join(t.Variants, ", ")
 	}
 	return raw, ""
 }

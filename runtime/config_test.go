@@ -137,12 +137,12 @@ func TestConfigMissingOrInvalidNamesFieldAndBindingNeverTheValue(t *testing.T) {
 				"warehouse_queue_url/WAREHOUSE_QUEUE_URL/is not set (in the environment or .env.local)",
 			}},
 		{name: "secret url invalid", env: append(without(required, "SHOP_DATABASE_URL"), "SHOP_DATABASE_URL=pw-in-a-bad-url:CANARY-dburl"),
-			want:    []string{"database_url/SHOP_DATABASE_URL/is not an absolute URL"},
+			want:    []string{"database_url/SHOP_DATABASE_URL/is not an absolute URL (scheme and host, such as https://example.com)"},
 			secrets: []string{"CANARY-dburl", "pw-in-a-bad-url"}},
 		{name: "invalid in .env.local", env: without(required, "WAREHOUSE_QUEUE_URL"), dotenv: "WAREHOUSE_QUEUE_URL=warehouse-CANARY-q\n",
-			want: []string{"warehouse_queue_url/WAREHOUSE_QUEUE_URL/is not an absolute URL"}, secrets: []string{"warehouse-CANARY-q"}},
+			want: []string{"warehouse_queue_url/WAREHOUSE_QUEUE_URL/is not an absolute URL (scheme and host, such as https://example.com)"}, secrets: []string{"warehouse-CANARY-q"}},
 		{name: "whole number invalid", env: append(slices.Clone(required), "BATCH_SIZE=12.5-CANARY"),
-			want: []string{"batch_size/BATCH_SIZE/is not a whole number"}, secrets: []string{"12.5-CANARY"}},
+			want: []string{"batch_size/BATCH_SIZE/is not a whole number: write digits, such as 10, from -9223372036854775808 to 9223372036854775807"}, secrets: []string{"12.5-CANARY"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -170,6 +170,65 @@ func TestConfigMissingOrInvalidNamesFieldAndBindingNeverTheValue(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConfigRulesAtStart: a value from the environment is held to every
+// rule the checker holds a default to (ir.ValueProblem), not only to its
+// kind: `BATCH_LIMIT=-5` for `Int { min: 1 }` and `REGION=XX` against a
+// pattern stop the start, naming the field, its binding and what fits, and
+// a secret's value is never shown.
+func TestConfigRulesAtStart(t *testing.T) {
+	p := checktest.ExamplePlan(t, "warehouse", checktest.Edit{File: "app.jadpo",
+		Old: `    packing_host: Url { binding: "PACKING_HOST" default: "https://packing.example.com" }`,
+		New: `    packing_host: Url { binding: "PACKING_HOST" default: "https://packing.example.com" }
+    batch_limit: Int { binding: "BATCH_LIMIT" min: 1 max: 500 default: 10 }
+    ratio: Decimal { binding: "RATIO" min: 0 max: 1 default: 0.5 }
+    region: Text { binding: "REGION" pattern: "[a-z]{2}-[a-z]+-[0-9]" default: "eu-west-1" }
+    code: Text { binding: "CODE" min_length: 2 max_length: 4 default: "ab" }
+    contact: Email { binding: "CONTACT" default: "ops@example.com" }
+    api_key: Text? { binding: "API_KEY" secret: true min_length: 20 }
+    grace: Duration { binding: "GRACE" default: 30s }`})
+	base := slices.Clone(required[:5])
+	cases := []struct {
+		env, want string
+	}{
+		{"BATCH_LIMIT=-5", "batch_limit/BATCH_LIMIT/is below the minimum 1"},
+		{"BATCH_LIMIT=501", "batch_limit/BATCH_LIMIT/is above the maximum 500"},
+		{"RATIO=1.5", "ratio/RATIO/is above the maximum 1"},
+		{"RATIO=NaN", "ratio/RATIO/is not a number: write digits with an optional fraction, such as 12.50"},
+		{"REGION=XX", "region/REGION/does not match the pattern `[a-z]{2}-[a-z]+-[0-9]`"},
+		{"CODE=abcde", "code/CODE/is longer than the maximum length 4"},
+		{"CODE=z", "code/CODE/is shorter than the minimum length 2"},
+		{"CONTACT=‮moc.live@ann", "contact/CONTACT/is not an email address (a bare address such as ann@example.com, without control or bidirectional characters)"},
+		{"API_KEY=CANARY-short", "api_key/API_KEY/is shorter than the minimum length 20"},
+		{"GRACE=30 seconds", "grace/GRACE/is not a duration: write " + ir.DurationGrammar},
+	}
+	for _, c := range cases {
+		t.Run(c.env, func(t *testing.T) {
+			_, err := runtime.LoadConfig(p, append(slices.Clone(base), c.env), "")
+			if err == nil {
+				t.Fatal("loaded")
+			}
+			var ce *runtime.ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("%v is not a *ConfigError", err)
+			}
+			if got := ce.Field + "/" + ce.Binding + "/" + ce.Problem; got != c.want {
+				t.Fatalf("error %q\nwant  %q", got, c.want)
+			}
+			if _, v, _ := strings.Cut(c.env, "="); strings.Contains(fmt.Sprintf("%v %+v", err, err), v) {
+				t.Fatalf("the error shows the value: %v", err)
+			}
+		})
+	}
+	// Values that fit every rule start.
+	c, err := runtime.LoadConfig(p, append(slices.Clone(base), "BATCH_LIMIT=500", "REGION=us-east-2", "RATIO=0.25", "API_KEY=0123456789abcdefghij"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := configValue(t, c, "batch_limit"); got != int64(500) {
+		t.Errorf("batch_limit = %#v", got)
 	}
 }
 

@@ -12,19 +12,20 @@ import (
 // Metrics are the runtime's Prometheus metrics: received, kept, repeats,
 // parked by reason, deliveries by outcome, tick duration.
 type Metrics struct {
-	Registry    *prometheus.Registry
-	received    *prometheus.CounterVec
-	kept        *prometheus.CounterVec
-	repeats     *prometheus.CounterVec
-	parkedBy    *prometheus.CounterVec
-	unavailable *prometheus.CounterVec
-	recvErrors  *prometheus.CounterVec
-	deliveries  *prometheus.CounterVec
-	released    *prometheus.CounterVec
-	ackCalls    *prometheus.CounterVec
-	ackFailed   *prometheus.CounterVec
-	tickSeconds prometheus.Histogram
-	housekeptBy *prometheus.CounterVec
+	Registry      *prometheus.Registry
+	received      *prometheus.CounterVec
+	kept          *prometheus.CounterVec
+	repeats       *prometheus.CounterVec
+	parkedBy      *prometheus.CounterVec
+	unavailable   *prometheus.CounterVec
+	recvErrors    *prometheus.CounterVec
+	deliveries    *prometheus.CounterVec
+	released      *prometheus.CounterVec
+	ackCalls      *prometheus.CounterVec
+	ackFailed     *prometheus.CounterVec
+	ackUnanswered *prometheus.CounterVec
+	tickSeconds   prometheus.Histogram
+	housekeptBy   *prometheus.CounterVec
 	// The store's figures, refreshed from Store.Stats at most once a tick
 	// (Options.StatsEvery), never by a scrape.
 	storeDeliveries *prometheus.GaugeVec
@@ -55,6 +56,8 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 			Help: "Acknowledge requests sent to queues: form batch acknowledges many messages in one request, single one."}, []string{"queue", "form"}),
 		ackFailed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_acknowledge_failed_entries_total",
 			Help: "Entries a batch acknowledgement's answer listed as failed (each is then acknowledged on its own)."}, []string{"queue"}),
+		ackUnanswered: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_acknowledge_unanswered_entries_total",
+			Help: "Entries a batch acknowledgement's answer named neither as taken nor as failed (each is then acknowledged on its own)."}, []string{"queue"}),
 		tickSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "jadpo_tick_duration_seconds", Help: "How long a tick takes.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}}),
 		housekeptBy: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_store_housekept_rows_total",
@@ -70,7 +73,7 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		oldestPending: prometheus.NewGauge(prometheus.GaugeOpts{Name: "jadpo_store_oldest_pending_delivery_age_seconds",
 			Help: "Age of the oldest delivery not yet settled (0 when none), as of the last stats refresh."}),
 	}
-	reg.MustRegister(m.received, m.kept, m.repeats, m.parkedBy, m.unavailable, m.recvErrors, m.deliveries, m.released, m.ackCalls, m.ackFailed, m.tickSeconds,
+	reg.MustRegister(m.received, m.kept, m.repeats, m.parkedBy, m.unavailable, m.recvErrors, m.deliveries, m.released, m.ackCalls, m.ackFailed, m.ackUnanswered, m.tickSeconds,
 		m.housekeptBy, m.storeDeliveries, m.storeParked, m.storeRows, m.storeBytes, m.oldestPending)
 	return m
 }
@@ -81,7 +84,7 @@ type queueMetrics struct {
 	name                                                     string
 	received, kept, repeats, storeUnavailable, receiveErrors prometheus.Counter
 	// acknowledge requests by form, and the batch entries that failed
-	ackBatch, ackSingle, ackFailedEntries prometheus.Counter
+	ackBatch, ackSingle, ackFailedEntries, ackUnanswered prometheus.Counter
 }
 
 func (m *Metrics) queue(name string) *queueMetrics {
@@ -90,7 +93,7 @@ func (m *Metrics) queue(name string) *queueMetrics {
 		repeats: m.repeats.WithLabelValues(name), storeUnavailable: m.unavailable.WithLabelValues(name),
 		receiveErrors: m.recvErrors.WithLabelValues(name),
 		ackBatch:      m.ackCalls.WithLabelValues(name, "batch"), ackSingle: m.ackCalls.WithLabelValues(name, "single"),
-		ackFailedEntries: m.ackFailed.WithLabelValues(name)}
+		ackFailedEntries: m.ackFailed.WithLabelValues(name), ackUnanswered: m.ackUnanswered.WithLabelValues(name)}
 }
 
 // acknowledged counts one batch's acknowledgement requests.
@@ -98,6 +101,7 @@ func (q *queueMetrics) acknowledged(a queue.Acks) {
 	q.ackBatch.Add(float64(a.BatchCalls))
 	q.ackSingle.Add(float64(a.SingleCalls))
 	q.ackFailedEntries.Add(float64(a.FailedEntries))
+	q.ackUnanswered.Add(float64(a.UnansweredEntries))
 }
 
 func (q *queueMetrics) parked(reason string) prometheus.Counter {

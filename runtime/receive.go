@@ -348,7 +348,11 @@ func (qr *queueRunner) parkedBody(m *message) []byte {
 
 // rereadRetried reads up to MaxRetriedParked operator-retried parked
 // messages with the plan running now: each is kept (its parked row goes in
-// the same transaction) or parked again.
+// the same transaction) or parked again. They come from the store, not a
+// queue: each is counted once, in RetriedKept or RetriedParked, never in
+// the received counts (Parked, Kept), so nothing is waited on as an
+// acknowledgement (issue 24: `parked 1 ... parked again 1` and a failed
+// acknowledgement for one message that needed none).
 func (r *Runtime) rereadRetried(ctx context.Context, rep *TickReport) error {
 	pending, err := r.store.RetriedParked(ctx, MaxRetriedParked)
 	if err != nil || len(pending) == 0 {
@@ -362,14 +366,19 @@ func (r *Runtime) rereadRetried(ctx context.Context, rep *TickReport) error {
 			// The queue is gone from the plan: park it again, as it was.
 			_, _, err := r.store.Park(ctx, r.now(), store.Parked{Source: pm.Source, ReceivedID: pm.ReceivedID, WireType: pm.WireType, EventName: pm.EventName,
 				Reason: pm.Reason, Problems: append(pm.Problems, store.Problem{Field: "", Rule: "queue"}), Body: pm.Body, RetriedParkedID: pm.ID})
+			if err == nil {
+				rep.RetriedParked++
+			}
 			errs = append(errs, err)
 			continue
 		}
+		// park counts into a report of its own: this message was not
+		// received from the queue and awaits no acknowledgement.
+		var parked TickReport
 		m.out = qr.reader.Read(pm.Body)
 		if m.out.Park {
-			before := rep.Parked
-			qr.park(ctx, m, m.out.Reason, m.out.Problems, pm.ID, rep)
-			rep.RetriedParked += rep.Parked - before
+			qr.park(ctx, m, m.out.Reason, m.out.Problems, pm.ID, &parked)
+			rep.RetriedParked += parked.Parked
 			continue
 		}
 		results, err := r.store.KeepBatch(ctx, r.now(), []store.Keep{qr.keepOf(m.out, nil, pm.ID)})
@@ -382,7 +391,8 @@ func (r *Runtime) rereadRetried(ctx context.Context, rep *TickReport) error {
 			rep.RetriedKept++
 			r.log.Info("kept after retry", "queue", qr.q.Name, "message_id", m.out.ID, "parked_id", pm.ID)
 		case store.Refused:
-			qr.park(ctx, m, store.ReasonUnreadable, []store.Problem{{Field: "", Rule: "store"}}, pm.ID, rep)
+			qr.park(ctx, m, store.ReasonUnreadable, []store.Problem{{Field: "", Rule: "store"}}, pm.ID, &parked)
+			rep.RetriedParked += parked.Parked
 		}
 	}
 	return errors.Join(errs...)

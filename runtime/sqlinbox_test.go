@@ -20,6 +20,7 @@ import (
 	"github.com/jadpo/jadpo/providers/sqlinbox"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
+	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
 
@@ -123,6 +124,28 @@ func TestSQLInboxDriver(t *testing.T) {
 			}
 			if got := w.rows(); len(got) != 0 {
 				t.Fatalf("rows left in the inbox: %v", got)
+			}
+		}},
+		// Issue 24: a parked row retried and still unreadable is one
+		// message: counted once (parked again), never as received or
+		// parked by the queue, so nothing waits to be acknowledged.
+		{"a_retried_parked_row_still_unreadable_is_counted_once", nil, func(t *testing.T, w *sqlWorld) {
+			w.insert("packing", "", "", 10, "") // tenant: min_length
+			wantReport(t, w.tick(), "received 1 kept 0 repeats 0 parked 1 left 0 acked 1")
+			ps := w.parked("failed")
+			if len(ps) != 1 {
+				t.Fatalf("parked %+v", ps)
+			}
+			if err := w.raw.Retry(w.ctx, w.clock.Now(), []store.ID{ps[0].ID}); err != nil {
+				t.Fatal(err)
+			}
+			rep := w.tick()
+			wantReport(t, rep, "received 0 kept 0 repeats 0 parked 0 left 0 acked 0")
+			if rep.RetriedParked != 1 || rep.RetriedKept != 0 || rep.Unacknowledged() != 0 {
+				t.Fatalf("after the retry %+v (unacknowledged %d)", rep, rep.Unacknowledged())
+			}
+			if again := w.parked("failed"); len(again) != 1 || again[0].ID != ps[0].ID {
+				t.Fatalf("parked again %+v", again)
 			}
 		}},
 		{"ten_a_claim_and_again_while_full", nil, func(t *testing.T, w *sqlWorld) {

@@ -179,13 +179,19 @@ type Receiving struct {
 // BatchCall is a call that acknowledges many messages at once: Call's
 // inputs, plus the list input Entries built with one Entry per message, and
 // the answer's list Failed of the entries that did not take, each named by
-// its FailedID field.
+// its FailedID field (and, when mapped, its list Succeeded of those that did).
 type BatchCall struct {
 	Call
 	Entries  string           `json:"entries"`   // the input field holding the list
 	Entry    map[string]Value `json:"entry"`     // each entry's fields: message.entry_id, message.handle, settings, literals
 	Failed   string           `json:"failed"`    // the output field listing the failed entries
 	FailedID string           `json:"failed_id"` // the field of a failed entry holding its entry id
+	// Succeeded, when the package maps it, is the output field listing the
+	// entries that took, each named by its SucceededID field. With it the
+	// answer is read strictly: an entry it names neither way is not taken
+	// as acknowledged (it is acknowledged again on its own).
+	Succeeded   string `json:"succeeded,omitempty"`
+	SucceededID string `json:"succeeded_id,omitempty"`
 }
 
 // Call is an operation with its mapped inputs.

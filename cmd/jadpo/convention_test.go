@@ -487,3 +487,37 @@ func TestCompletionOfFlagValuesAndIDs(t *testing.T) {
 		}
 	}
 }
+
+// Issue 24: a parked message an operator retried that is still unreadable is
+// one message, counted once ("parked again 1", not also "parked 1"); it came
+// from the store, so there is nothing to acknowledge, no "acknowledging
+// failed" warning, and the tick exits 0.
+func TestTickCountsARetriedParkedMessageOnce(t *testing.T) {
+	w := newTickWorld(t)
+	w.env.Send("warehouse_queue", "not json")
+	code, out, errs := cli(t, "tick", w.dir, "--log-format", "json")
+	if code != 0 || !strings.Contains(out, "received 1, kept 0, repeats 0, parked 1") {
+		t.Fatalf("first tick: exit %d\n%s%s", code, out, errs)
+	}
+	db := "sqlite:" + filepath.Join(w.dir, "build", "local.sqlite")
+	code, out, errs = cli(t, "deliveries", "--database", db, "--state", "failed", "--format", "json")
+	var list struct {
+		Entries []struct{ ID string } `json:"entries"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); code != 0 || err != nil || len(list.Entries) != 1 {
+		t.Fatalf("deliveries: exit %d %v\n%s%s", code, err, out, errs)
+	}
+	if code, out, errs = cli(t, "deliveries", "retry", list.Entries[0].ID, "--database", db); code != 0 {
+		t.Fatalf("retry: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = cli(t, "tick", w.dir, "--log-format", "json")
+	if code != 0 {
+		t.Errorf("the tick after the retry exits %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "received 0, kept 0, repeats 0, parked 0") || !strings.Contains(out, "retried parked: kept 0, parked again 1") {
+		t.Errorf("the tick after the retry says %q", out)
+	}
+	if strings.Contains(errs, "acknowledging failed") {
+		t.Errorf("a failed acknowledgement for nothing to acknowledge:\n%s", errs)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
@@ -372,7 +374,13 @@ func entryJSON(en store.Entry, withBody bool) map[string]any {
 		m["headers"] = en.Headers
 	}
 	if withBody && en.Body != nil {
+		// JSON text holds characters, not bytes: a body that is not
+		// valid UTF-8 gets bodyBase64 beside body, its exact bytes (body
+		// then shows each byte that is not UTF-8 as U+FFFD, for reading).
 		m["body"] = string(en.Body)
+		if !utf8.Valid(en.Body) {
+			m["bodyBase64"] = base64.StdEncoding.EncodeToString(en.Body)
+		}
 	}
 	return m
 }

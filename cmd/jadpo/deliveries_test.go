@@ -8,6 +8,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"path/filepath"
@@ -616,5 +617,58 @@ func TestDeliveriesEscapeControlSequences(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &m); err != nil || m.Entry["wireType"] != wireType {
 		t.Errorf("show --json: %v %v", err, m.Entry["wireType"])
+	}
+}
+
+// Issue 24: JSON text holds characters, not bytes. A parked body that is not
+// valid UTF-8 comes out of `show --body --format json` exactly, as
+// bodyBase64 beside body; one that is valid UTF-8 is exact in body, with no
+// bodyBase64. Every byte value 0..255, on both stores.
+func TestDeliveriesShowJSONBodyEveryByte(t *testing.T) {
+	every := make([]byte, 256)
+	for i := range every {
+		every[i] = byte(i)
+	}
+	var text strings.Builder
+	for r := rune(0); r < 0x800; r++ {
+		text.WriteRune(r)
+	}
+	text.WriteString("\u202e☕𝄞\U0010ffff")
+	for _, kind := range runtimetest.Stores {
+		t.Run(kind, func(t *testing.T) {
+			env := runtimetest.New(t, kind, checktest.ExamplePlan(t, "warehouse"))
+			st := env.Store()
+			for _, body := range [][]byte{every, []byte(text.String()), {0xff}, {'a', 0xc3}} {
+				_, id, err := st.Park(context.Background(), time.Now(), store.Parked{Source: "queue warehouse_queue", Reason: store.ReasonUnreadable, Body: body})
+				if err != nil {
+					t.Fatal(err)
+				}
+				code, out, errs := cli(t, "deliveries", "show", id.String(), "--body", "--format", "json", "--database", env.StoreURL)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, errs)
+				}
+				var doc struct {
+					Entry struct {
+						Body       *string `json:"body"`
+						BodyBase64 *string `json:"bodyBase64"`
+					} `json:"entry"`
+				}
+				if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Entry.Body == nil {
+					t.Fatalf("%v:\n%s", err, out)
+				}
+				got := []byte(*doc.Entry.Body)
+				if doc.Entry.BodyBase64 != nil {
+					if utf8.Valid(body) {
+						t.Errorf("a UTF-8 body has bodyBase64")
+					}
+					if got, err = base64.StdEncoding.DecodeString(*doc.Entry.BodyBase64); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if !bytes.Equal(got, body) {
+					t.Errorf("body of %d bytes came out as %d bytes %q", len(body), len(got), got)
+				}
+			}
+		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jadpo/jadpo/lang/termtext"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/standin"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -128,6 +129,7 @@ func (e *env) startDev(ctx context.Context, dir string, f *appFlags, fresh bool)
 	sw, err := standin.Start(ctx, p, standin.Options{
 		EnvFile: filepath.Join(dir, ".env.local"),
 		Mail:    e.stderr,
+		Shown:   termtext.Line,
 		Dial:    devDial,
 		Store: func(cfg *runtime.Config) (string, error) {
 			u, _, err := storeURL(dir, p, cfg, f.database)

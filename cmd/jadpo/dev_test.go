@@ -367,3 +367,21 @@ func TestDevSQLInboxCreatesTheTableAndSendsRows(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 }
+
+// Issue 24: `jadpo dev` and `jadpo run` hold a config value from the
+// environment to every rule of its type, as tick does: `BATCH_LIMIT=-5`
+// for `Int { min: 1 }` stops the start, naming the field and binding.
+func TestDevAndRunRefuseAValueAgainstItsRules(t *testing.T) {
+	dir := copyExample(t, "warehouse",
+		`    packing_host: Url {`, `    batch_limit: Int { binding: "BATCH_LIMIT" min: 1 default: 10 }
+    packing_host: Url {`)
+	t.Setenv("BATCH_LIMIT", "-5")
+	const want = "config field batch_limit (environment variable BATCH_LIMIT) is below the minimum 1"
+	if errOut, code := runDevToEnd(t, dir, ""); code != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("dev: exit %d\n%s", code, errOut)
+	}
+	code, _, errOut := cli(t, "run", dir, "--database", "sqlite:"+filepath.Join(t.TempDir(), "s.sqlite"))
+	if code != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("run: exit %d\n%s", code, errOut)
+	}
+}

@@ -47,6 +47,39 @@ func TestDevPrintsTheMail(t *testing.T) {
 	}
 }
 
+// Issue 24: a mail's recipient and first line come from an event; dev
+// writes them escaped (lang/termtext), so an ESC sequence, OSC 52 (which
+// writes the clipboard) or U+202E reaches the terminal as text a reader can
+// see. A recipient holding U+202E is no email address: that event is parked
+// and nothing is mailed for it.
+func TestDevEscapesTheMailLine(t *testing.T) {
+	t.Setenv("RESEND_HOST", "https://api.resend.com")
+	t.Setenv("RESEND_API_KEY", "re_"+runtimetest.Canary)
+	body := `{"id":"d-1","type":"order_shipped","order_id":"o-1","customer_email":"ann@example.com","carrier":"dhl",` +
+		`"summary":"On \u001b[2Jits \u001b]52;c;cHduZWQ=\u0007way \u202eLHD\u009b."}`
+	spoof := `{"id":"d-2","type":"order_shipped","order_id":"o-2","customer_email":"\u202emoc.live@ann","carrier":"dhl","summary":"Spoofed."}`
+	errOut := runDevUntil(t, "shipmail", "orders_queue "+body+"\norders_queue "+spoof+"\n",
+		func(s store.Stats) bool {
+			settled := s.Outbox+s.ParkedTotal() == 2 && s.Deliveries[store.DeliverySucceeded] == s.Outbox
+			if settled && (s.Outbox != 1 || s.ParkedTotal() != 1) {
+				t.Errorf("kept %d, parked %d: want the spoofed recipient parked", s.Outbox, s.ParkedTotal())
+			}
+			return settled
+		})
+	want := `jadpo dev: mail (mail, not sent) to ann@example.com: "Your order has shipped" — On \x1b[2Jits \x1b]52;c;cHduZWQ=\x07way \u202eLHD\u009b.` + "\n"
+	if !strings.Contains(errOut, want) {
+		t.Fatalf("the mail was not shown as\n%s\nin:\n%s", want, errOut)
+	}
+	for _, raw := range []string{"\x1b", "\x07", "\u202e", "\u009b"} {
+		if strings.Contains(errOut, raw) {
+			t.Errorf("%q reached the terminal:\n%s", raw, errOut)
+		}
+	}
+	if strings.Contains(errOut, "Spoofed") {
+		t.Errorf("a recipient with U+202E was mailed:\n%s", errOut)
+	}
+}
+
 // A connection whose host is the package's own (no `host:` line, so
 // https://api.resend.com) is pointed at the stand-in all the same: dev
 // replaces it in its own copy of the plan, and the mail is printed, not sent.

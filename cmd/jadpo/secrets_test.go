@@ -338,8 +338,29 @@ func failurePaths(t *testing.T, w *secretsWorld, run func(wantCode int, args ...
 		t.Fatal(err)
 	}
 	out = run(1, "tick", invalid, "--database", w.env.StoreURL)
-	if !regexp.MustCompile(`^jadpo: cannot start: config field sqs_host \(environment variable SQS_HOST\) is not an absolute URL\n$`).MatchString(out) {
+	if !regexp.MustCompile(`^jadpo: cannot start: config field sqs_host \(environment variable SQS_HOST\) is not an absolute URL \(scheme and host, such as https://example\.com\)\n$`).MatchString(out) {
 		t.Errorf("invalid config printed %q", out)
+	}
+	// A value that breaks a rule of its type (not only its kind) stops the
+	// start too, before anything reaches a provider; a secret's value is not
+	// shown.
+	ruled := checktest.CopyExample(t, "warehouse", t.TempDir(), checktest.Edit{File: "app.jadpo", Old: `    packing_host: Url {`,
+		New: `    batch_limit: Int { binding: "BATCH_LIMIT" min: 1 default: 10 }
+    region: Text { binding: "REGION" pattern: "[a-z]{2}-[a-z]+-[0-9]" default: "eu-west-1" }
+    api_key: Text? { binding: "API_KEY" secret: true min_length: 40 }
+    packing_host: Url {`})
+	bad = w.env.DotEnv() + "BATCH_LIMIT=-5\nREGION=XX\nAPI_KEY=" + dbCanary + "\n"
+	if err := os.WriteFile(filepath.Join(ruled, ".env.local"), []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out = run(1, "tick", ruled, "--database", w.env.StoreURL)
+	for _, want := range []string{"cannot start: 3 config problems:",
+		"config field batch_limit (environment variable BATCH_LIMIT) is below the minimum 1",
+		"config field region (environment variable REGION) does not match the pattern `[a-z]{2}-[a-z]+-[0-9]`",
+		"config field api_key (environment variable API_KEY) is shorter than the minimum length 40"} {
+		if !strings.Contains(out, want) || strings.Contains(out, dbCanary) {
+			t.Errorf("a value against its rules printed %q\nwant %q in it", out, want)
+		}
 	}
 }
 

@@ -22,6 +22,8 @@
 // Plain ES2022 with Web APIs only (TextDecoder, crypto.subtle, fetch): it runs
 // in workerd and in Node.js 20, where its reader is tested without workerd.
 
+import { emailRefuses, withConfigCheck } from "./config.mjs";
+
 // ---------------------------------------------------------------- reading
 
 export const MAX_EVENT_BYTES = 65536;
@@ -236,6 +238,7 @@ function ipv4(s) {
 // into itself: a dot-atom, `@`, and a dot-atom or an IPv4 literal; a quoted
 // local part never reads back as itself, so it is refused as there.
 export function validEmail(s) {
+  for (const ch of s) if (emailRefuses(ch.codePointAt(0))) return false; // ir.EmailRefuses
   const at = s.lastIndexOf("@");
   if (at <= 0) return false;
   const local = s.slice(0, at), domain = s.slice(at + 1);
@@ -1158,7 +1161,7 @@ export function jadpoWorker(plan, opts = {}) {
     if (rep.claimed > 0) console.log(JSON.stringify({ msg: "deliveries", ...rep }));
   }
 
-  return { queue, scheduled, deliver };
+  return withConfigCheck(plan, { queue, scheduled, deliver }, { validEmail, instant, validDuration, compilePattern });
 }
 
 // pause waits ms, or until signal aborts.

@@ -98,6 +98,10 @@ type Acks struct {
 	// FailedEntries are the entries batch answers listed as failed (each is
 	// then acknowledged on its own).
 	FailedEntries int
+	// UnansweredEntries are the entries a batch answer named neither as
+	// taken nor as failed (read strictly when the package maps the list of
+	// those that took); each is then acknowledged on its own.
+	UnansweredEntries int
 }
 
 // Options are what a driver is given besides its connection.

@@ -170,7 +170,8 @@ func (s *Source) Acknowledge(ctx context.Context, b *queue.Batch) queue.Acks {
 
 // ackBatch acknowledges msgs in one batch call. A call that fails as a
 // whole falls back to one call per message; an entry the answer lists as
-// failed is acknowledged once more on its own. One that fails again stays
+// failed, or (when the package maps the list of those that took) does not
+// name at all, is acknowledged once more on its own. One that fails again stays
 // on the queue: it comes back after its visibility timeout, is a repeat
 // (its id is recorded), and is acknowledged then; nothing is lost or kept
 // twice.
@@ -204,26 +205,57 @@ func (s *Source) ackBatch(ctx context.Context, msgs []*queue.Message, acks *queu
 		s.ackEach(ctx, msgs, acks)
 		return
 	}
-	failed, _ := answer[b.plan.Failed].([]any)
+	// Each entry the answer names as failed is acknowledged again alone.
+	// With a mapped list of the entries that took, the answer is read
+	// strictly: an entry it names neither way did not take either (issue
+	// 24), and is acknowledged again alone, counted and logged by its
+	// message id. Failed wins over succeeded for an entry named both ways.
+	failed := s.answerEntries(answer, b.plan.Failed, b.plan.FailedID, len(msgs))
+	var took map[int]bool
+	if b.plan.Succeeded != "" {
+		took = s.answerEntries(answer, b.plan.Succeeded, b.plan.SucceededID, len(msgs))
+	}
 	var again []*queue.Message
-	seen := make(map[int]bool, len(failed))
-	for _, f := range failed {
-		item, _ := f.(map[string]any)
-		id, _ := item[b.plan.FailedID].(string)
-		i, err := strconv.Atoi(id)
-		if err != nil || i < 0 || i >= len(msgs) || strconv.Itoa(i) != id || seen[i] {
-			s.log.Warn("the batch acknowledgement's answer names an entry it was not sent", "queue", s.queue, "entry_id", id)
+	nFailed, nUnanswered := 0, 0
+	for i, m := range msgs {
+		switch {
+		case failed[i]:
+			nFailed++
+		case took != nil && !took[i]:
+			nUnanswered++
+			s.log.Warn("the batch acknowledgement's answer names this entry neither as taken nor as failed; acknowledging it on its own",
+				"queue", s.queue, "message_id", m.ID, "provider_message_id", m.WireID, "entry_id", strconv.Itoa(i))
+		default:
 			continue
 		}
-		seen[i] = true
-		again = append(again, msgs[i])
+		again = append(again, m)
 	}
-	acks.FailedEntries += len(again)
-	if len(again) > 0 {
-		s.log.Warn("some entries of the batch acknowledgement failed; acknowledging them one by one", "queue", s.queue, "failed", len(again), "sent", len(msgs))
+	acks.FailedEntries += nFailed
+	acks.UnansweredEntries += nUnanswered
+	if nFailed > 0 {
+		s.log.Warn("some entries of the batch acknowledgement failed; acknowledging them one by one", "queue", s.queue, "failed", nFailed, "sent", len(msgs))
 	}
 	acks.Acknowledged += len(msgs) - len(again)
 	s.ackEach(ctx, again, acks)
+}
+
+// answerEntries reads the batch answer's list field by each item's id
+// field: the entries (their places in the call) it names. An id the call
+// was not sent, or named twice, is logged and left out.
+func (s *Source) answerEntries(answer map[string]any, list, idField string, sent int) map[int]bool {
+	items, _ := answer[list].([]any)
+	out := make(map[int]bool, len(items))
+	for _, f := range items {
+		item, _ := f.(map[string]any)
+		id, _ := item[idField].(string)
+		i, err := strconv.Atoi(id)
+		if err != nil || i < 0 || i >= sent || strconv.Itoa(i) != id || out[i] {
+			s.log.Warn("the batch acknowledgement's answer names an entry it was not sent", "queue", s.queue, "entry_id", id, "list", list)
+			continue
+		}
+		out[i] = true
+	}
+	return out
 }
 
 // ackEach acknowledges each message with its own call.

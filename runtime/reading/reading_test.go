@@ -254,6 +254,8 @@ var kindCases = []readCase{
 	{"email: validated", "", kinds(`"email":"CANARY"`), kindsBad(pr("email", RuleFormat))},
 	{"email: a display name is refused", "", kinds(`"email":"CANARY <a@b.co>"`), kindsBad(pr("email", RuleFormat))},
 	{"email: max_length", "", kinds(`"email":"aaaaaaaaaaaaaaaaaaaa@b.co"`), kindsBad(pr("email", RuleMaxLength))},
+	{"email: a bidirectional control is refused", "", kinds(`"email":"\u202emoc.live@ann"`), kindsBad(pr("email", RuleFormat))},
+	{"email: a C1 control is refused", "", kinds(`"email":"a\u009b@b.co"`), kindsBad(pr("email", RuleFormat))},
 	{"email: not a string", "", kinds(`"email":1`), kindsBad(pr("email", RuleType))},
 
 	{"url", "", kinds(`"url":"https://x.y/z"`), kindsKept(`{"url":"https://x.y/z"}`)},

@@ -3,7 +3,6 @@ package reading
 import (
 	"bytes"
 	"math"
-	"net/mail"
 	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
@@ -231,16 +230,10 @@ func appendLower(dst, s []byte) []byte {
 	return dst
 }
 
-// validEmail accepts a bare address as net/mail reads it: no display name, no
-// angle brackets, no comment, nothing around it.
-func validEmail(s []byte) bool {
-	if len(s) == 0 {
-		return false
-	}
-	text := string(s)
-	a, err := mail.ParseAddress(text)
-	return err == nil && a.Name == "" && a.Address == text
-}
+// validEmail accepts a bare address as ir.ValidEmail does (the one rule,
+// the checker's and the config's too): no display name, no angle brackets,
+// no comment, nothing around it, no control or bidirectional character.
+func validEmail(s []byte) bool { return ir.ValidEmail(string(s)) }
 
 // appendInstant reads RFC 3339 text, YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)
 // with T and Z in either case and at most nine fractional digits, and

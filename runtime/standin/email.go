@@ -16,8 +16,9 @@ import (
 // host and token pointed at it, each mail printed instead of sent.
 type mail struct {
 	out     io.Writer
-	token   string     // the bearer token each stand-in takes
-	mu      sync.Mutex // one mail's line at a time
+	shown   func(string) string // a producer's text as written on out (Options.Shown)
+	token   string              // the bearer token each stand-in takes
+	mu      sync.Mutex          // one mail's line at a time
 	servers []*emailfake.Server
 	names   []string
 }
@@ -60,7 +61,9 @@ func (w *World) wireEmail(c *ir.Connection, point func(*ir.Value, string) *ir.Va
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if m.out != nil {
-			fmt.Fprintf(m.out, "jadpo dev: mail (%s, not sent) to %s: %q — %s\n", name, mail.To, mail.Subject, mail.FirstLine())
+			// The recipient and the first line come from events: escaped
+			// (OSC 52 would write the clipboard, U+202E reorder the line).
+			fmt.Fprintf(m.out, "jadpo dev: mail (%s, not sent) to %s: %q — %s\n", name, m.shown(mail.To), mail.Subject, m.shown(mail.FirstLine()))
 		}
 	}
 	srv, err := emailfake.Start("", opts)

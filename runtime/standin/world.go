@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +40,12 @@ type Options struct {
 	// Mail is where each mail the email stand-ins take is printed; nil
 	// prints none.
 	Mail io.Writer
+	// Shown is how a producer's text (a mail's recipient and first line)
+	// is written on Mail: the CLI passes lang/termtext.Line, which the
+	// runtime may not import. Nil writes it quoted as strconv.QuoteToASCII
+	// does; either way no control or bidirectional character reaches a
+	// terminal.
+	Shown func(string) string
 	// Store names the events' store once the config is loaded (the CLI's
 	// rule); Start refuses it unless it is on this machine. Its error is
 	// returned as it is. Nil: no store is looked for.
@@ -123,7 +130,10 @@ func Start(ctx context.Context, plan *ir.Program, opts Options) (*World, error) 
 		dial = (&net.Dialer{Timeout: 30 * time.Second}).DialContext
 	}
 	w := &World{Plan: &p, queueURLs: map[string]string{}, cfQueues: map[string][2]string{}, dial: LoopbackOnly(dial)}
-	w.mail.out, w.mail.token = opts.Mail, opts.EmailToken
+	w.mail.out, w.mail.token, w.mail.shown = opts.Mail, opts.EmailToken, opts.Shown
+	if w.mail.shown == nil {
+		w.mail.shown = strconv.QuoteToASCII
+	}
 	if w.mail.token == "" {
 		w.mail.token = emailfake.DefaultToken
 	}

@@ -276,7 +276,7 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("acknowledge_batch's input: %v", got)
 	}
 	// acknowledge_batch's own keys.
-	if got := completionLabels(t, c, recv, rtext, at(rtext, "entries: input.entries", 0, 0)); fmt.Sprint(got) != "[call entries entry failed failed_id input]" {
+	if got := completionLabels(t, c, recv, rtext, at(rtext, "entries: input.entries", 0, 0)); fmt.Sprint(got) != "[call entries entry failed failed_id input succeeded succeeded_id]" {
 		t.Errorf("acknowledge_batch's keys: %v", got)
 	}
 }

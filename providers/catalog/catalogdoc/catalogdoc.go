@@ -332,6 +332,10 @@ func receivingText(b *strings.Builder, r *ir.Receiving) {
 	if bc := r.AcknowledgeBatch; bc != nil {
 		fmt.Fprintf(b, "- Acknowledge a batch: the settled messages of one receive in one `%s`, %s; the list `%s` holds an entry a message, %s. The answer's `%s` lists the entries that failed, each named by its `%s`: each is acknowledged once more on its own, and a call that fails as a whole falls back to acknowledging each message alone.\n",
 			bc.Operation, inputText(bc.Input), bc.Entries, inputText(bc.Entry), bc.Failed, bc.FailedID)
+		if bc.Succeeded != "" {
+			fmt.Fprintf(b, "  The answer is read strictly: its `%s` lists the entries that took, each named by its `%s`; an entry named in neither list is not taken as acknowledged but acknowledged once more on its own, and counted (`jadpo_acknowledge_unanswered_entries_total`).\n",
+				bc.Succeeded, bc.SucceededID)
+		}
 	}
 	b.WriteString("\n")
 }
