@@ -89,6 +89,9 @@ func (e *env) loadPlan(dir string, f *appFlags) (*ir.Program, error) {
 		}
 		return p, nil
 	}
+	if err := needProject(dir); err != nil {
+		return nil, err
+	}
 	res := check.Check(loadProject(dir))
 	if res.Diags.HasErrors() {
 		e.report("check", dir, "text", res)

@@ -41,9 +41,8 @@ func (e *env) packageCommand() *cobra.Command {
 			}
 			// Installing outside a project would make packages/ and jadpo.lock where no app
 			// reads them.
-			if _, err := os.Stat(filepath.Join(dir, "app.jadpo")); err != nil {
-				return cmdError{code: "not_a_project", exit: exitFound, msg: fmt.Sprintf(
-					"%s is not a project folder (it has no app.jadpo): run jadpo package add in the project's folder, or give it with --dir", folderName(dir))}
+			if err := needProject(dir); err != nil {
+				return err
 			}
 			var name string
 			var changed bool
@@ -91,6 +90,11 @@ func (e *env) packageCommand() *cobra.Command {
 			dir = d
 			if err := checkFormat(format); err != nil {
 				return err
+			}
+			if !fromCatalogue {
+				if err := needProject(dir); err != nil {
+					return err
+				}
 			}
 			if fromCatalogue {
 				if format == "json" {
