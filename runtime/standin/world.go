@@ -64,6 +64,9 @@ type Options struct {
 	// Services answers the calls to the app's json_http services; nil: a
 	// stand-in answering each call with a sample of its operation's output.
 	Services http.Handler
+	// Calls is where each call the service stand-in takes is printed (method, path,
+	// headers with secrets redacted, body, answer); nil prints none. Not with Services.
+	Calls io.Writer
 	// EmailToken is the token the email stand-ins take, and the app is
 	// given; "": emailfake.DefaultToken.
 	EmailToken string
@@ -108,6 +111,7 @@ type World struct {
 	queueURLs map[string]string // by app queue
 	inboxes   map[string]*inbox // SQL inbox tables, by app queue
 	mail      mail              // email.go
+	calls     calls             // calls.go
 }
 
 // Start starts the stand-ins, points a copy of plan's connections at them
@@ -124,6 +128,7 @@ func Start(ctx context.Context, plan *ir.Program, opts Options) (*World, error) 
 	}
 	w := &World{Plan: &p, queueURLs: map[string]string{}, cfQueues: map[string][2]string{}, dial: LoopbackOnly(dial)}
 	w.mail.out, w.mail.token = opts.Mail, opts.EmailToken
+	w.calls.out = opts.Calls
 	if w.mail.token == "" {
 		w.mail.token = emailfake.DefaultToken
 	}
@@ -439,7 +444,7 @@ func (w *World) wireCloudflare(c *ir.Connection, set map[string]string, point fu
 
 // startSink serves the app's json_http services: with services, or a
 // stand-in whose every call succeeds with an answer shaped like the
-// operation's output.
+// operation's output, unless Answer says otherwise (calls.go).
 func (w *World) startSink(services http.Handler) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -451,36 +456,8 @@ func (w *World) startSink(services http.Handler) error {
 		go func() { _ = w.sink.Serve(ln) }()
 		return nil
 	}
-	type route struct {
-		method string
-		re     *regexp.Regexp
-		output *ir.Type
-	}
-	var routes []route
-	for _, c := range w.Plan.Connections {
-		if c.Provider.Protocol != ir.ProtocolJSONHTTP {
-			continue
-		}
-		for _, o := range c.Operations {
-			pattern := "^" + regexp.MustCompile(`\\\{[^}]*\\\}`).ReplaceAllString(regexp.QuoteMeta(o.Path), `[^/]+`) + "$"
-			routes = append(routes, route{o.Method, regexp.MustCompile(pattern), o.Output})
-		}
-	}
-	mux := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		rw.Header().Set("Content-Type", "application/json")
-		for _, rt := range routes {
-			if rt.method == r.Method && rt.re.MatchString(r.URL.Path) {
-				var v any = map[string]any{}
-				if rt.output != nil {
-					v = sample(w.Plan, *rt.output, 0)
-				}
-				_ = json.NewEncoder(rw).Encode(v)
-				return
-			}
-		}
-		rw.WriteHeader(http.StatusNotFound)
-		fmt.Fprint(rw, `{"error":{"code":"not_found"}}`)
-	})
+	w.calls.answers = map[string]*answer{}
+	mux := w.sampleHandler()
 	w.sink = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = w.sink.Serve(ln) }()
 	return nil
