@@ -53,7 +53,7 @@ func (e *env) devCommand() *cobra.Command {
 			"then exits. --demo runs a scripted tour instead. docs/guide/when-something-fails.md walks a failing call.",
 		Example: "  jadpo dev examples/warehouse\n  jadpo dev examples/warehouse --demo\n" +
 			"  printf '/answer pack_order 503 2\\nwarehouse_queue {\"id\":\"m1\",\"type\":\"order_shipped\",...}\\n' | jadpo dev examples/warehouse",
-		Args:    cobra.MaximumNArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			dir, err := projectArg(args, dirFlag)
 			if err != nil {

@@ -17,9 +17,10 @@ import (
 func (e *env) packageCommand() *cobra.Command {
 	var dir string
 	root := &cobra.Command{
-		Use:     "package",
-		Short:   "Install and list the app's packages",
-		Example: "  jadpo package add AmazonSqs.v2012_11_05 --dir examples/warehouse\n  jadpo package list examples/warehouse",
+		Use:   "package",
+		Short: "Install, list, upgrade and remove the app's packages",
+		Example: "  jadpo package add AmazonSqs.v2012_11_05 --dir examples/warehouse\n  jadpo package list examples/warehouse\n" +
+			"  jadpo package upgrade AmazonSqs.v2012_11_05 --dir examples/warehouse\n  jadpo package remove Packing.v1 --dir examples/warehouse",
 	}
 	addDirFlag(root, &dir, true)
 	add := &cobra.Command{
@@ -168,7 +169,7 @@ func (e *env) packageCommand() *cobra.Command {
 			// An earlier catalogue copy keeps working as installed; updating
 			// is the user's choice.
 			for _, n := range newer {
-				fmt.Fprintf(e.stdout, "%s: the catalogue has a newer copy; `jadpo package add %s` updates it (the installed copy keeps working)\n", n, n)
+				fmt.Fprintf(e.stdout, "%s: the catalogue has a newer copy; `jadpo package upgrade %s` upgrades it (the installed copy keeps working)\n", n, n)
 			}
 			for _, p := range problems {
 				fmt.Fprintf(e.stderr, "%s: %s\n", p.Package, p.Message)
@@ -181,7 +182,7 @@ func (e *env) packageCommand() *cobra.Command {
 	}
 	list.Flags().BoolVar(&fromCatalogue, "catalogue", false, "list the packages built into the toolchain")
 	addFormatFlag(list, &format, false, false)
-	root.AddCommand(add, list)
+	root.AddCommand(add, list, e.packageRemoveCommand(&dir), e.packageUpgradeCommand(&dir))
 	return root
 }
 
