@@ -423,6 +423,7 @@ func (d *deliverer) attempt(ctx context.Context, cl claim) attempted {
 	case h == nil:
 		s.Outcome, s.ErrorCode = store.SettleFailed, CodeHandlerMissing
 		callErr = fmt.Errorf("the plan running now has no handler of %s for %s", c.Subscriber, c.EventName)
+		s.Error = callErr.Error()
 	default:
 		began := time.Now()
 		hctx, cancel := context.WithTimeout(ctx, d.timeout)
@@ -431,7 +432,7 @@ func (d *deliverer) attempt(ctx context.Context, cl claim) attempted {
 		took = max(time.Since(began), 1)
 		if callErr != nil {
 			code, temporary := classify(callErr)
-			s.ErrorCode = code
+			s.ErrorCode, s.Error = code, callErr.Error()
 			if temporary && c.Attempt < cl.budget {
 				s.Outcome = store.SettleRetryWait
 				s.NextAttemptAt = d.now().Add(cl.jitter)

@@ -100,7 +100,7 @@ func TestDevLoopFailsRetriesGivesUpAndSucceeds(t *testing.T) {
 
 	// The operator's view while dev runs: failed, with the last error's text and status.
 	out, errOut, code := runCLI("deliveries", "show", "d1", "--dir", dir)
-	if code != 0 || !strings.Contains(out, "failed") || !strings.Contains(out, "http_503") {
+	if code != 0 || !strings.Contains(out, "failed") || !strings.Contains(out, "last error:  jobs.create_job refused: http_503 (HTTP 503, temporary)") {
 		t.Fatalf("deliveries show d1 while dev runs: exit %d\n%s%s", code, out, errOut)
 	}
 	out, errOut, code = runCLI("deliveries", "retry", "d1", "--dir", dir)
@@ -112,6 +112,17 @@ func TestDevLoopFailsRetriesGivesUpAndSucceeds(t *testing.T) {
 	transcript := dev.stop()
 	if strings.Contains(transcript, "tok-very-secret-123") {
 		t.Fatalf("the token was printed:\n%s", transcript)
+	}
+	out, _, _ = runCLI("deliveries", "--state", "succeeded", "--dir", dir)
+	if !regexp.MustCompile(`d1\s+succeeded\s+subscriber pack_order`).MatchString(out) {
+		t.Fatalf("deliveries --state succeeded:\n%s", out)
+	}
+	out, _, _ = runCLI("deliveries", "--state", "all", "--dir", dir)
+	if !regexp.MustCompile(`d1\s+succeeded`).MatchString(out) {
+		t.Fatalf("deliveries --state all leaves out the succeeded delivery:\n%s", out)
+	}
+	if out, _, _ := runCLI("deliveries", "show", "d1", "--dir", dir); strings.Contains(out, "last error") {
+		t.Fatalf("a succeeded delivery shows an error:\n%s", out)
 	}
 	if os.Getenv("JADPO_WRITE_TRANSCRIPT") != "" {
 		_ = os.WriteFile(filepath.Join(os.Getenv("JADPO_WRITE_TRANSCRIPT")), []byte(transcript), 0o644)

@@ -110,6 +110,13 @@ func TestRunAndTickFinishTheMessageInHandOnASignal(t *testing.T) {
 				if !env.QueueEmpty() {
 					t.Fatalf("the message in hand was not finished: the queue holds it\n%s", c.out.String())
 				}
+				// Issue 30, item 7: the shutdown lines in order.
+				if out := c.out.String(); cmd == "run" {
+					stopping, stopped := strings.Index(out, `"msg":"stopping: finishing the messages in hand`), strings.Index(out, `"msg":"stopped"`)
+					if stopping < 0 || stopped < stopping {
+						t.Fatalf("the shutdown lines are out of order:\n%s", out)
+					}
+				}
 			})
 		}
 	}
