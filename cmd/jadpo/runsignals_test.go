@@ -6,6 +6,7 @@ package main
 // for conditions (bounded by the test's own deadline), never for a time.
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -163,5 +164,22 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// Issue 30, item 7: the shutdown lines in order. `stopping: finishing the messages in
+// hand` is logged before the run's context ends, so the run's `stopped` (written once Run
+// returns on that context) always comes after it; it came first when nothing was in hand.
+func TestStoppingIsLoggedBeforeTheRunEnds(t *testing.T) {
+	var errOut syncBuffer
+	e := &env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errOut}
+	ctx, stop := e.stopOnSignals(&appFlags{logFormat: "json"})
+	defer stop()
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	<-ctx.Done()
+	if !strings.Contains(errOut.String(), `"msg":"stopping: finishing the messages in hand; a second signal stops at once"`) {
+		t.Fatalf("the run's context ended before stopping was logged:\n%q", errOut.String())
 	}
 }
