@@ -453,7 +453,7 @@ func (d *deliverer) finish(ctx context.Context, a attempted, ok bool, err error,
 		return
 	}
 	if !ok {
-		d.log.Warn("delivery taken over by another claim; this settlement changes nothing", "delivery", c.ID, "subscriber", c.Subscriber,
+		d.log.Warn("delivery taken over by another claim; this settlement changes nothing", "delivery", store.DeliveryID(c.ID).String(), "subscriber", c.Subscriber,
 			"attempt", c.Attempt)
 		rep.Lost++
 		return

@@ -57,6 +57,28 @@ func TestOperatingDocumentsEveryLogLineAndMetric(t *testing.T) {
 			}
 			rel, _ := filepath.Rel(root, path)
 			ast.Inspect(f, func(n ast.Node) bool {
+				// One name per thing: a delivery is d4 and a parked message p7 in every log
+				// line, as in every command (a bare number was logged as parked_id=7).
+				var list []ast.Expr
+				switch x := n.(type) {
+				case *ast.CallExpr:
+					list = x.Args
+				case *ast.CompositeLit:
+					list = x.Elts
+				}
+				for i := 0; i+1 < len(list); i++ {
+					lit, ok := list[i].(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING || (lit.Value != `"delivery"` && lit.Value != `"parked_id"`) {
+						continue
+					}
+					if call, ok := list[i+1].(*ast.CallExpr); ok {
+						if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "String" {
+							continue
+						}
+					}
+					t.Errorf("%s:%d logs %s without its id's name (d4, p7): give store.DeliveryID(n).String() or store.ParkedID(n).String()",
+						rel, fset.Position(lit.Pos()).Line, lit.Value)
+				}
 				switch x := n.(type) {
 				case *ast.CallExpr:
 					sel, ok := x.Fun.(*ast.SelectorExpr)
