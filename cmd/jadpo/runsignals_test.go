@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -170,16 +171,40 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 // Issue 30, item 7: the shutdown lines in order. `stopping: finishing the messages in
 // hand` is logged before the run's context ends, so the run's `stopped` (written once Run
 // returns on that context) always comes after it; it came first when nothing was in hand.
+// Standard error is a slow writer here, so that the order does not hang on scheduling:
+// with the line written after the context ended, the end is seen first every time.
 func TestStoppingIsLoggedBeforeTheRunEnds(t *testing.T) {
-	var errOut syncBuffer
-	e := &env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errOut}
+	var mu sync.Mutex
+	var order []string
+	slow := writerFunc(func(p []byte) (int, error) {
+		time.Sleep(50 * time.Millisecond)
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, "logged: "+strings.TrimSpace(string(p)))
+		return len(p), nil
+	})
+	e := &env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: io.Discard, stderr: slow}
 	ctx, stop := e.stopOnSignals(&appFlags{logFormat: "json"})
 	defer stop()
 	if err := syscall.Kill(syscall.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	<-ctx.Done()
-	if !strings.Contains(errOut.String(), `"msg":"stopping: finishing the messages in hand; a second signal stops at once"`) {
-		t.Fatalf("the run's context ended before stopping was logged:\n%q", errOut.String())
+	mu.Lock()
+	order = append(order, "the run's context ended")
+	mu.Unlock()
+	waitFor(t, "the stopping line", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(order) == 2
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(order[0], `"msg":"stopping: finishing the messages in hand; a second signal stops at once"`) {
+		t.Fatalf("the run's context ended before stopping was logged: %q", order)
 	}
 }
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
