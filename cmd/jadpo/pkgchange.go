@@ -41,7 +41,7 @@ func (e *env) tryThenApply(dir, what string, change pkgChange) error {
 		return err
 	}
 	defer os.RemoveAll(trial)
-	if err := copyProject(dir, trial); err != nil {
+	if err := copyForTrial(dir, trial); err != nil {
 		return cmdError{code: "failed", exit: exitFound, msg: fmt.Sprintf("cannot copy the project for a trial: %v", err)}
 	}
 	if _, err := change(trial); err != nil {
@@ -77,6 +77,34 @@ func (e *env) tryThenApply(dir, what string, change pkgChange) error {
 	}
 	fmt.Fprintln(e.stdout, done)
 	return nil
+}
+
+// copyForTrial copies what a check reads of the project in dir to trial: everything but
+// build/ and hidden folders (.git), which the project's loader skips too.
+func copyForTrial(dir, trial string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if d.IsDir() {
+			if rel != "." && (rel == "build" || strings.HasPrefix(d.Name(), ".")) {
+				return fs.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(trial, rel), 0o755)
+		}
+		if !d.Type().IsRegular() {
+			// A symbolic link is copied as what it points at, when that is a file.
+			if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+				return nil
+			}
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(trial, rel), b, 0o644)
+	})
 }
 
 func diagKey(d *diag.Diagnostic) string {
