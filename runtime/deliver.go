@@ -423,6 +423,7 @@ func (d *deliverer) attempt(ctx context.Context, cl claim) attempted {
 	case h == nil:
 		s.Outcome, s.ErrorCode = store.SettleFailed, CodeHandlerMissing
 		callErr = fmt.Errorf("the plan running now has no handler of %s for %s", c.Subscriber, c.EventName)
+		s.Error = callErr.Error()
 	default:
 		began := time.Now()
 		hctx, cancel := context.WithTimeout(ctx, d.timeout)
@@ -431,7 +432,7 @@ func (d *deliverer) attempt(ctx context.Context, cl claim) attempted {
 		took = max(time.Since(began), 1)
 		if callErr != nil {
 			code, temporary := classify(callErr)
-			s.ErrorCode = code
+			s.ErrorCode, s.Error = code, callErr.Error()
 			if temporary && c.Attempt < cl.budget {
 				s.Outcome = store.SettleRetryWait
 				s.NextAttemptAt = d.now().Add(cl.jitter)
@@ -452,7 +453,7 @@ func (d *deliverer) finish(ctx context.Context, a attempted, ok bool, err error,
 		return
 	}
 	if !ok {
-		d.log.Warn("delivery taken over by another claim; this settlement changes nothing", "delivery", c.ID, "subscriber", c.Subscriber,
+		d.log.Warn("delivery taken over by another claim; this settlement changes nothing", "delivery", store.DeliveryID(c.ID).String(), "subscriber", c.Subscriber,
 			"attempt", c.Attempt)
 		rep.Lost++
 		return

@@ -389,7 +389,7 @@ func (r *Runtime) rereadRetried(ctx context.Context, rep *TickReport) error {
 		switch results[0].Outcome {
 		case store.Kept, store.Repeat:
 			rep.RetriedKept++
-			r.log.Info("kept after retry", "queue", qr.q.Name, "message_id", m.out.ID, "parked_id", pm.ID)
+			r.log.Info("kept after retry", "queue", qr.q.Name, "message_id", m.out.ID, "parked_id", store.ParkedID(pm.ID).String())
 		case store.Refused:
 			qr.park(ctx, m, store.ReasonUnreadable, []store.Problem{{Field: "", Rule: "store"}}, pm.ID, &parked)
 			rep.RetriedParked += parked.Parked

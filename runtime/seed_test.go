@@ -593,10 +593,24 @@ func TestSeedParkedNeverDropped(t *testing.T) {
 				if err := w.raw.Retry(w.ctx, w.clock.Now(), []store.ID{ps[0].ID, ps[1].ID}); err != nil {
 					t.Fatal(err)
 				}
-				rt := w.runtime(planWithDelayed(t), runtime.Options{})
+				var logged bytes.Buffer
+				rt := w.runtime(planWithDelayed(t), runtime.Options{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 				rep = w.tickWith(rt)
 				if rep.RetriedKept != 2 || rep.RetriedParked != 0 {
 					t.Fatalf("with a build listing the type %+v", rep)
+				}
+				// Issue 30, item 7: the parked message is named as everywhere else, p7.
+				lines := 0
+				for _, l := range strings.Split(logged.String(), "\n") {
+					if strings.Contains(l, `msg="kept after retry"`) {
+						lines++
+						if !strings.Contains(l, "parked_id=p") {
+							t.Errorf("the kept-after-retry line does not name the parked message as p7: %s", l)
+						}
+					}
+				}
+				if lines != 2 {
+					t.Fatalf("%d kept-after-retry lines, want 2:\n%s", lines, logged.String())
 				}
 				if s := w.stats(); s.ParkedTotal() != 0 || s.Outbox != 2 || s.ReceivedIDs != 2 {
 					t.Fatalf("after keeping the retried messages %+v", s)

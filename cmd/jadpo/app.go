@@ -42,6 +42,7 @@ func (f *appFlags) add(c *cobra.Command, withPlan bool) {
 type startupError struct {
 	msg  string
 	list []string
+	hint string // a last line: what to do
 }
 
 // Error is the message on one line (a cause that spans several, like pgx's
@@ -51,6 +52,9 @@ func (e startupError) Error() string {
 	s := oneLine(e.msg)
 	for _, item := range e.list {
 		s += "\n  - " + oneLine(item)
+	}
+	if e.hint != "" {
+		s += "\n" + e.hint
 	}
 	return s
 }
@@ -88,6 +92,9 @@ func (e *env) loadPlan(dir string, f *appFlags) (*ir.Program, error) {
 			return nil, startupError{msg: fmt.Sprintf("%s: %v", f.plan, err)}
 		}
 		return p, nil
+	}
+	if err := needProject(dir); err != nil {
+		return nil, err
 	}
 	res := check.Check(loadProject(dir))
 	if res.Diags.HasErrors() {
@@ -180,7 +187,14 @@ func (e *env) openSession(ctx context.Context, dir string, f *appFlags) (*sessio
 	}
 	cfg, err := runtime.LoadConfig(p, os.Environ(), filepath.Join(dir, ".env.local"))
 	if err != nil {
-		return nil, configProblems(err)
+		se := configProblems(err)
+		if strings.Contains(err.Error(), "is not set") && f.plan == "" {
+			// The README's `jadpo run examples/warehouse` on a fresh clone: say what it needs,
+			// and that trying the app locally is dev's.
+			se.hint = fmt.Sprintf("jadpo run and jadpo tick reach the app's real queues and services: set each in the environment or in %s.\n"+
+				"To try the app on this machine first, jadpo dev %s runs it against local stand-ins.", filepath.Join(shownPath(dir), ".env.local"), shownPath(dir))
+		}
+		return nil, se
 	}
 	url, from, err := storeURL(dir, p, cfg, f.database)
 	if err != nil {

@@ -40,7 +40,10 @@ func (e *env) buildCommand() *cobra.Command {
 			if target != "" && target != "native" && target != check.TargetWorkers {
 				return usageError{fmt.Errorf("--target must be native or workers, not %q", target)}
 			}
-			res := check.CheckTarget(loadProject(dir), target)
+			res, ok := projectOrReport(dir)
+			if ok {
+				res = check.CheckTarget(loadProject(dir), target)
+			}
 			if res.Diags.HasErrors() {
 				e.report("build", dir, format, res)
 				return exitError{exitFound}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/lang/diag"
+	"github.com/jadpo/jadpo/lang/source"
 )
 
 func (e *env) checkCommand() *cobra.Command {
@@ -30,7 +31,10 @@ func (e *env) checkCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res := check.Check(loadProject(dir))
+			res, ok := projectOrReport(dir)
+			if ok {
+				res = check.Check(loadProject(dir))
+			}
 			e.report("check", dir, format, res)
 			if res.Diags.HasErrors() {
 				return exitError{exitFound}
@@ -41,6 +45,22 @@ func (e *env) checkCommand() *cobra.Command {
 	addFormatFlag(c, &format, false, false)
 	addDirFlag(c, &dirFlag, false)
 	return c
+}
+
+// projectOrReport is ok when dir is a project folder, else the check's one diagnostic
+// saying so (toolchain.empty_project, naming the nearest project), nothing else read.
+// A folder that cannot be read is the loader's to report (toolchain.project_read_failed).
+func projectOrReport(dir string) (check.Result, bool) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return check.Result{}, true
+	}
+	why, fix := notAProject(dir)
+	if why == "" {
+		return check.Result{}, true
+	}
+	var l diag.List
+	l.Add("toolchain.empty_project", source.Range{}, why).WithHelp(fix)
+	return check.Result{Diags: l}, false
 }
 
 // report prints a check's result: JSON on stdout, or text on stderr.

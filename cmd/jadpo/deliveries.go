@@ -90,7 +90,7 @@ func (e *env) deliveriesCommand() *cobra.Command {
 	}
 	root := &cobra.Command{
 		Use:   "deliveries [dir]",
-		Short: "List, show, retry and dismiss failed deliveries and parked messages",
+		Short: "List, show, retry and dismiss deliveries and parked messages",
 		Long: "Deliveries reads the project's events' store (the one jadpo run and jadpo tick keep, found\n" +
 			"by the same rule: docs/guide/operating.md) and never creates or migrates one: a missing store is an error.",
 		Example: "  jadpo deliveries examples/warehouse\n" +
@@ -113,13 +113,13 @@ func (e *env) deliveriesCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&f.plan, "plan", "", "read the store's database from this plan")
 	addFormatFlag(root, &format, true, true)
 	stateFlag := func(c *cobra.Command) {
-		c.Flags().StringVar(&state, "state", "failed", "failed, pending, dismissed or all")
-		_ = c.RegisterFlagCompletionFunc("state", cobra.FixedCompletions([]string{"failed", "pending", "dismissed", "all"}, cobra.ShellCompDirectiveNoFileComp))
+		c.Flags().StringVar(&state, "state", "failed", "failed, pending, succeeded, dismissed or all")
+		_ = c.RegisterFlagCompletionFunc("state", cobra.FixedCompletions([]string{"failed", "pending", "succeeded", "dismissed", "all"}, cobra.ShellCompDirectiveNoFileComp))
 	}
 	stateFlag(root)
 	list := &cobra.Command{
 		Use:     "list [dir]",
-		Short:   "List failed deliveries and parked messages (--state to choose)",
+		Short:   "List failed deliveries and parked messages (--state: pending, succeeded, dismissed, all)",
 		Example: "  jadpo deliveries list examples/warehouse --state pending",
 		Args:    cobra.MaximumNArgs(1),
 		RunE:    listRun,
@@ -246,9 +246,9 @@ func (e *env) deliveriesCommand() *cobra.Command {
 func (e *env) listEntries(ctx context.Context, open storeOpener, state, format, command string) error {
 	ls := store.ListState(state)
 	switch ls {
-	case store.ListFailed, store.ListPending, store.ListDismissed, store.ListAll:
+	case store.ListFailed, store.ListPending, store.ListDismissed, store.ListSucceeded, store.ListAll:
 	default:
-		return usageError{fmt.Errorf("--state must be failed, pending, dismissed or all, not %q", state)}
+		return usageError{fmt.Errorf("--state must be failed, pending, succeeded, dismissed or all, not %q", state)}
 	}
 	st, url, err := open(ctx)
 	if err != nil {
@@ -312,10 +312,13 @@ func (e *env) printEntry(en store.Entry, withBody bool) {
 	if en.Code != "" {
 		fmt.Fprintf(w, "  code:        %s\n", line(en.Code))
 	}
+	if en.Error != "" {
+		fmt.Fprintf(w, "  last error:  %s\n", line(en.Error))
+	}
 	for _, p := range en.Problems {
 		field := p.Field
 		if field == "" {
-			field = "(the message)"
+			field = "(body)" // as the log names it (runtime.ProblemsText)
 		}
 		fmt.Fprintf(w, "  problem:     %s: %s\n", line(field), line(p.Rule))
 	}
@@ -356,7 +359,7 @@ var stdoutIsTerminal = func(w io.Writer) bool {
 func entryJSON(en store.Entry, withBody bool) map[string]any {
 	m := map[string]any{
 		"id": en.ID.String(), "state": string(en.State), "what": en.Label(), "source": en.Source,
-		"event": en.EventName, "wireType": en.WireType, "messageId": en.ReceivedID, "code": en.Code,
+		"event": en.EventName, "wireType": en.WireType, "messageId": en.ReceivedID, "code": en.Code, "error": en.Error,
 		"problems": en.Problems, "createdAt": en.CreatedAt.UTC(), "updatedAt": en.UpdatedAt.UTC(),
 	}
 	if en.Problems == nil {

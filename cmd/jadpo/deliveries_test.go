@@ -75,15 +75,12 @@ func newDeliveriesWorld(t *testing.T, kind string) *deliveriesWorld {
 			w.unlisted = e.ID
 		case e.ID.Kind == store.KindParked && e.Code == "unreadable":
 			w.unreadble = e.ID
+		case e.ID.Kind == store.KindDelivery && e.State == store.ListSucceeded:
+			// Issue 30, item 7: listed in all (it was left out).
+			w.succeeded = e.ID
 		}
 	}
-	// The succeeded delivery is not listed: it is the other one.
-	for _, n := range []int64{1, 2} {
-		if id := store.DeliveryID(n); id != w.failed {
-			w.succeeded = id
-		}
-	}
-	if w.failed.N == 0 || w.unlisted.N == 0 || w.unreadble.N == 0 {
+	if w.failed.N == 0 || w.succeeded.N == 0 || w.unlisted.N == 0 || w.unreadble.N == 0 {
 		t.Fatalf("store holds %+v", all)
 	}
 	return w
@@ -205,7 +202,8 @@ func TestDeliveriesList(t *testing.T) {
 				"failed":    {w.failed.String()},
 				"pending":   {w.unlisted.String()},
 				"dismissed": {w.unreadble.String()},
-				"all":       {w.failed.String(), w.unlisted.String(), w.unreadble.String()},
+				"succeeded": {w.succeeded.String()},
+				"all":       {w.failed.String(), w.succeeded.String(), w.unlisted.String(), w.unreadble.String()},
 			} {
 				code, out, _ := w.cli(t, "deliveries", "list", "--state", state)
 				lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
@@ -223,7 +221,7 @@ func TestDeliveriesList(t *testing.T) {
 				}
 			}
 			code, out, errs := w.cli(t, "deliveries", "list", "--state", "lost")
-			if code != 2 || out != "" || !strings.Contains(errs, "--state must be failed, pending, dismissed or all") {
+			if code != 2 || out != "" || !strings.Contains(errs, "--state must be failed, pending, succeeded, dismissed or all") {
 				t.Fatalf("--state lost: %d %q %q", code, out, errs)
 			}
 		})
@@ -326,7 +324,7 @@ func TestDeliveriesShow(t *testing.T) {
 			}
 			// An unreadable message shows its problems, field and rule.
 			_, out, _ = w.cli(t, "deliveries", "show", w.unreadble.String())
-			if !strings.Contains(out, "  problem:     (the message): json\n") {
+			if !strings.Contains(out, "  problem:     (body): json\n") {
 				t.Errorf("show unreadable:\n%s", out)
 			}
 			// A delivery: its message id, attempts and, with --body, the event.
@@ -351,7 +349,7 @@ func TestDeliveriesShow(t *testing.T) {
 			if body, _ := m["body"].(string); !strings.Contains(body, `"order_id"`) {
 				t.Errorf("show --body --json:\n%s", out)
 			}
-			// A succeeded delivery is shown, though never listed.
+			// A succeeded delivery is shown too.
 			if code, out, _ := w.cli(t, "deliveries", "show", w.succeeded.String()); code != 0 || !strings.Contains(out, "subscriber pack_order") {
 				t.Errorf("show succeeded: %d\n%s", code, out)
 			}

@@ -177,7 +177,7 @@ func TestNoResendKeyInAnyOutput(t *testing.T) {
 	}
 	defer st.Close()
 	entries, err := st.List(context.Background(), store.Filter{State: store.ListAll})
-	if err != nil || len(entries) != 3 {
+	if err != nil || len(entries) != 4 { // a parked message, and three deliveries, one succeeded
 		t.Fatalf("entries %+v (%v)", entries, err)
 	}
 	for _, en := range entries {
@@ -194,4 +194,37 @@ func TestNoResendKeyInAnyOutput(t *testing.T) {
 		"the echoing refusal's code":   "invalid_api_key",
 		"the key's config in the plan": `"resend_api_key"`,
 	})
+}
+
+// Issue 30, item 9: docs/guide/email.md said dev refuses a connection whose host does not
+// come from config; dev points every email connection at its stand-in however its host is
+// written (config, a literal, the package's own), and the guide now says so.
+func TestDevPointsEveryEmailHostAtTheStandIn(t *testing.T) {
+	guide, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "guide", "email.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(guide), "refuses to start") {
+		t.Fatal("docs/guide/email.md still says dev refuses a host that is not from config")
+	}
+	const sample = `orders_queue {"id":"o-1","type":"order_shipped","order_id":"o-1","customer_email":"ada@example.com","carrier":"dhl","summary":"Your order o-1 is on its way."}` + "\n"
+	for name, host := range map[string]string{
+		"config":  "    host: config.resend_host\n",
+		"literal": "    host: \"https://api.resend.com\"\n",
+		"package": "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := copyExample(t, "shipmail")
+			app := filepath.Join(dir, "app.jadpo")
+			b, _ := os.ReadFile(app)
+			s := strings.Replace(string(b), "    host: config.resend_host\n", host, 1)
+			if err := os.WriteFile(app, []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			errOut, code := runDevToEnd(t, dir, sample, "--log-format", "json")
+			if code != 0 || !strings.Contains(errOut, `jadpo dev: mail (mail, not sent) to ada@example.com: "Your order has shipped"`) {
+				t.Fatalf("dev with the host written as %s: exit %d\n%s", name, code, errOut)
+			}
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -12,18 +13,34 @@ import (
 )
 
 func (e *env) explainCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "explain CODE",
+	var list bool
+	c := &cobra.Command{
+		Use:   "explain CODE | --list",
 		Short: "Print a diagnostic code's page: what it means and how to fix it",
 		Long: "Explain prints the page of a diagnostic code (the code check prints in brackets, e.g.\n" +
 			"error[receiving.invalid]). The pages are built into the toolchain; each is also at\n" +
-			diag.DocsBase + "docs/diagnostics/<code>.md.",
-		Example: "  jadpo explain receiving.invalid",
-		Args:    cobra.ExactArgs(1),
+			diag.DocsBase + "docs/diagnostics/<code>.md. --list lists every code, its severity and title.",
+		Example: "  jadpo explain receiving.invalid\n  jadpo explain --list",
+		Args:    cobra.MaximumNArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return catalogueCodes(), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if list {
+				if len(args) > 0 {
+					return usageError{fmt.Errorf("--list lists every code: give it alone, or a code without --list")}
+				}
+				tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "CODE\tSEVERITY\tTITLE")
+				for _, code := range catalogueCodes() {
+					en := diag.Catalogue[code]
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", code, en.Severity, en.Title)
+				}
+				return tw.Flush()
+			}
+			if len(args) == 0 {
+				return usageError{fmt.Errorf("jadpo explain takes a code (say receiving.invalid), or --list to list them all")}
+			}
 			code := strings.TrimSpace(args[0])
 			// error[receiving.invalid] pasted whole reads as its code.
 			if i := strings.IndexByte(code, '['); i >= 0 && strings.HasSuffix(code, "]") {
@@ -43,9 +60,11 @@ func (e *env) explainCommand() *cobra.Command {
 			} else {
 				msg += "; a code looks like receiving.invalid (check prints it in brackets: error[receiving.invalid])"
 			}
-			return cmdError{code: "unknown_code", exit: exitFound, msg: msg}
+			return cmdError{code: "unknown_code", exit: exitFound, msg: msg + "; jadpo explain --list lists every code"}
 		},
 	}
+	c.Flags().BoolVar(&list, "list", false, "list every diagnostic code with its severity and title")
+	return c
 }
 
 func catalogueCodes() []string {

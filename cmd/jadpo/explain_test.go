@@ -34,3 +34,24 @@ func TestExplainUnknownCode(t *testing.T) {
 		}
 	}
 }
+
+// Issue 30, item 9: `jadpo explain --list` lists every code of the catalogue with its
+// severity and title, one a line; with a code too it is a usage error.
+func TestExplainListsEveryCode(t *testing.T) {
+	out, errOut, code := runCLI("explain", "--list")
+	if code != 0 {
+		t.Fatalf("explain --list: exit %d\n%s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if !strings.HasPrefix(lines[0], "CODE") || len(lines)-1 != len(catalogueCodes()) {
+		t.Fatalf("explain --list printed %d codes, the catalogue has %d:\n%s", len(lines)-1, len(catalogueCodes()), out)
+	}
+	for _, want := range []string{"receiving.invalid ", "toolchain.empty_project ", "a config field has no `binding`"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain --list lacks %q", want)
+		}
+	}
+	if _, _, code := runCLI("explain", "--list", "receiving.invalid"); code != exitUsage {
+		t.Errorf("explain --list CODE: exit %d, want %d", code, exitUsage)
+	}
+}

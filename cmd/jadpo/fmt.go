@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/format"
+	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/lang/source"
 	"github.com/jadpo/jadpo/lang/termtext"
 )
@@ -132,6 +135,11 @@ func (e *env) fmtPaths(args []string, write, check bool) error {
 			continue
 		}
 		if write {
+			if why := installedFile(path); why != "" {
+				fmt.Fprintf(e.stderr, "jadpo: %s\n", termtext.Line(why))
+				failed++
+				continue
+			}
 			if err := format.WriteFile(path, out); err != nil {
 				fmt.Fprintf(e.stderr, "jadpo: %s\n", termtext.Line(pathError(path, err)))
 				failed++
@@ -183,4 +191,40 @@ func pathError(path string, err error) string {
 		return re.Error()
 	}
 	return fmt.Sprintf("`%s`: %v", path, err)
+}
+
+// installedFile says why fmt -w leaves path alone when it is a file of a package installed
+// in a project (packages/<Name>/ beside a jadpo.lock that records Name): the lock holds the
+// installed files by their digests, so a rewrite would break the project's check, and
+// `jadpo package add` of the rewritten bytes would not take them either (a catalogue package
+// must be one of the catalogue's copies; a local one is installed from its source folder).
+// "" for any other file. docs/reference/formatting.md, "Installed packages".
+func installedFile(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	for dir := filepath.Dir(abs); filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
+		parent := filepath.Dir(dir)
+		if filepath.Base(parent) != lockfile.PackagesDir {
+			continue
+		}
+		project := filepath.Dir(parent)
+		if _, err := os.Stat(filepath.Join(project, lockfile.FileName)); err != nil {
+			continue
+		}
+		lock, err := lockfile.Read(project)
+		if err != nil {
+			continue
+		}
+		name := filepath.Base(dir)
+		if _, ok := lock.Get(name); !ok {
+			continue
+		}
+		return fmt.Sprintf("%s is a file of the installed package %s, which %s holds by its digest: "+
+			"fmt -w leaves it as it is, since a rewrite would break the lock. Format the package's own "+
+			"folder instead, then install it again from there (jadpo package add ./path/to/%s)",
+			path, name, filepath.Join(shownPath(project), lockfile.FileName), name)
+	}
+	return ""
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/cmd/internal/install"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
@@ -89,8 +90,11 @@ func (e *env) initCommand() *cobra.Command {
 		Long: "Init writes a starter app: one SQS queue (the " + starterPackage + " package from the\n" +
 			"catalogue, installed and locked), the default store, an events module, one subscriber,\n" +
 			".env.example with every setting's binding and a .gitignore. `jadpo check` passes on it and\n" +
-			"`jadpo dev` runs it with a stand-in SQS. The folder must be new or empty.",
-		Example: "  jadpo init signups\n  cd signups && jadpo check && jadpo dev",
+			"`jadpo dev` runs it with a stand-in SQS. The folder must be new or empty. The app, its queue,\n" +
+			"connection, events module, event and subscriber are named after the folder (lower_snake):\n" +
+			"jadpo init payments writes queue payments, event PaymentsReceived, subscriber handle_payments;\n" +
+			"jadpo init signups the sign-ups app (event UserSignedUp, subscriber welcome).",
+		Example: "  jadpo init signups\n  cd signups && jadpo check && jadpo dev\n  jadpo init payments    # the payments app: queue payments, event PaymentsReceived",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			dir := "."
@@ -142,8 +146,10 @@ func (e *env) initApp(dir string) error {
 			}
 		}
 	}
-	paths := make([]string, 0, len(starterFiles))
-	for p := range starterFiles {
+	name := appName(dir)
+	files := namedStarter(name)
+	paths := make([]string, 0, len(files))
+	for p := range files {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
@@ -151,7 +157,7 @@ func (e *env) initApp(dir string) error {
 		full := filepath.Join(dir, filepath.FromSlash(p))
 		err := os.MkdirAll(filepath.Dir(full), 0o755)
 		if err == nil {
-			err = os.WriteFile(full, []byte(starterFiles[p]), 0o644)
+			err = os.WriteFile(full, []byte(files[p]), 0o644)
 		}
 		if err != nil {
 			undo()
@@ -163,7 +169,71 @@ func (e *env) initApp(dir string) error {
 		return cmdError{code: "failed", exit: exitFound, msg: fmt.Sprintf("cannot install %s: %v", starterPackage, err)}
 	}
 	at := shownPath(dir)
-	fmt.Fprintf(e.stdout, "wrote a starter app in %s: app.jadpo, events/signups.jadpo, .env.example, .gitignore, and %s installed in packages/ and jadpo.lock\n", at, starterPackage)
-	fmt.Fprintf(e.stdout, "next: jadpo check %s, then jadpo dev %s and type: signups {\"id\":\"s-1\",\"user_id\":\"u-1\",\"email\":\"ada@example.com\"}\n", at, at)
+	fmt.Fprintf(e.stdout, "wrote a starter app in %s: app.jadpo, events/%s.jadpo, .env.example, .gitignore, and %s installed in packages/ and jadpo.lock\n", at, name, starterPackage)
+	fmt.Fprintf(e.stdout, "next: jadpo check %s, then jadpo dev %s and type: %s\n", at, at, starterSample(name))
 	return nil
+}
+
+// appName is the starter app's name, from the folder it is written to: lower_snake, a
+// letter first ("Payments-EU" -> payments_eu); "app" when nothing is left.
+func appName(dir string) string {
+	base := filepath.Base(dir)
+	if abs, err := filepath.Abs(dir); err == nil {
+		base = filepath.Base(abs)
+	}
+	var b strings.Builder
+	for _, c := range strings.ToLower(base) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9' && b.Len() > 0:
+			b.WriteRune(c)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "_"):
+			b.WriteByte('_')
+		}
+	}
+	name := strings.Trim(b.String(), "_")
+	if name == "" {
+		return "app"
+	}
+	return name
+}
+
+// namedStarter is the starter app named after name: its queue, connection and config field,
+// its events module, event and subscriber. "signups" is starterFiles as they are.
+func namedStarter(name string) map[string]string {
+	if name == "signups" {
+		return starterFiles
+	}
+	camel := ir.UpperCamel(name)
+	event := camel + "Received"
+	upper := strings.ToUpper(name)
+	app := strings.NewReplacer(
+		"// A starter app: receives sign-ups from an SQS queue, keeps each once in the\n// store, and runs the welcome subscriber for each.",
+		"// The "+name+" app: receives "+event+" events from an SQS queue, keeps each once\n// in the store, and runs the handle_"+name+" subscriber for each.",
+		"use events/signups { UserSignedUp }", "use events/"+name+" { "+event+" }",
+		"config AppConfig", "config "+camel+"Config",
+		"signups_queue_url: Url { binding: \"SIGNUPS_QUEUE_URL\" }", name+"_queue_url: Url { binding: \""+upper+"_QUEUE_URL\" }",
+		"connection signups {", "connection "+name+" {",
+		"queue_url: config.signups_queue_url", "queue_url: config."+name+"_queue_url",
+		"queue signups {", "queue "+name+" {",
+		"events: { UserSignedUp }", "events: { "+event+" }",
+		"subscriber welcome {", "subscriber handle_"+name+" {",
+		"on UserSignedUp(signup) {", "on "+event+"(received) {",
+	).Replace(starterFiles["app.jadpo"])
+	out := map[string]string{
+		"app.jadpo": app,
+		"events/" + name + ".jadpo": "// The events the app receives.\npublic event " + event + " {\n" +
+			"    reference: Text { min_length: 1 max_length: 64 }\n" +
+			"    note: Text? { max_length: 500 }\n}\n",
+		".env.example": strings.Replace(starterFiles[".env.example"], "SIGNUPS_QUEUE_URL=", upper+"_QUEUE_URL=", 1),
+		".gitignore":   starterFiles[".gitignore"],
+	}
+	return out
+}
+
+// starterSample is a message the starter app named name keeps, as typed at jadpo dev.
+func starterSample(name string) string {
+	if name == "signups" {
+		return `signups {"id":"s-1","user_id":"u-1","email":"ada@example.com"}`
+	}
+	return name + ` {"id":"m-1","reference":"r-1"}`
 }

@@ -115,3 +115,43 @@ func tree(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
+
+// Issue 30, item 9: `jadpo init payments` writes the payments app (it wrote the sign-ups
+// app whatever the name): its queue, connection, config field, events module, event and
+// subscriber are named after the folder; it checks, and dev keeps the sample init prints.
+func TestInitNamesTheAppAfterItsFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "payments")
+	out, errOut, code := runCLI("init", dir)
+	if code != 0 {
+		t.Fatalf("init: exit %d\n%s%s", code, out, errOut)
+	}
+	app, _ := os.ReadFile(filepath.Join(dir, "app.jadpo"))
+	for _, want := range []string{"use events/payments { PaymentsReceived }", "config PaymentsConfig {", `payments_queue_url: Url { binding: "PAYMENTS_QUEUE_URL" }`,
+		"connection payments {", "queue payments {", "events: { PaymentsReceived }", "subscriber handle_payments {"} {
+		if !strings.Contains(string(app), want) {
+			t.Errorf("app.jadpo lacks %q:\n%s", want, app)
+		}
+	}
+	for _, gone := range []string{"signup", "SignedUp", "welcome", "SIGNUPS"} {
+		if strings.Contains(string(app), gone) {
+			t.Errorf("app.jadpo still names %q:\n%s", gone, app)
+		}
+	}
+	if env, _ := os.ReadFile(filepath.Join(dir, ".env.example")); !strings.Contains(string(env), "PAYMENTS_QUEUE_URL=") {
+		t.Errorf(".env.example:\n%s", env)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "events", "payments.jadpo")); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runCLI("check", dir); code != 0 {
+		t.Fatalf("check: exit %d\n%s", code, errOut)
+	}
+	sample := out[strings.LastIndex(out, "type: ")+len("type: "):]
+	if !strings.HasPrefix(sample, `payments {`) {
+		t.Fatalf("init's sample: %q", sample)
+	}
+	errOut, code = runDevToEnd(t, dir, sample, "--log-format", "json")
+	if code != 0 || !strings.Contains(errOut, `"msg":"kept"`) || !strings.Contains(errOut, `"event":"PaymentsReceived"`) {
+		t.Fatalf("dev with init's sample: exit %d\n%s", code, errOut)
+	}
+}

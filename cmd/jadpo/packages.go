@@ -17,9 +17,10 @@ import (
 func (e *env) packageCommand() *cobra.Command {
 	var dir string
 	root := &cobra.Command{
-		Use:     "package",
-		Short:   "Install and list the app's packages",
-		Example: "  jadpo package add AmazonSqs.v2012_11_05 --dir examples/warehouse\n  jadpo package list examples/warehouse",
+		Use:   "package",
+		Short: "Install, list, upgrade and remove the app's packages",
+		Example: "  jadpo package add AmazonSqs.v2012_11_05 --dir examples/warehouse\n  jadpo package list examples/warehouse\n" +
+			"  jadpo package upgrade AmazonSqs.v2012_11_05 --dir examples/warehouse\n  jadpo package remove Packing.v1 --dir examples/warehouse",
 	}
 	addDirFlag(root, &dir, true)
 	add := &cobra.Command{
@@ -41,9 +42,8 @@ func (e *env) packageCommand() *cobra.Command {
 			}
 			// Installing outside a project would make packages/ and jadpo.lock where no app
 			// reads them.
-			if _, err := os.Stat(filepath.Join(dir, "app.jadpo")); err != nil {
-				return cmdError{code: "not_a_project", exit: exitFound, msg: fmt.Sprintf(
-					"%s is not a project folder (it has no app.jadpo): run jadpo package add in the project's folder, or give it with --dir", folderName(dir))}
+			if err := needProject(dir); err != nil {
+				return err
 			}
 			var name string
 			var changed bool
@@ -91,6 +91,11 @@ func (e *env) packageCommand() *cobra.Command {
 			dir = d
 			if err := checkFormat(format); err != nil {
 				return err
+			}
+			if !fromCatalogue {
+				if err := needProject(dir); err != nil {
+					return err
+				}
 			}
 			if fromCatalogue {
 				if format == "json" {
@@ -164,7 +169,7 @@ func (e *env) packageCommand() *cobra.Command {
 			// An earlier catalogue copy keeps working as installed; updating
 			// is the user's choice.
 			for _, n := range newer {
-				fmt.Fprintf(e.stdout, "%s: the catalogue has a newer copy; `jadpo package add %s` updates it (the installed copy keeps working)\n", n, n)
+				fmt.Fprintf(e.stdout, "%s: the catalogue has a newer copy; `jadpo package upgrade %s` upgrades it (the installed copy keeps working)\n", n, n)
 			}
 			for _, p := range problems {
 				fmt.Fprintf(e.stderr, "%s: %s\n", p.Package, p.Message)
@@ -177,7 +182,7 @@ func (e *env) packageCommand() *cobra.Command {
 	}
 	list.Flags().BoolVar(&fromCatalogue, "catalogue", false, "list the packages built into the toolchain")
 	addFormatFlag(list, &format, false, false)
-	root.AddCommand(add, list)
+	root.AddCommand(add, list, e.packageRemoveCommand(&dir), e.packageUpgradeCommand(&dir))
 	return root
 }
 

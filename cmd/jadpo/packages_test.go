@@ -144,7 +144,7 @@ func TestPackageListSaysNewerCopy(t *testing.T) {
 	}
 	writeTree(t, project, map[string][]byte{"jadpo.lock": lock})
 	out, errOut, code := runCLI("package", "list", "--dir", project)
-	want := sqs + ": the catalogue has a newer copy; `jadpo package add " + sqs + "` updates it"
+	want := sqs + ": the catalogue has a newer copy; `jadpo package upgrade " + sqs + "` upgrades it"
 	if code != 0 || !strings.Contains(out, "ok,newer_in_catalogue") || !strings.Contains(out, want) {
 		t.Fatalf("list with the earlier copy: exit %d\n%s%s", code, out, errOut)
 	}

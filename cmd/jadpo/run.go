@@ -154,10 +154,11 @@ func (e *env) stopOnSignals(f *appFlags) (context.Context, func()) {
 		case <-done:
 			return
 		}
-		cancel()
+		// Said before the context is done: the run's "stopped" comes after it.
 		if log, err := e.logger(f.logFormat); err == nil {
 			log.Info("stopping: finishing the messages in hand; a second signal stops at once")
 		}
+		cancel()
 		select {
 		case sig := <-sigs:
 			code := 130

@@ -6,12 +6,14 @@ package main
 // for conditions (bounded by the test's own deadline), never for a time.
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -110,6 +112,13 @@ func TestRunAndTickFinishTheMessageInHandOnASignal(t *testing.T) {
 				if !env.QueueEmpty() {
 					t.Fatalf("the message in hand was not finished: the queue holds it\n%s", c.out.String())
 				}
+				// Issue 30, item 7: the shutdown lines in order.
+				if out := c.out.String(); cmd == "run" {
+					stopping, stopped := strings.Index(out, `"msg":"stopping: finishing the messages in hand`), strings.Index(out, `"msg":"stopped"`)
+					if stopping < 0 || stopped < stopping {
+						t.Fatalf("the shutdown lines are out of order:\n%s", out)
+					}
+				}
 			})
 		}
 	}
@@ -158,3 +167,44 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// Issue 30, item 7: the shutdown lines in order. `stopping: finishing the messages in
+// hand` is logged before the run's context ends, so the run's `stopped` (written once Run
+// returns on that context) always comes after it; it came first when nothing was in hand.
+// Standard error is a slow writer here, so that the order does not hang on scheduling:
+// with the line written after the context ended, the end is seen first every time.
+func TestStoppingIsLoggedBeforeTheRunEnds(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	slow := writerFunc(func(p []byte) (int, error) {
+		time.Sleep(50 * time.Millisecond)
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, "logged: "+strings.TrimSpace(string(p)))
+		return len(p), nil
+	})
+	e := &env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: io.Discard, stderr: slow}
+	ctx, stop := e.stopOnSignals(&appFlags{logFormat: "json"})
+	defer stop()
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	<-ctx.Done()
+	mu.Lock()
+	order = append(order, "the run's context ended")
+	mu.Unlock()
+	waitFor(t, "the stopping line", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(order) == 2
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(order[0], `"msg":"stopping: finishing the messages in hand; a second signal stops at once"`) {
+		t.Fatalf("the run's context ended before stopping was logged: %q", order)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

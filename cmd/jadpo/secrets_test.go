@@ -327,7 +327,9 @@ func failurePaths(t *testing.T, w *secretsWorld, run func(wantCode int, args ...
 		t.Fatal(err)
 	}
 	out := run(1, "tick", missing, "--database", w.env.StoreURL)
-	want := "jadpo: cannot start: config field warehouse_queue_url (environment variable WAREHOUSE_QUEUE_URL) is not set (in the environment or .env.local)\n"
+	want := "jadpo: cannot start: config field warehouse_queue_url (environment variable WAREHOUSE_QUEUE_URL) is not set (in the environment or .env.local)\n" +
+		"jadpo run and jadpo tick reach the app's real queues and services: set each in the environment or in " + filepath.Join(shownPath(missing), ".env.local") +
+		".\nTo try the app on this machine first, jadpo dev " + shownPath(missing) + " runs it against local stand-ins.\n"
 	if out != want {
 		t.Errorf("missing config printed %q\nwant %q", out, want)
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -152,4 +153,103 @@ func loadProject(dir string) *project.Project {
 	p := project.Load(dir)
 	p.Catalogue = catalog.Builtin
 	return p
+}
+
+// notAProject is why dir is not a project folder and how to fix it (naming the nearest
+// project when there is one): "" when dir holds app.jadpo. Every command given a project
+// folder asks it first, before reading anything else in the folder, so a parent folder's
+// unrelated files are never walked.
+func notAProject(dir string) (why, fix string) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Sprintf("there is no folder %s", dir), "give the project's folder (the one holding app.jadpo)"
+		}
+		return fmt.Sprintf("cannot read the folder %s: %v", dir, err), "give the project's folder (the one holding app.jadpo)"
+	}
+	if !st.IsDir() {
+		return fmt.Sprintf("%s is a file, not a project folder", dir), "give the project's folder (the one holding app.jadpo)"
+	}
+	if _, err := os.Stat(filepath.Join(dir, "app.jadpo")); err == nil {
+		return "", ""
+	}
+	why = fmt.Sprintf("%s is not a project folder: it has no app.jadpo", folderName(dir))
+	near := nearProjects(dir)
+	switch {
+	case len(near) == 1:
+		fix = fmt.Sprintf("the nearest project is %s: give that folder, or run the command there", near[0])
+	case len(near) > 1:
+		shown := near
+		if len(shown) > 5 {
+			shown = append(shown[:5:5], fmt.Sprintf("%d more", len(near)-5))
+		}
+		fix = fmt.Sprintf("the nearest projects are %s: give one of them", strings.Join(shown, ", "))
+	default:
+		fix = "a project is a folder holding app.jadpo: give one, or start one with jadpo init DIR"
+	}
+	return why, fix
+}
+
+// nearProjects are the project folders nearest dir: the closest folder above holding
+// app.jadpo, and those below at the least depth (at most 3 levels down, skipping hidden
+// folders, build/, packages/ and node_modules/), as paths to give on the command line.
+func nearProjects(dir string) []string {
+	var out []string
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	for up := filepath.Dir(abs); ; up = filepath.Dir(up) {
+		if _, err := os.Stat(filepath.Join(up, "app.jadpo")); err == nil {
+			shown := shownPath(up)
+			if shown == "." {
+				shown = "the current folder"
+			}
+			out = append(out, shown)
+			break
+		}
+		if filepath.Dir(up) == up {
+			break
+		}
+	}
+	level := []string{dir}
+	seen := 0
+	for depth := 1; depth <= 3 && len(level) > 0; depth++ {
+		var next, found []string
+		for _, d := range level {
+			entries, err := os.ReadDir(d)
+			if err != nil {
+				continue
+			}
+			for _, en := range entries {
+				n := en.Name()
+				if !en.IsDir() || strings.HasPrefix(n, ".") || n == "build" || n == "packages" || n == "node_modules" {
+					continue
+				}
+				if seen++; seen > 2000 {
+					break
+				}
+				sub := filepath.Join(d, n)
+				if _, err := os.Stat(filepath.Join(sub, "app.jadpo")); err == nil {
+					found = append(found, sub)
+				} else {
+					next = append(next, sub)
+				}
+			}
+		}
+		if len(found) > 0 {
+			sort.Strings(found)
+			return append(out, found...)
+		}
+		level = next
+	}
+	return out
+}
+
+// needProject is notAProject as a command's error.
+func needProject(dir string) error {
+	if why, fix := notAProject(dir); why != "" {
+		return cmdError{code: "not_a_project", exit: exitFound, msg: why + "; " + fix}
+	}
+	return nil
 }

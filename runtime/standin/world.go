@@ -40,8 +40,8 @@ type Options struct {
 	// Mail is where each mail the email stand-ins take is printed; nil
 	// prints none.
 	Mail io.Writer
-	// Shown is how a producer's text (a mail's recipient and first line)
-	// is written on Mail: the CLI passes lang/termtext.Line, which the
+	// Shown is how a producer's text (a mail's recipient and first line, a
+	// call's path, headers and body) is written on Mail and Calls: the CLI passes lang/termtext.Line, which the
 	// runtime may not import. Nil writes it quoted as strconv.QuoteToASCII
 	// does; either way no control or bidirectional character reaches a
 	// terminal.
@@ -71,6 +71,9 @@ type Options struct {
 	// Services answers the calls to the app's json_http services; nil: a
 	// stand-in answering each call with a sample of its operation's output.
 	Services http.Handler
+	// Calls is where each call the service stand-in takes is printed (method, path,
+	// headers with secrets redacted, body, answer); nil prints none. Not with Services.
+	Calls io.Writer
 	// EmailToken is the token the email stand-ins take, and the app is
 	// given; "": emailfake.DefaultToken.
 	EmailToken string
@@ -115,6 +118,7 @@ type World struct {
 	queueURLs map[string]string // by app queue
 	inboxes   map[string]*inbox // SQL inbox tables, by app queue
 	mail      mail              // email.go
+	calls     calls             // calls.go
 }
 
 // Start starts the stand-ins, points a copy of plan's connections at them
@@ -134,6 +138,7 @@ func Start(ctx context.Context, plan *ir.Program, opts Options) (*World, error) 
 	if w.mail.shown == nil {
 		w.mail.shown = strconv.QuoteToASCII
 	}
+	w.calls.out, w.calls.escape = opts.Calls, opts.Shown
 	if w.mail.token == "" {
 		w.mail.token = emailfake.DefaultToken
 	}
@@ -449,7 +454,7 @@ func (w *World) wireCloudflare(c *ir.Connection, set map[string]string, point fu
 
 // startSink serves the app's json_http services: with services, or a
 // stand-in whose every call succeeds with an answer shaped like the
-// operation's output.
+// operation's output, unless Answer says otherwise (calls.go).
 func (w *World) startSink(services http.Handler) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -461,36 +466,8 @@ func (w *World) startSink(services http.Handler) error {
 		go func() { _ = w.sink.Serve(ln) }()
 		return nil
 	}
-	type route struct {
-		method string
-		re     *regexp.Regexp
-		output *ir.Type
-	}
-	var routes []route
-	for _, c := range w.Plan.Connections {
-		if c.Provider.Protocol != ir.ProtocolJSONHTTP {
-			continue
-		}
-		for _, o := range c.Operations {
-			pattern := "^" + regexp.MustCompile(`\\\{[^}]*\\\}`).ReplaceAllString(regexp.QuoteMeta(o.Path), `[^/]+`) + "$"
-			routes = append(routes, route{o.Method, regexp.MustCompile(pattern), o.Output})
-		}
-	}
-	mux := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		rw.Header().Set("Content-Type", "application/json")
-		for _, rt := range routes {
-			if rt.method == r.Method && rt.re.MatchString(r.URL.Path) {
-				var v any = map[string]any{}
-				if rt.output != nil {
-					v = sample(w.Plan, *rt.output, 0)
-				}
-				_ = json.NewEncoder(rw).Encode(v)
-				return
-			}
-		}
-		rw.WriteHeader(http.StatusNotFound)
-		fmt.Fprint(rw, `{"error":{"code":"not_found"}}`)
-	})
+	w.calls.answers = map[string]*answer{}
+	mux := w.sampleHandler()
 	w.sink = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = w.sink.Serve(ln) }()
 	return nil

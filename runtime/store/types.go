@@ -257,17 +257,25 @@ type Settlement struct {
 	NextAttemptAt time.Time
 	// ErrorCode is the last error's code ("http.429", "timeout"), "" for none.
 	ErrorCode string
+	// Error is the last error's text as the log has it ("jobs.create_job refused:
+	// http_503 (HTTP 503, temporary)"), at most MaxErrorText bytes; "" for none.
+	Error string
 }
+
+// MaxErrorText is the most of an error's text a delivery keeps.
+const MaxErrorText = 1024
 
 // ListState selects what List lists.
 type ListState string
 
 // The states List filters on. A delivery that is pending, running or waiting to retry is
-// listed as pending; succeeded deliveries are never listed.
+// listed as pending; succeeded deliveries only by ListSucceeded and ListAll (parked
+// messages never succeed).
 const (
 	ListFailed    ListState = "failed"
 	ListPending   ListState = "pending"
 	ListDismissed ListState = "dismissed"
+	ListSucceeded ListState = "succeeded"
 	ListAll       ListState = "all"
 )
 
@@ -300,7 +308,9 @@ type Entry struct {
 	// one was read before it was parked ("" when none was).
 	ReceivedID string
 	// Code is the delivery's last error code, or the parked message's reason.
-	Code        string
+	Code string
+	// Error is the delivery's last error's text (Settlement.Error), "" when none was kept.
+	Error       string
 	Problems    []Problem
 	Attempts    int
 	MaxAttempts int

@@ -93,7 +93,7 @@ func Install(projectDir, name string, files map[string][]byte) (changed bool, er
 	}
 	if len(others) > 0 {
 		return false, fmt.Errorf("%s is installed already and an app uses one version of a package: "+
-			"to install %s, remove %s/%s/ and its line in %s first", others[0], name, lockfile.PackagesDir, others[0], lockfile.FileName)
+			"to move to %s, run jadpo package upgrade %s %s (or jadpo package remove %s first)", others[0], name, others[0], upgradeArg(name, files), others[0])
 	}
 
 	dir := filepath.Join(projectDir, lockfile.PackagesDir, name)
@@ -124,6 +124,15 @@ func Install(projectDir, name string, files map[string][]byte) (changed bool, er
 		return false, err
 	}
 	return true, nil
+}
+
+// upgradeArg is how `jadpo package upgrade` is given the package being installed: its
+// catalogue name, else its folder.
+func upgradeArg(name string, files map[string][]byte) string {
+	if catalog.Has(name) {
+		return name
+	}
+	return "./path/to/" + name
 }
 
 func writeFiles(dir string, files map[string][]byte) error {

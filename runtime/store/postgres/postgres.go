@@ -565,7 +565,7 @@ func settleArgs(st store.Settlement, now time.Time) []any {
 		t = sqlcommon.Micro(t)
 		next = &t
 	}
-	return []any{st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), now}
+	return []any{st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), now, nullText(sqlcommon.ErrorText(st))}
 }
 
 // SettleDeliveries settles many deliveries in one transaction, each under its own token.
@@ -682,18 +682,18 @@ func collectDeliveries(rows pgx.Rows) ([]store.Entry, error) {
 		attempts                                int32
 		maxAttempts                             *int32
 		next, created, updated                  time.Time
-		code, body, headers                     *string
+		code, body, headers, lastErr            *string
 		settled, dismissed                      *time.Time
 	)
 	_, err := pgx.ForEachRow(rows, []any{&id, &state, &subscriber, &attempts, &maxAttempts, &next, &code, &created,
-		&updated, &settled, &dismissed, &source, &event, &recID, &body, &headers}, func() error {
+		&updated, &settled, &dismissed, &source, &event, &recID, &lastErr, &body, &headers}, func() error {
 		hs, err := sqlcommon.ParseHeaders(deref(headers), headers != nil)
 		if err != nil {
 			return err
 		}
 		e := store.Entry{
 			ID: store.DeliveryID(id), State: sqlcommon.ListStateOfDelivery(state), RowState: state,
-			Source: source, Subscriber: subscriber, EventName: event, ReceivedID: recID, Code: deref(code),
+			Source: source, Subscriber: subscriber, EventName: event, ReceivedID: recID, Code: deref(code), Error: deref(lastErr),
 			Attempts: int(attempts), MaxAttempts: int(deref(maxAttempts)),
 			CreatedAt: created.UTC(), UpdatedAt: updated.UTC(), SettledAt: utc(settled), DismissedAt: utc(dismissed),
 			Headers: hs,

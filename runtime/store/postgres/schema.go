@@ -122,6 +122,15 @@ CREATE INDEX jadpo_deliveries_succeeded ON jadpo_deliveries (settled_at) WHERE s
 CREATE INDEX jadpo_deliveries_dismissed ON jadpo_deliveries (dismissed_at) WHERE state = 'dismissed';
 CREATE INDEX jadpo_parked_messages_dismissed ON jadpo_parked_messages (dismissed_at) WHERE state = 'dismissed';
 `,
+}, {
+	Version: 6,
+	Name:    "the text of the last error of a delivery",
+	// The text of the last attempt's error beside its code (`jadpo deliveries
+	// show`), NULL when none; rows settled before stay NULL. Nullable without
+	// a default: no rewrite.
+	SQL: `
+ALTER TABLE jadpo_deliveries ADD COLUMN last_error text;
+`,
 }}
 
 // SchemaSQL is the store's whole PostgreSQL schema as one SQL text, written by jadpo build

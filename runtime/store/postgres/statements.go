@@ -150,6 +150,7 @@ SET state = $3::text,
     attempts = CASE WHEN $3::text = 'pending' THEN attempts - 1 ELSE attempts END,
     next_attempt_at = COALESCE($4::timestamptz, next_attempt_at),
     last_error_code = CASE WHEN $3::text = 'pending' THEN last_error_code ELSE $5::text END,
+    last_error = CASE WHEN $3::text = 'pending' THEN last_error ELSE $7::text END,
     lease_expires_at = NULL,
     settled_at = CASE WHEN $3::text IN ('succeeded', 'failed') THEN $6::timestamptz END,
     updated_at = $6::timestamptz
@@ -158,7 +159,7 @@ WHERE id = $1 AND fencing_token = $2 AND state = 'running'`,
 
 const deliveryColumns = `d.id, d.state, d.subscriber, d.attempts, d.max_attempts, d.next_attempt_at,
     d.last_error_code, d.created_at, d.updated_at, d.settled_at, d.dismissed_at,
-    o.source, o.event_name, o.received_id`
+    o.source, o.event_name, o.received_id, d.last_error`
 
 var stmtListDeliveries = sqlcommon.Statement{
 	Name:   "list deliveries",

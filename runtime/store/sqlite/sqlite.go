@@ -651,7 +651,7 @@ func settleArgs(st store.Settlement, now time.Time) []any {
 	if t, ok := sqlcommon.NextAttemptAt(st, now); ok {
 		next = sql.NullInt64{Int64: micros(t), Valid: true}
 	}
-	return []any{st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), micros(now)}
+	return []any{st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), micros(now), nullText(sqlcommon.ErrorText(st))}
 }
 
 // SettleDeliveries settles many deliveries in one transaction (one fsync), each under its
@@ -776,10 +776,10 @@ func scanDelivery(rows *sql.Rows) (store.Entry, error) {
 		state, subscriber, source, event, recv string
 		attempts                               int
 		maxAttempts, settled, dismissed        sql.NullInt64
-		code, body, headers                    sql.NullString
+		code, body, headers, lastErr           sql.NullString
 	)
 	if err := rows.Scan(&id, &state, &subscriber, &attempts, &maxAttempts, &next, &code, &created, &updated,
-		&settled, &dismissed, &source, &event, &recv, &body, &headers); err != nil {
+		&settled, &dismissed, &source, &event, &recv, &lastErr, &body, &headers); err != nil {
 		return store.Entry{}, err
 	}
 	hs, err := sqlcommon.ParseHeaders(headers.String, headers.Valid)
@@ -788,7 +788,7 @@ func scanDelivery(rows *sql.Rows) (store.Entry, error) {
 	}
 	e := store.Entry{
 		ID: store.DeliveryID(id), State: sqlcommon.ListStateOfDelivery(state), RowState: state,
-		Source: source, Subscriber: subscriber, EventName: event, ReceivedID: recv, Code: code.String,
+		Source: source, Subscriber: subscriber, EventName: event, ReceivedID: recv, Code: code.String, Error: lastErr.String,
 		Attempts: attempts, MaxAttempts: int(maxAttempts.Int64),
 		CreatedAt: fromMicros(created), UpdatedAt: fromMicros(updated),
 		SettledAt: fromNullMicros(settled), DismissedAt: fromNullMicros(dismissed),

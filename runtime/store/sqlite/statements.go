@@ -91,6 +91,7 @@ SET state = ?3,
     attempts = CASE WHEN ?3 = 'pending' THEN attempts - 1 ELSE attempts END,
     next_attempt_at = COALESCE(?4, next_attempt_at),
     last_error_code = CASE WHEN ?3 = 'pending' THEN last_error_code ELSE ?5 END,
+    last_error = CASE WHEN ?3 = 'pending' THEN last_error ELSE ?7 END,
     lease_expires_at = NULL,
     settled_at = CASE WHEN ?3 IN ('succeeded', 'failed') THEN ?6 END,
     updated_at = ?6
@@ -99,7 +100,7 @@ WHERE id = ?1 AND fencing_token = ?2 AND state = 'running'`, tDeliveries)
 
 const deliveryColumns = `d.id, d.state, d.subscriber, d.attempts, d.max_attempts, d.next_attempt_at,
     d.last_error_code, d.created_at, d.updated_at, d.settled_at, d.dismissed_at,
-    o.source, o.event_name, o.received_id`
+    o.source, o.event_name, o.received_id, d.last_error`
 
 const parkedColumns = `id, state, source, wire_type, event_name, reason, problems, body_sha256,
     created_at, updated_at, dismissed_at, received_id`

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -84,6 +85,7 @@ func Run(t *testing.T, h Harness) {
 		{"ConcurrentClaims", testConcurrentClaims},
 		{"RetryDismissStateMachine", testRetryDismissStateMachine},
 		{"ListAndShow", testListAndShow},
+		{"LastErrorTextAndSucceededListed", testLastErrorTextAndSucceededListed},
 		{"Housekeep", testHousekeep},
 		{"HousekeepRetentionRules", testHousekeepRetentionRules},
 		{"HousekeepBacklogInBatches", testHousekeepBacklogInBatches},
@@ -1553,4 +1555,52 @@ SELECT source, event_name, event_json, received_id, created_at, headers, settled
 		t.Fatalf("%d statements for %d rows in batches of %d", statements, total, batch)
 	}
 	wantCounts(t, s, counts{Received: int64(received), Outbox: int64(received), Deliveries: int64(received)})
+}
+
+// Issue 30, item 7: a settlement's error text is kept beside its code and shown (cut to
+// MaxErrorText, valid UTF-8), a released claim keeps the last one, a success keeps none; a
+// succeeded delivery is listed by ListSucceeded and ListAll, never by ListFailed.
+func testLastErrorTextAndSucceededListed(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "m-1", "pack_order"), keepOf(srcWarehouse, "m-2", "pack_order")), store.Kept, store.Kept)
+	cl := claim(t, s, t0, 10, time.Minute)
+	if len(cl) != 2 {
+		t.Fatalf("claimed %d", len(cl))
+	}
+	const text = "jobs.create_job refused: http_503 (HTTP 503, temporary)"
+	if !settle(t, s, t0, store.Settlement{ID: cl[0].ID, Token: cl[0].Token, Outcome: store.SettleRetryWait, NextAttemptAt: t0, ErrorCode: "http_503", Error: text}) {
+		t.Fatal("settle d1")
+	}
+	if !settle(t, s, t0, store.Settlement{ID: cl[1].ID, Token: cl[1].Token, Outcome: store.SettleSucceeded, Error: "ignored"}) {
+		t.Fatal("settle d2")
+	}
+	if e := show(t, s, store.DeliveryID(cl[0].ID), false); e.Error != text || e.Code != "http_503" {
+		t.Fatalf("show d1: code %q error %q", e.Code, e.Error)
+	}
+	// Released: the last error stays. Failed with a long text: cut.
+	again := claim(t, s, t0.Add(time.Second), 10, time.Minute)
+	if len(again) != 1 {
+		t.Fatalf("claimed again %d", len(again))
+	}
+	if !settle(t, s, t0.Add(time.Second), store.Settlement{ID: again[0].ID, Token: again[0].Token, Outcome: store.SettleReleased}) {
+		t.Fatal("release d1")
+	}
+	if e := show(t, s, store.DeliveryID(cl[0].ID), false); e.Error != text {
+		t.Fatalf("a release lost the last error: %q", e.Error)
+	}
+	again = claim(t, s, t0.Add(2*time.Second), 10, time.Minute)
+	long := strings.Repeat("é", store.MaxErrorText)
+	if !settle(t, s, t0.Add(2*time.Second), store.Settlement{ID: again[0].ID, Token: again[0].Token, Outcome: store.SettleFailed, ErrorCode: "handler", Error: long}) {
+		t.Fatal("fail d1")
+	}
+	e := show(t, s, store.DeliveryID(cl[0].ID), false)
+	if len(e.Error) > store.MaxErrorText || len(e.Error) < store.MaxErrorText-1 || !utf8.ValidString(e.Error) {
+		t.Fatalf("a long error kept as %d bytes (valid %v)", len(e.Error), utf8.ValidString(e.Error))
+	}
+	if e := show(t, s, store.DeliveryID(cl[1].ID), false); e.Error != "" || e.State != store.ListSucceeded {
+		t.Fatalf("show d2: state %s error %q", e.State, e.Error)
+	}
+	wantIDs(t, "succeeded", list(t, s, store.Filter{State: store.ListSucceeded}), store.DeliveryID(cl[1].ID))
+	wantIDs(t, "failed", list(t, s, store.Filter{State: store.ListFailed}), store.DeliveryID(cl[0].ID))
+	wantIDs(t, "all", list(t, s, store.Filter{State: store.ListAll}), store.DeliveryID(cl[0].ID), store.DeliveryID(cl[1].ID))
 }

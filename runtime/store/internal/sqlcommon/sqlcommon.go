@@ -300,10 +300,12 @@ func ListStates(f store.Filter) (deliveries, parked []string, err error) {
 		return []string{"pending", "running", "retry_wait"}, []string{"pending"}, nil
 	case store.ListDismissed:
 		return []string{"dismissed"}, []string{"dismissed"}, nil
+	case store.ListSucceeded:
+		return []string{"succeeded"}, []string{}, nil
 	case store.ListAll:
-		return []string{"failed", "pending", "running", "retry_wait", "dismissed"}, []string{"failed", "pending", "dismissed"}, nil
+		return []string{"failed", "pending", "running", "retry_wait", "succeeded", "dismissed"}, []string{"failed", "pending", "dismissed"}, nil
 	}
-	return nil, nil, fmt.Errorf("store: list: unknown state %q (failed, pending, dismissed, all)", f.State)
+	return nil, nil, fmt.Errorf("store: list: unknown state %q (failed, pending, dismissed, succeeded, all)", f.State)
 }
 
 // ListStateOfDelivery is the listing state of a delivery's row state.
@@ -313,8 +315,27 @@ func ListStateOfDelivery(state string) store.ListState {
 		return store.ListFailed
 	case "dismissed":
 		return store.ListDismissed
+	case "succeeded":
+		return store.ListSucceeded
 	}
 	return store.ListPending
+}
+
+// ErrorText is the error text a settlement keeps: none for a success, at most
+// store.MaxErrorText bytes (cut at a character's start), valid UTF-8.
+func ErrorText(st store.Settlement) string {
+	if st.Outcome == store.SettleSucceeded || st.Error == "" {
+		return ""
+	}
+	s := strings.ToValidUTF8(st.Error, "\uFFFD")
+	if len(s) > store.MaxErrorText {
+		cut := store.MaxErrorText
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
+	return strings.ReplaceAll(s, "\x00", "")
 }
 
 // MergeEntries merges the entries of both tables oldest first (then deliveries before
