@@ -731,7 +731,7 @@ type SemanticTokensRangeParams struct {
 // SemanticTokens is LSP's SemanticTokens. @since 3.16.0
 type SemanticTokens struct {
 	// The actual tokens.
-	Data []int `json:"data"`
+	Data []uint32 `json:"data"`
 	// An optional result id. If provided and clients support delta updating the
 	// client will include the result id in the next semantic token request. A
 	// server can then instead of computing all semantic tokens again simply send a
@@ -749,7 +749,7 @@ type SemanticTokensDelta struct {
 // SemanticTokensEdit is LSP's SemanticTokensEdit. @since 3.16.0
 type SemanticTokensEdit struct {
 	// The elements to insert.
-	Data []int `json:"data"`
+	Data []uint32 `json:"data"`
 	// The count of elements to remove.
 	DeleteCount int `json:"deleteCount"`
 	// The start offset of the edit.

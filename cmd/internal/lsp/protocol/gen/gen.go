@@ -149,9 +149,10 @@ var Types = []Type{
 	{Name: "SemanticTokensParams", Fields: []string{"textDocument"}},
 	{Name: "SemanticTokensDeltaParams", Fields: []string{"previousResultId", "textDocument"}},
 	{Name: "SemanticTokensRangeParams", Fields: []string{"range", "textDocument"}},
-	{Name: "SemanticTokens", Fields: []string{"data", "resultId"}},
+	// The tokens' integers as the server encodes them (uinteger is int elsewhere).
+	{Name: "SemanticTokens", Fields: []string{"data", "resultId"}, Over: map[string]Field{"data": {Type: "[]uint32"}}},
 	{Name: "SemanticTokensDelta", Fields: []string{"edits", "resultId"}},
-	{Name: "SemanticTokensEdit", Fields: []string{"data", "deleteCount", "start"}, Over: map[string]Field{"data": {Always: true}}},
+	{Name: "SemanticTokensEdit", Fields: []string{"data", "deleteCount", "start"}, Over: map[string]Field{"data": {Type: "[]uint32", Always: true}}},
 	{Name: "SignatureHelp", Fields: []string{"activeSignature", "signatures"}, Over: map[string]Field{"activeSignature": {Always: true}}},
 	{Name: "SignatureInformation", Fields: []string{"activeParameter", "documentation", "label", "parameters"}, Over: map[string]Field{
 		"documentation": {Type: "*MarkupContent"}, "parameters": {Always: true}}},
