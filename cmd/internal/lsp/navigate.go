@@ -332,7 +332,7 @@ func (s *server) documentSymbols(dc *docContext) (any, error) {
 
 // workspaceSymbols finds declarations by name in every project checked so
 // far: the query's letters in order, ignoring case (as gopls matches).
-func (s *server) workspaceSymbols(query string) any {
+func (s *server) workspaceSymbols(query string) []protocol.SymbolInformation {
 	type hit struct {
 		sym  *check.Symbol
 		root string
