@@ -92,6 +92,7 @@ lint:
 ## golden: rewrite the golden files; review the diff as a user would.
 golden:
 	$(GO) test ./cmd/jadpo -run Golden -update
+	$(GO) test ./cmd/internal/lsp -run WireGolden -update
 
 ## demo: the whole receive loop on this machine (the README's first command).
 demo: build
