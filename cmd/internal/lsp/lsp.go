@@ -9,7 +9,9 @@
 // signature help, folding and selection ranges, document highlights and
 // inlay hints. Every answer is read from the parser's
 // trees and the checker's index (check.CheckIndexed), never from the text
-// by pattern: the server itself knows no rule of the language.
+// by pattern: the server itself knows no rule of the language. Every
+// message is read into and written from package protocol's types, which
+// are generated from LSP's metaModel (docs/design/editors.md).
 //
 // Messages are read on their own goroutine (so $/cancelRequest is seen
 // while a check runs) and handled one at a time on the serving one, which

@@ -229,12 +229,26 @@ func where(r source.Range) string {
 	return fmt.Sprintf("%s:%d", r.File.Path, r.File.Position(r.Span.Start).Line)
 }
 
-// LSP's SymbolKind numbers.
+// The symbol kind of each kind of declaration.
 var lspSymbolKind = map[check.SymbolKind]protocol.SymbolKind{
-	check.SymModule: 2, check.SymType: 26, check.SymEnum: 10, check.SymVariant: 22, check.SymValue: 23,
-	check.SymEvent: 24, check.SymField: 8, check.SymConfig: 19, check.SymConfigField: 8, check.SymStore: 19,
-	check.SymConnection: 11, check.SymQueue: 11, check.SymSubscriber: 12, check.SymBinding: 13,
-	check.SymPackage: 4, check.SymSetting: 8, check.SymResource: 3, check.SymOperation: 6,
+	check.SymModule:      protocol.SymbolKindModule,
+	check.SymType:        protocol.SymbolKindTypeParameter,
+	check.SymEnum:        protocol.SymbolKindEnum,
+	check.SymVariant:     protocol.SymbolKindEnumMember,
+	check.SymValue:       protocol.SymbolKindStruct,
+	check.SymEvent:       protocol.SymbolKindEvent,
+	check.SymField:       protocol.SymbolKindField,
+	check.SymConfig:      protocol.SymbolKindObject,
+	check.SymConfigField: protocol.SymbolKindField,
+	check.SymStore:       protocol.SymbolKindObject,
+	check.SymConnection:  protocol.SymbolKindInterface,
+	check.SymQueue:       protocol.SymbolKindInterface,
+	check.SymSubscriber:  protocol.SymbolKindFunction,
+	check.SymBinding:     protocol.SymbolKindVariable,
+	check.SymPackage:     protocol.SymbolKindPackage,
+	check.SymSetting:     protocol.SymbolKindField,
+	check.SymResource:    protocol.SymbolKindNamespace,
+	check.SymOperation:   protocol.SymbolKindMethod,
 }
 
 // documentSymbols is the file's outline, read from its tree: every
@@ -268,9 +282,9 @@ func (s *server) documentSymbols(dc *docContext) (any, error) {
 		}
 		for _, m := range b.Members {
 			if m.Key != nil {
-				out = append(out, sym(m.Key.Name, "", 7, m.Span(), m.Key.Span(), nil))
+				out = append(out, sym(m.Key.Name, "", protocol.SymbolKindProperty, m.Span(), m.Key.Span(), nil))
 			} else if m.Entry != nil && len(m.Entry.Parts) > 0 {
-				out = append(out, sym(m.Entry.String(), "", 7, m.Span(), m.Entry.Span(), nil))
+				out = append(out, sym(m.Entry.String(), "", protocol.SymbolKindProperty, m.Span(), m.Entry.Span(), nil))
 			}
 		}
 		return out
@@ -282,49 +296,49 @@ func (s *server) documentSymbols(dc *docContext) (any, error) {
 			n := d.Named
 			switch {
 			case n.Type != nil:
-				out = append(out, sym(n.Type.Name.Name, "type = "+n.Type.Base.Name.String(), 26, d.Span(), n.Type.Name.Span(), nil))
+				out = append(out, sym(n.Type.Name.Name, "type = "+n.Type.Base.Name.String(), protocol.SymbolKindTypeParameter, d.Span(), n.Type.Name.Span(), nil))
 			case n.Enum != nil:
 				var vs []protocol.DocumentSymbol
 				for _, v := range n.Enum.Variants {
-					vs = append(vs, sym(v.Name, "", 22, v.Span(), v.Span(), nil))
+					vs = append(vs, sym(v.Name, "", protocol.SymbolKindEnumMember, v.Span(), v.Span(), nil))
 				}
-				out = append(out, sym(n.Enum.Name.Name, "enum", 10, d.Span(), n.Enum.Name.Span(), vs))
+				out = append(out, sym(n.Enum.Name.Name, "enum", protocol.SymbolKindEnum, d.Span(), n.Enum.Name.Span(), vs))
 			case n.Record != nil:
 				kind := protocol.SymbolKindStruct
 				if n.Record.IsEvent() {
 					kind = protocol.SymbolKindEvent
 				}
-				out = append(out, sym(n.Record.Name.Name, n.Record.Kind, kind, d.Span(), n.Record.Name.Span(), fields(n.Record.Fields, 8)))
+				out = append(out, sym(n.Record.Name.Name, n.Record.Kind, kind, d.Span(), n.Record.Name.Span(), fields(n.Record.Fields, protocol.SymbolKindField)))
 			case n.Config != nil:
-				out = append(out, sym(n.Config.Name.Name, "config", 19, d.Span(), n.Config.Name.Span(), fields(n.Config.Fields, 8)))
+				out = append(out, sym(n.Config.Name.Name, "config", protocol.SymbolKindObject, d.Span(), n.Config.Name.Span(), fields(n.Config.Fields, protocol.SymbolKindField)))
 			case n.BlockDecl != nil:
-				kind := map[string]protocol.SymbolKind{"store": 19, "connection": 11, "queue": 11, "provide": 11}[n.BlockDecl.Kind]
+				kind := map[string]protocol.SymbolKind{"store": protocol.SymbolKindObject, "connection": protocol.SymbolKindInterface, "queue": protocol.SymbolKindInterface, "provide": protocol.SymbolKindInterface}[n.BlockDecl.Kind]
 				out = append(out, sym(n.BlockDecl.Name.Name, n.BlockDecl.Kind, kind, d.Span(), n.BlockDecl.Name.Span(), members(n.BlockDecl.Body)))
 			}
 		case d.Subscriber != nil:
 			var hs []protocol.DocumentSymbol
 			for _, it := range d.Subscriber.Items {
 				if h := it.Handler; h != nil {
-					hs = append(hs, sym("on "+h.Event.String(), "handler", 12, h.Span(), h.Event.Span(), nil))
+					hs = append(hs, sym("on "+h.Event.String(), "handler", protocol.SymbolKindFunction, h.Span(), h.Event.Span(), nil))
 				} else if it.Member != nil && it.Member.Key != nil {
-					hs = append(hs, sym(it.Member.Key.Name, "", 7, it.Member.Span(), it.Member.Key.Span(), nil))
+					hs = append(hs, sym(it.Member.Key.Name, "", protocol.SymbolKindProperty, it.Member.Span(), it.Member.Key.Span(), nil))
 				}
 			}
-			out = append(out, sym(d.Subscriber.Name.Name, "subscriber", 12, d.Span(), d.Subscriber.Name.Span(), hs))
+			out = append(out, sym(d.Subscriber.Name.Name, "subscriber", protocol.SymbolKindFunction, d.Span(), d.Subscriber.Name.Span(), hs))
 		case d.Package != nil:
-			out = append(out, sym(d.Package.Name.String(), "package", 4, d.Span(), d.Package.Name.Span(), nil))
+			out = append(out, sym(d.Package.Name.String(), "package", protocol.SymbolKindPackage, d.Span(), d.Package.Name.Span(), nil))
 		case d.Settings != nil:
 			start := d.Span().Start
-			out = append(out, sym("settings", "", 19, d.Span(), source.Span{Start: start, End: start + len("settings")}, fields(d.Settings.Fields, 8)))
+			out = append(out, sym("settings", "", protocol.SymbolKindObject, d.Span(), source.Span{Start: start, End: start + len("settings")}, fields(d.Settings.Fields, protocol.SymbolKindField)))
 		case d.Provider != nil:
 			start := d.Span().Start
-			out = append(out, sym("provider", "", 19, d.Span(), source.Span{Start: start, End: start + len("provider")}, members(d.Provider.Body)))
+			out = append(out, sym("provider", "", protocol.SymbolKindObject, d.Span(), source.Span{Start: start, End: start + len("provider")}, members(d.Provider.Body)))
 		case d.Resource != nil:
 			var ops []protocol.DocumentSymbol
 			for _, op := range d.Resource.Operations {
-				ops = append(ops, sym(op.Name.Name, "operation", 6, op.Span(), op.Name.Span(), members(op.Body)))
+				ops = append(ops, sym(op.Name.Name, "operation", protocol.SymbolKindMethod, op.Span(), op.Name.Span(), members(op.Body)))
 			}
-			out = append(out, sym(d.Resource.Name.Name, "resource", 3, d.Span(), d.Resource.Name.Span(), ops))
+			out = append(out, sym(d.Resource.Name.Name, "resource", protocol.SymbolKindNamespace, d.Span(), d.Resource.Name.Span(), ops))
 		}
 	}
 	return out, nil
