@@ -306,12 +306,19 @@ func lspDiagnostic(d *diag.Diagnostic, root string) protocol.Diagnostic {
 	return out
 }
 
+// uriPath is the file a file: URI names, "" for any other URI and for one
+// that names no file: no path, a relative one, or the root folder (which,
+// checked as a lone file, would be a file named "/").
 func uriPath(uri string) string {
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != "file" {
 		return ""
 	}
-	return filepath.Clean(u.Path)
+	p := filepath.Clean(u.Path)
+	if !filepath.IsAbs(p) || filepath.Dir(p) == p {
+		return ""
+	}
+	return p
 }
 
 func pathURI(p string) string { return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String() }
