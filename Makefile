@@ -92,6 +92,7 @@ lint:
 ## golden: rewrite the golden files; review the diff as a user would.
 golden:
 	$(GO) test ./cmd/jadpo -run Golden -update
+	$(GO) test ./cmd/internal/lsp -run WireGolden -update
 
 ## demo: the whole receive loop on this machine (the README's first command).
 demo: build
@@ -105,7 +106,7 @@ FUZZ_TARGETS = ./lang/parser:FuzzParse ./lang/format:FuzzFormat ./lang/lockfile:
 	./providers/jsonstring:FuzzAppend ./check/ir:FuzzValueProblem \
 	./providers/sqsfake:FuzzRequest \
 	./providers/cfqueuesfake:FuzzRequest ./cmd/internal/lsp:FuzzEditorAnswers ./cmd/internal/lsp:FuzzApplyChanges ./cmd/internal/lsp:FuzzEditorTokens \
-	./cmd/jadpo:FuzzDevTypedLine
+	./cmd/jadpo:FuzzDevTypedLine ./cmd/internal/lsp:FuzzRequestParams
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg)"; \

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/source"
 )
@@ -14,57 +15,48 @@ import (
 // carries one (a did-you-mean, a fix such as quoting a URL, installing a
 // package that is not installed), and "Format document".
 func (s *server) codeActions(dc *docContext) (any, error) {
-	var p struct {
-		Range struct {
-			Start struct{ Line, Character int } `json:"start"`
-			End   struct{ Line, Character int } `json:"end"`
-		} `json:"range"`
-		Context struct {
-			Only []string `json:"only"`
-		} `json:"context"`
-	}
+	var p protocol.CodeActionParams
 	if err := json.Unmarshal(dc.raw, &p); err != nil {
 		return nil, invalidParams(err)
 	}
-	wants := func(kind string) bool {
+	wants := func(kind protocol.CodeActionKind) bool {
 		if len(p.Context.Only) == 0 {
 			return true
 		}
 		for _, o := range p.Context.Only {
-			if kind == o || strings.HasPrefix(kind, o+".") {
+			if kind == o || strings.HasPrefix(string(kind), string(o)+".") {
 				return true
 			}
 		}
 		return false
 	}
-	start := offsetAt(dc.file, p.Range.Start.Line, p.Range.Start.Character)
-	end := offsetAt(dc.file, p.Range.End.Line, p.Range.End.Character)
+	start, end := rangeOffsets(dc.file, p.Range)
 	uri := pathURI(dc.pr.abs(dc.path))
-	out := []any{}
-	if wants("quickfix") {
+	out := []protocol.CodeAction{}
+	if wants(protocol.CodeActionKindQuickFix) {
 		for _, d := range dc.pr.res.Diags {
 			if d.Subject.File == nil || d.Subject.File.Path != dc.path || d.Subject.Span.End < start || d.Subject.Span.Start > end {
 				continue
 			}
 			ld := lspDiagnostic(d, dc.pr.root)
 			if rng, text, title, ok := quickFix(d); ok {
-				out = append(out, map[string]any{
-					"title": title, "kind": "quickfix", "diagnostics": []any{ld}, "isPreferred": true,
-					"edit": map[string]any{"changes": map[string]any{uri: []any{map[string]any{"range": lspRange(rng), "newText": text}}}},
+				out = append(out, protocol.CodeAction{
+					Title: title, Kind: protocol.CodeActionKindQuickFix, Diagnostics: []protocol.Diagnostic{ld}, IsPreferred: true,
+					Edit: &protocol.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{uri: {{Range: lspRange(rng), NewText: text}}}},
 				})
 			}
 			if name := d.Context["package"]; d.Code == "package.not_installed" && name != "" && s.opts.InstallPackage != nil && s.inCatalogue(name) {
-				out = append(out, map[string]any{
-					"title": "Install package " + name + " (jadpo package add " + name + ")", "kind": "quickfix", "diagnostics": []any{ld},
-					"command": map[string]any{"title": "Install package " + name, "command": commandInstallPackage, "arguments": []any{pathURI(dc.pr.root), name}},
+				out = append(out, protocol.CodeAction{
+					Title: "Install package " + name + " (jadpo package add " + name + ")", Kind: protocol.CodeActionKindQuickFix, Diagnostics: []protocol.Diagnostic{ld},
+					Command: &protocol.Command{Title: "Install package " + name, Command: commandInstallPackage, Arguments: []string{pathURI(dc.pr.root), name}},
 				})
 			}
 		}
 	}
-	if s.opts.Format != nil && wants("source.formatDocument") {
+	if s.opts.Format != nil && wants(kindFormatDocument) {
 		if edits, err := s.formatEdits(dc); err == nil && len(edits) > 0 {
-			out = append(out, map[string]any{"title": "Format document", "kind": "source.formatDocument",
-				"edit": map[string]any{"changes": map[string]any{uri: edits}}})
+			out = append(out, protocol.CodeAction{Title: "Format document", Kind: kindFormatDocument,
+				Edit: &protocol.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{uri: edits}}})
 		}
 	}
 	return out, nil
@@ -158,25 +150,22 @@ func (s *server) formatting(dc *docContext) (any, error) {
 	return edits, nil
 }
 
-func (s *server) formatEdits(dc *docContext) ([]any, error) {
+func (s *server) formatEdits(dc *docContext) ([]protocol.TextEdit, error) {
 	out, err := s.opts.Format(filepath.Base(dc.path), dc.file.Content)
 	if err != nil {
 		return nil, err
 	}
 	if string(out) == string(dc.file.Content) {
-		return []any{}, nil
+		return []protocol.TextEdit{}, nil
 	}
 	whole := source.Range{File: dc.file, Span: source.Span{Start: 0, End: len(dc.file.Content)}}
-	return []any{map[string]any{"range": lspRange(whole), "newText": string(out)}}, nil
+	return []protocol.TextEdit{{Range: lspRange(whole), NewText: string(out)}}, nil
 }
 
 // executeCommand runs the quick fixes that are commands: installing a
 // catalogue package into the project.
 func (s *server) executeCommand(raw json.RawMessage) (any, error) {
-	var p struct {
-		Command   string `json:"command"`
-		Arguments []any  `json:"arguments"`
-	}
+	var p protocol.ExecuteCommandParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, invalidParams(err)
 	}
@@ -186,8 +175,9 @@ func (s *server) executeCommand(raw json.RawMessage) (any, error) {
 	if len(p.Arguments) != 2 {
 		return nil, &lspError{lspInvalidParams, commandInstallPackage + " takes the project's folder URI and a package name"}
 	}
-	rootURI, _ := p.Arguments[0].(string)
-	name, _ := p.Arguments[1].(string)
+	var rootURI, name string // a value that is not text is neither
+	_ = json.Unmarshal(p.Arguments[0], &rootURI)
+	_ = json.Unmarshal(p.Arguments[1], &name)
 	root := uriPath(rootURI)
 	pr := s.ws.projects[root]
 	if pr == nil || !s.inCatalogue(name) {

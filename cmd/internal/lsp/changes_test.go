@@ -6,18 +6,16 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
 	"github.com/jadpo/jadpo/lang/source"
 )
 
+type contentChange = protocol.TextDocumentContentChangePartial
+
 // ranged is a change replacing the range from (sl, sc) to (el, ec).
 func ranged(sl, sc, el, ec int, text string) contentChange {
-	ch := contentChange{Text: text}
-	ch.Range = &struct {
-		Start, End struct{ Line, Character int }
-	}{}
-	ch.Range.Start.Line, ch.Range.Start.Character = sl, sc
-	ch.Range.End.Line, ch.Range.End.Character = el, ec
-	return ch
+	return contentChange{Text: text, Range: &protocol.Range{
+		Start: protocol.Position{Line: sl, Character: sc}, End: protocol.Position{Line: el, Character: ec}}}
 }
 
 func TestApplyChanges(t *testing.T) {
@@ -92,7 +90,7 @@ func FuzzApplyChanges(f *testing.F) {
 			a, b = b, a
 		}
 		pa, pb := lspPos(file, a), lspPos(file, b)
-		ch := ranged(pa["line"].(int), pa["character"].(int), pb["line"].(int), pb["character"].(int), insert)
+		ch := ranged(pa.Line, pa.Character, pb.Line, pb.Character, insert)
 		got, ok := applyChanges([]byte(text), []contentChange{ch})
 		want := text[:a] + insert + text[b:]
 		if !ok || string(got) != want {

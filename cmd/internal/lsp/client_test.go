@@ -34,6 +34,7 @@ func startServer(t testing.TB, opts Options) *testClient {
 			opts.Debounce = DefaultDebounce
 		}
 		s := newServer(context.Background(), outW, opts)
+		s.checkSent = checkSentTyped
 		c.srv = s
 		close(c.started)
 		err := s.run(inR)

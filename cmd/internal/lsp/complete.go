@@ -8,6 +8,7 @@ import (
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
 	"github.com/jadpo/jadpo/lang/lexer"
 )
 
@@ -18,21 +19,21 @@ import (
 // at a member's key or its value; the checker's index and tables say what
 // fits there.
 
-// LSP CompletionItemKind numbers.
+// The completion item kinds the server uses.
 const (
-	ciMethod   = 2
-	ciField    = 5
-	ciVariable = 6
-	ciClass    = 7
-	ciModule   = 9
-	ciProperty = 10
-	ciValue    = 12
-	ciEnum     = 13
-	ciKeyword  = 14
-	ciVariant  = 20 // EnumMember
-	ciStruct   = 22
-	ciEvent    = 23
-	ciTypeP    = 25
+	ciMethod   = protocol.CompletionItemKindMethod
+	ciField    = protocol.CompletionItemKindField
+	ciVariable = protocol.CompletionItemKindVariable
+	ciClass    = protocol.CompletionItemKindClass
+	ciModule   = protocol.CompletionItemKindModule
+	ciProperty = protocol.CompletionItemKindProperty
+	ciValue    = protocol.CompletionItemKindValue
+	ciEnum     = protocol.CompletionItemKindEnum
+	ciKeyword  = protocol.CompletionItemKindKeyword
+	ciVariant  = protocol.CompletionItemKindEnumMember
+	ciStruct   = protocol.CompletionItemKindStruct
+	ciEvent    = protocol.CompletionItemKindEvent
+	ciTypeP    = protocol.CompletionItemKindTypeParameter
 )
 
 type completionFrame struct {
@@ -215,18 +216,14 @@ func (cc completionContext) blockKind() string {
 func (s *server) completion(dc *docContext, off int) (any, error) {
 	cc := readCompletionContext(dc.file.Content, off)
 	ix := dc.pr.res.Index
-	var items []map[string]any
+	var items []protocol.CompletionItem
 	seen := map[string]bool{}
-	add := func(label string, kind int, detail string) {
+	add := func(label string, kind protocol.CompletionItemKind, detail string) {
 		if seen[label] || !strings.HasPrefix(strings.ToLower(label), strings.ToLower(cc.word)) {
 			return
 		}
 		seen[label] = true
-		item := map[string]any{"label": label, "kind": kind}
-		if detail != "" {
-			item["detail"] = detail
-		}
-		items = append(items, item)
+		items = append(items, protocol.CompletionItem{Label: label, Kind: kind, Detail: detail})
 	}
 	inPackage := strings.HasPrefix(dc.path, "packages/")
 	block := cc.blockKind()
@@ -317,11 +314,11 @@ func (s *server) completion(dc *docContext, off int) (any, error) {
 			add(k, ciProperty, block)
 		}
 	}
-	sort.SliceStable(items, func(i, j int) bool { return items[i]["label"].(string) < items[j]["label"].(string) })
+	sort.SliceStable(items, func(i, j int) bool { return items[i].Label < items[j].Label })
 	if items == nil {
-		items = []map[string]any{}
+		items = []protocol.CompletionItem{}
 	}
-	return map[string]any{"isIncomplete": false, "items": items}, nil
+	return protocol.CompletionList{IsIncomplete: false, Items: items}, nil
 }
 
 func blockHas(cc completionContext, kind string) bool {
@@ -348,7 +345,7 @@ func typePosition(block string, cc completionContext) bool {
 	return false
 }
 
-func (s *server) completeTypes(dc *docContext, add func(string, int, string)) {
+func (s *server) completeTypes(dc *docContext, add func(string, protocol.CompletionItemKind, string)) {
 	for _, t := range builtinTypes {
 		add(t, ciTypeP, "built-in type")
 	}
@@ -360,7 +357,7 @@ func (s *server) completeTypes(dc *docContext, add func(string, int, string)) {
 	}
 }
 
-func symbolCompletionKind(sym *check.Symbol) int {
+func symbolCompletionKind(sym *check.Symbol) protocol.CompletionItemKind {
 	switch sym.Kind {
 	case check.SymEvent:
 		return ciEvent
@@ -401,7 +398,7 @@ func packageDirOf(path string) string {
 // completeInHandler offers what follows a dot in a handler: a
 // connection's resources (attempt packing.), a resource's operations
 // (packing.jobs.), the binding's fields (shipment.).
-func (s *server) completeInHandler(dc *docContext, cc completionContext, add func(string, int, string)) {
+func (s *server) completeInHandler(dc *docContext, cc completionContext, add func(string, protocol.CompletionItemKind, string)) {
 	ix := dc.pr.res.Index
 	if conn := connectionNamed(ix, cc.qual[0]); conn != nil && conn.Package != "" {
 		pp := dc.pr.proj.Packages[conn.Package]
@@ -491,7 +488,7 @@ func inCallArguments(cc completionContext) bool {
 // (lines: [{ | }]), and at a value what its type takes: an enum's variants,
 // true and false, none where the input may be none, the handler's binding
 // and config.
-func (s *server) completeArguments(dc *docContext, cc completionContext, add func(string, int, string)) {
+func (s *server) completeArguments(dc *docContext, cc completionContext, add func(string, protocol.CompletionItemKind, string)) {
 	at := len(cc.stack) - 1
 	for cc.stack[at].kind != "call" {
 		at--
@@ -560,7 +557,7 @@ func (s *server) completeArguments(dc *docContext, cc completionContext, add fun
 }
 
 // completeValues offers the values a place of type t takes, by name.
-func (s *server) completeValues(dc *docContext, cc completionContext, t *ir.Type, add func(string, int, string)) {
+func (s *server) completeValues(dc *docContext, cc completionContext, t *ir.Type, add func(string, protocol.CompletionItemKind, string)) {
 	switch t.Kind {
 	case ir.Enum:
 		for _, v := range t.Variants {
@@ -585,7 +582,7 @@ func (s *server) completeValues(dc *docContext, cc completionContext, t *ir.Type
 // completeMappingInput offers the input fields of the operation a package's
 // mapping calls, inside its `input: { | }`: the operation is the `call:`
 // beside it, before or after the cursor, read from the file's tokens.
-func (s *server) completeMappingInput(dc *docContext, cc completionContext, add func(string, int, string)) {
+func (s *server) completeMappingInput(dc *docContext, cc completionContext, add func(string, protocol.CompletionItemKind, string)) {
 	parent := cc.stack[len(cc.stack)-2]
 	toks, _ := lexer.Lex(string(dc.file.Content))
 	depth := 0

@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 
+	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
 	"github.com/jadpo/jadpo/lang/parser"
 	"github.com/jadpo/jadpo/lang/source"
 )
@@ -23,20 +24,20 @@ var editorRequests = map[string]func(*server, json.RawMessage) (any, error){
 }
 
 // addEditorCapabilities advertises editorRequests in initialize's answer.
-func addEditorCapabilities(s *server, caps map[string]any) {
-	caps["semanticTokensProvider"] = s.semanticTokensLegend()
-	caps["signatureHelpProvider"] = map[string]any{"triggerCharacters": []string{"(", ","}, "retriggerCharacters": []string{":", " "}}
-	caps["foldingRangeProvider"] = true
-	caps["selectionRangeProvider"] = true
-	caps["documentHighlightProvider"] = true
-	caps["inlayHintProvider"] = true
+func addEditorCapabilities(s *server, caps *protocol.ServerCapabilities) {
+	caps.SemanticTokensProvider = s.semanticTokensLegend()
+	caps.SignatureHelpProvider = &protocol.SignatureHelpOptions{TriggerCharacters: []string{"(", ","}, RetriggerCharacters: []string{":", " "}}
+	caps.FoldingRangeProvider = true
+	caps.SelectionRangeProvider = true
+	caps.DocumentHighlightProvider = true
+	caps.InlayHintProvider = true
 }
 
 // orLone answers a request that needs only the file itself (its tokens and
 // tree) also for an open file in no project, which has no check to read:
 // its answer is the lexer's and the parser's alone.
 func (s *server) orLone(raw json.RawMessage, fn func(*docContext) (any, error)) (any, error) {
-	var p textPosition
+	var p protocol.TextDocumentPositionParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, invalidParams(err)
 	}
@@ -51,5 +52,5 @@ func (s *server) orLone(raw json.RawMessage, fn func(*docContext) (any, error)) 
 	f := source.NewFile(abs, text)
 	tree, _ := parser.ParseFile(f)
 	lone := &proj{root: "/", parsed: map[string]*parseEntry{}}
-	return fn(&docContext{pr: lone, path: abs, file: f, tree: tree, raw: raw, cursor: offsetAt(f, p.Position.Line, p.Position.Character)})
+	return fn(&docContext{pr: lone, path: abs, file: f, tree: tree, raw: raw, cursor: positionOffset(f, p.Position)})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
 	"github.com/jadpo/jadpo/lang/source"
 )
 
@@ -191,7 +192,7 @@ func TestDocumentHighlights(t *testing.T) {
 		}
 		kinds[int(m["kind"].(float64))]++
 	}
-	if kinds[highlightWrite] != 1 || kinds[highlightRead] != 4 {
+	if kinds[int(protocol.DocumentHighlightKindWrite)] != 1 || kinds[int(protocol.DocumentHighlightKindRead)] != 4 {
 		t.Errorf("highlights by kind: %v (want 1 declaration, 4 uses)", kinds)
 	}
 	// A config field: its uses in this file, its declaration too.

@@ -5,6 +5,7 @@ import (
 
 	plexer "github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
 	"github.com/jadpo/jadpo/lang/lexer"
 	"github.com/jadpo/jadpo/lang/source"
 )
@@ -49,18 +50,18 @@ func (s *server) foldingRanges(dc *docContext) (any, error) {
 	f := dc.file
 	src := string(f.Content)
 	toks, _ := lexer.Lex(src)
-	out := []any{}
+	out := []protocol.FoldingRange{}
 	for _, p := range bracketPairs(toks) {
 		start, end := lineOf(f, p.open), lineOf(f, p.close)-1
 		if end > start {
-			out = append(out, map[string]any{"startLine": start, "endLine": end})
+			out = append(out, protocol.FoldingRange{StartLine: start, EndLine: end})
 		}
 	}
 	// Comment runs and the use lines, line by line.
 	lines := strings.Split(src, "\n")
-	flush := func(kind string, from, to int) {
+	flush := func(kind protocol.FoldingRangeKind, from, to int) {
 		if to > from {
-			out = append(out, map[string]any{"startLine": from, "endLine": to, "kind": kind})
+			out = append(out, protocol.FoldingRange{StartLine: from, EndLine: to, Kind: kind})
 		}
 	}
 	commentFrom, useFrom := -1, -1
@@ -72,7 +73,7 @@ func (s *server) foldingRanges(dc *docContext) (any, error) {
 			}
 		} else {
 			if commentFrom >= 0 {
-				flush("comment", commentFrom, i-1)
+				flush(protocol.FoldingRangeKindComment, commentFrom, i-1)
 			}
 			commentFrom = -1
 		}
@@ -86,12 +87,12 @@ func (s *server) foldingRanges(dc *docContext) (any, error) {
 			continue // a blank or comment line inside the run keeps it going
 		}
 		if useFrom >= 0 {
-			flush("imports", useFrom, lastNonBlank(lines, useFrom, i))
+			flush(protocol.FoldingRangeKindImports, useFrom, lastNonBlank(lines, useFrom, i))
 			useFrom = -1
 		}
 	}
 	if commentFrom >= 0 {
-		flush("comment", commentFrom, len(lines)-1)
+		flush(protocol.FoldingRangeKindComment, commentFrom, len(lines)-1)
 	}
 	return out, nil
 }

@@ -5,12 +5,7 @@ import (
 	"fmt"
 
 	"github.com/jadpo/jadpo/check"
-)
-
-// LSP DocumentHighlightKind numbers.
-const (
-	highlightRead  = 2
-	highlightWrite = 3
+	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
 )
 
 // documentHighlights (textDocument/documentHighlight) marks, in this
@@ -23,13 +18,13 @@ func (s *server) documentHighlights(dc *docContext, off int) (any, error) {
 	if sym == nil {
 		return nil, nil
 	}
-	out := []any{}
+	out := []protocol.DocumentHighlight{}
 	if sym.Ident.File != nil && sym.Ident.File.Path == dc.path && sym.Ident.Span.Len() > 0 {
-		out = append(out, map[string]any{"range": lspRange(sym.Ident), "kind": highlightWrite})
+		out = append(out, protocol.DocumentHighlight{Range: lspRange(sym.Ident), Kind: protocol.DocumentHighlightKindWrite})
 	}
 	for _, r := range ix.RefsIn(dc.path) {
 		if r.Target == sym {
-			out = append(out, map[string]any{"range": lspRange(r.At), "kind": highlightRead})
+			out = append(out, protocol.DocumentHighlight{Range: lspRange(r.At), Kind: protocol.DocumentHighlightKindRead})
 		}
 	}
 	return out, nil
@@ -39,17 +34,15 @@ func (s *server) documentHighlights(dc *docContext, off int) (any, error) {
 // range, the environment variable the field is read from (never a value),
 // and that it is secret when it is.
 func (s *server) inlayHints(dc *docContext) (any, error) {
-	var p struct {
-		Range lspRangeParam `json:"range"`
-	}
+	var p protocol.InlayHintParams
 	if err := json.Unmarshal(dc.raw, &p); err != nil {
 		return nil, invalidParams(err)
 	}
-	from, to := p.Range.offsets(dc.file)
+	from, to := rangeOffsets(dc.file, p.Range)
 	if to <= from {
 		to = len(dc.file.Content)
 	}
-	out := []any{}
+	out := []protocol.InlayHint{}
 	for _, r := range dc.pr.res.Index.RefsIn(dc.path) {
 		sym := r.Target
 		if sym == nil || sym.Kind != check.SymConfigField || sym.Config == nil || sym.Config.Binding == "" {
@@ -64,11 +57,11 @@ func (s *server) inlayHints(dc *docContext) (any, error) {
 			label += " (secret)"
 			tip += "; it is secret: its value is never shown"
 		}
-		out = append(out, map[string]any{
-			"position":    lspPos(r.At.File, r.At.Span.End),
-			"label":       label,
-			"paddingLeft": true,
-			"tooltip":     map[string]any{"kind": "markdown", "value": tip},
+		out = append(out, protocol.InlayHint{
+			Position:    lspPos(r.At.File, r.At.Span.End),
+			Label:       label,
+			PaddingLeft: true,
+			Tooltip:     &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: tip},
 		})
 	}
 	return out, nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
 	"github.com/jadpo/jadpo/lang/lexer"
 )
 
@@ -20,9 +21,10 @@ func (s *server) hover(dc *docContext, off int) (any, error) {
 	if sym == nil {
 		return nil, nil
 	}
-	return map[string]any{
-		"contents": map[string]any{"kind": "markdown", "value": describeSymbol(sym)},
-		"range":    lspRange(at),
+	rng := lspRange(at)
+	return protocol.Hover{
+		Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: describeSymbol(sym)},
+		Range:    &rng,
 	}, nil
 }
 

@@ -14,7 +14,7 @@ import (
 func TestLSPHrefIsTheDocsURI(t *testing.T) {
 	for code := range diag.Catalogue {
 		d := &diag.Diagnostic{Code: code, Severity: diag.Catalogue[code].Severity, Summary: "x", Subject: source.Range{File: source.NewFile("app.jadpo", []byte("x"))}}
-		href, _ := lspDiagnostic(d, "")["codeDescription"].(map[string]any)["href"].(string)
+		href := lspDiagnostic(d, "").CodeDescription.Href
 		u, err := url.Parse(href)
 		if err != nil || !u.IsAbs() || href != diag.DocsURI(code) || !strings.HasSuffix(href, "/docs/diagnostics/"+code+".md") {
 			t.Errorf("%s: href %q, want %q", code, href, diag.DocsURI(code))

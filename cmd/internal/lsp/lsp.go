@@ -9,7 +9,9 @@
 // signature help, folding and selection ranges, document highlights and
 // inlay hints. Every answer is read from the parser's
 // trees and the checker's index (check.CheckIndexed), never from the text
-// by pattern: the server itself knows no rule of the language.
+// by pattern: the server itself knows no rule of the language. Every
+// message is read into and written from package protocol's types, which
+// are generated from LSP's metaModel (docs/design/editors.md).
 //
 // Messages are read on their own goroutine (so $/cancelRequest is seen
 // while a check runs) and handled one at a time on the serving one, which
@@ -29,6 +31,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
 )
 
 // Options are what the server says of itself and what the command wires in.
@@ -112,6 +116,22 @@ type lspReply struct {
 	Result  any             `json:"result"`
 }
 
+// lspRequest is a request of the server's own (client/registerCapability).
+type lspRequest struct {
+	JSONRPC string `json:"jsonrpc"`
+	ID      string `json:"id"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
+}
+
+// lspNotification is a notification the server sends
+// (textDocument/publishDiagnostics).
+type lspNotification struct {
+	JSONRPC string `json:"jsonrpc"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
+}
+
 type lspError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
@@ -155,9 +175,7 @@ func (s *server) readLoop(in *bufio.Reader, msgs chan<- incoming, stop <-chan st
 			continue
 		}
 		if m.Method == "$/cancelRequest" {
-			var p struct {
-				ID json.RawMessage `json:"id"`
-			}
+			var p protocol.CancelParams
 			if json.Unmarshal(m.Params, &p) == nil && p.ID != nil {
 				s.cancelled.Store(string(p.ID), true)
 			}
@@ -228,6 +246,15 @@ func (s *server) send(m any) {
 	case lspReply:
 		v.JSONRPC = "2.0"
 		m = v
+	case lspRequest:
+		v.JSONRPC = "2.0"
+		m = v
+	case lspNotification:
+		v.JSONRPC = "2.0"
+		m = v
+	}
+	if s.checkSent != nil {
+		s.checkSent(m)
 	}
 	b, _ := json.Marshal(m)
 	s.outMu.Lock()
@@ -236,8 +263,7 @@ func (s *server) send(m any) {
 }
 
 func (s *server) notify(method string, params any) {
-	b, _ := json.Marshal(params)
-	s.send(lspMessage{Method: method, Params: b})
+	s.send(lspNotification{Method: method, Params: params})
 }
 
 // loop serves messages one at a time, and runs the checks edits asked for
@@ -355,6 +381,9 @@ type server struct {
 	pendingSince time.Time
 	// beforeRequest, when set (by tests), runs before each request is served.
 	beforeRequest func()
+	// checkSent, when set (by tests), sees each message before it is
+	// written (from either goroutine).
+	checkSent func(msg any)
 	// semantic holds each document's last semantic tokens, by absolute
 	// path, for a delta against them; semanticSeq numbers the answers.
 	semantic    map[string]semanticResult
@@ -393,12 +422,7 @@ func (s *server) handleNotification(m lspMessage) {
 	case "initialized":
 		s.registerWatchers()
 	case "textDocument/didOpen":
-		var p struct {
-			TextDocument struct {
-				URI  string `json:"uri"`
-				Text string `json:"text"`
-			} `json:"textDocument"`
-		}
+		var p protocol.DidOpenTextDocumentParams
 		if json.Unmarshal(m.Params, &p) == nil {
 			if path := uriPath(p.TextDocument.URI); path != "" {
 				s.ws.open(path, []byte(p.TextDocument.Text))
@@ -406,12 +430,7 @@ func (s *server) handleNotification(m lspMessage) {
 			}
 		}
 	case "textDocument/didChange":
-		var p struct {
-			TextDocument struct {
-				URI string `json:"uri"`
-			} `json:"textDocument"`
-			ContentChanges []contentChange `json:"contentChanges"`
-		}
+		var p protocol.DidChangeTextDocumentParams
 		if json.Unmarshal(m.Params, &p) == nil && len(p.ContentChanges) > 0 {
 			if path := uriPath(p.TextDocument.URI); path != "" {
 				// A ranged change to a document never opened has nothing to
@@ -423,11 +442,7 @@ func (s *server) handleNotification(m lspMessage) {
 			}
 		}
 	case "textDocument/didSave", "textDocument/didClose":
-		var p struct {
-			TextDocument struct {
-				URI string `json:"uri"`
-			} `json:"textDocument"`
-		}
+		var p protocol.DidCloseTextDocumentParams // didSave's too: the document is all the server reads
 		if json.Unmarshal(m.Params, &p) == nil {
 			if path := uriPath(p.TextDocument.URI); path != "" {
 				s.ws.savedOrClosed(path, m.Method == "textDocument/didClose")
@@ -435,11 +450,7 @@ func (s *server) handleNotification(m lspMessage) {
 			}
 		}
 	case "workspace/didChangeWatchedFiles":
-		var p struct {
-			Changes []struct {
-				URI string `json:"uri"`
-			} `json:"changes"`
-		}
+		var p protocol.DidChangeWatchedFilesParams
 		if json.Unmarshal(m.Params, &p) == nil {
 			var paths []string
 			for _, c := range p.Changes {
@@ -484,9 +495,7 @@ func (s *server) handleRequest(m lspMessage) (any, error) {
 	case "textDocument/codeAction":
 		return s.withDocument(m.Params, s.codeActions)
 	case "workspace/symbol":
-		var p struct {
-			Query string `json:"query"`
-		}
+		var p protocol.WorkspaceSymbolParams
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			return nil, invalidParams(err)
 		}
@@ -505,46 +514,40 @@ func (s *server) handleRequest(m lspMessage) (any, error) {
 // commandInstallPackage is the "install the package" quick fix's command.
 const commandInstallPackage = "jadpo.installPackage"
 
-func (s *server) initialize(params json.RawMessage) any {
+// Code action kinds of the server's own, beside LSP's.
+const (
+	kindFixAll         protocol.CodeActionKind = "source.fixAll.jadpo"
+	kindFormatDocument protocol.CodeActionKind = "source.formatDocument"
+)
+
+func (s *server) initialize(params json.RawMessage) protocol.InitializeResult {
 	s.workspaces = workspaceFolders(params)
-	var p struct {
-		Capabilities struct {
-			Workspace struct {
-				DidChangeWatchedFiles struct {
-					DynamicRegistration bool `json:"dynamicRegistration"`
-				} `json:"didChangeWatchedFiles"`
-				WorkspaceEdit struct {
-					DocumentChanges         bool            `json:"documentChanges"`
-					ChangeAnnotationSupport json.RawMessage `json:"changeAnnotationSupport"`
-				} `json:"workspaceEdit"`
-			} `json:"workspace"`
-		} `json:"capabilities"`
-	}
+	var p protocol.InitializeParams
 	_ = json.Unmarshal(params, &p)
 	s.watching = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
 	we := p.Capabilities.Workspace.WorkspaceEdit
-	s.confirmEdits = we.DocumentChanges && len(we.ChangeAnnotationSupport) > 0 && string(we.ChangeAnnotationSupport) != "null"
-	caps := map[string]any{
-		"textDocumentSync":        map[string]any{"openClose": true, "change": 2, "save": true}, // incremental
-		"hoverProvider":           true,
-		"definitionProvider":      true,
-		"referencesProvider":      true,
-		"completionProvider":      map[string]any{"triggerCharacters": []string{".", ":", "{"}},
-		"documentSymbolProvider":  true,
-		"workspaceSymbolProvider": true,
-		"codeActionProvider":      map[string]any{"codeActionKinds": []string{"quickfix", "source.fixAll.jadpo", "source.formatDocument"}},
-		"renameProvider":          map[string]any{"prepareProvider": true},
+	s.confirmEdits = we.DocumentChanges && we.ChangeAnnotationSupport != nil
+	caps := protocol.ServerCapabilities{
+		TextDocumentSync:        &protocol.TextDocumentSyncOptions{OpenClose: true, Change: protocol.TextDocumentSyncKindIncremental, Save: true},
+		HoverProvider:           true,
+		DefinitionProvider:      true,
+		ReferencesProvider:      true,
+		CompletionProvider:      &protocol.CompletionOptions{TriggerCharacters: []string{".", ":", "{"}},
+		DocumentSymbolProvider:  true,
+		WorkspaceSymbolProvider: true,
+		CodeActionProvider:      &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, kindFixAll, kindFormatDocument}},
+		RenameProvider:          &protocol.RenameOptions{PrepareProvider: true},
 	}
-	addEditorCapabilities(s, caps)
+	addEditorCapabilities(s, &caps)
 	if s.opts.Format != nil {
-		caps["documentFormattingProvider"] = true
+		caps.DocumentFormattingProvider = true
 	}
 	if s.opts.InstallPackage != nil {
-		caps["executeCommandProvider"] = map[string]any{"commands": []string{commandInstallPackage}}
+		caps.ExecuteCommandProvider = &protocol.ExecuteCommandOptions{Commands: []string{commandInstallPackage}}
 	}
-	return map[string]any{
-		"capabilities": caps,
-		"serverInfo":   map[string]any{"name": "jadpo", "version": s.opts.Version},
+	return protocol.InitializeResult{
+		Capabilities: caps,
+		ServerInfo:   &protocol.ServerInfo{Name: "jadpo", Version: s.opts.Version},
 	}
 }
 
@@ -554,17 +557,12 @@ func (s *server) registerWatchers() {
 	if !s.watching {
 		return
 	}
-	s.send(lspMessage{ID: json.RawMessage(`"jadpo-watch"`), Method: "client/registerCapability", Params: mustJSON(map[string]any{
-		"registrations": []any{map[string]any{
-			"id": "jadpo-watch", "method": "workspace/didChangeWatchedFiles",
-			"registerOptions": map[string]any{"watchers": []any{
-				map[string]any{"globPattern": "**/*.jadpo"}, map[string]any{"globPattern": "**/jadpo.lock"},
+	s.send(lspRequest{ID: "jadpo-watch", Method: "client/registerCapability", Params: protocol.RegistrationParams{
+		Registrations: []protocol.Registration{{
+			ID: "jadpo-watch", Method: "workspace/didChangeWatchedFiles",
+			RegisterOptions: &protocol.DidChangeWatchedFilesRegistrationOptions{Watchers: []protocol.FileSystemWatcher{
+				{GlobPattern: "**/*.jadpo"}, {GlobPattern: "**/jadpo.lock"},
 			}},
 		}},
-	})})
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
+	}})
 }

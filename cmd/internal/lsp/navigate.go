@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/parser"
 	"github.com/jadpo/jadpo/lang/source"
@@ -27,18 +28,14 @@ func (s *server) definition(dc *docContext, off int) (any, error) {
 // references lists every use of the name under the cursor, in every file
 // of the project, with its declaration when the editor asks for it.
 func (s *server) references(dc *docContext, off int) (any, error) {
-	var p struct {
-		Context struct {
-			IncludeDeclaration bool `json:"includeDeclaration"`
-		} `json:"context"`
-	}
+	var p protocol.ReferenceParams
 	_ = json.Unmarshal(dc.raw, &p)
 	ix := dc.pr.res.Index
 	sym, _ := ix.At(dc.path, off)
 	if sym == nil {
 		return nil, nil
 	}
-	out := []any{}
+	out := []protocol.Location{}
 	if p.Context.IncludeDeclaration && sym.Ident.File != nil {
 		out = append(out, location(dc.pr.root, sym.Ident))
 	}
@@ -88,13 +85,11 @@ func (s *server) prepareRename(dc *docContext, off int) (any, error) {
 	if why := renameRefusal(dc.pr, sym); why != "" {
 		return nil, &lspError{lspRequestFailed, why}
 	}
-	return map[string]any{"range": lspRange(at), "placeholder": at.Text()}, nil
+	return protocol.PrepareRenamePlaceholder{Range: lspRange(at), Placeholder: at.Text()}, nil
 }
 
 func (s *server) rename(dc *docContext, off int) (any, error) {
-	var p struct {
-		NewName string `json:"newName"`
-	}
+	var p protocol.RenameParams
 	_ = json.Unmarshal(dc.raw, &p)
 	ix := dc.pr.res.Index
 	sym, _ := ix.At(dc.path, off)
@@ -107,7 +102,7 @@ func (s *server) rename(dc *docContext, off int) (any, error) {
 	if why := badNewName(ix, sym, p.NewName); why != "" {
 		return nil, &lspError{lspRequestFailed, why}
 	}
-	edits := map[string][]any{}
+	edits := map[string][]protocol.TextEdit{}
 	var uris []string
 	warning := storedNameWarning(ix, sym)
 	add := func(r source.Range) {
@@ -115,27 +110,27 @@ func (s *server) rename(dc *docContext, off int) (any, error) {
 		if edits[uri] == nil {
 			uris = append(uris, uri)
 		}
-		edit := map[string]any{"range": lspRange(r), "newText": p.NewName}
-		if warning != "" && s.confirmEdits {
-			edit["annotationId"] = "stored-name"
-		}
-		edits[uri] = append(edits[uri], edit)
+		edits[uri] = append(edits[uri], protocol.TextEdit{Range: lspRange(r), NewText: p.NewName})
 	}
 	add(sym.Ident)
 	for _, r := range ix.RefsTo(sym) {
 		add(r)
 	}
 	if warning == "" || !s.confirmEdits {
-		return map[string]any{"changes": edits}, nil
+		return protocol.WorkspaceEdit{Changes: edits}, nil
 	}
 	// The user is asked first: the rename changes a name the store has
-	// recorded rows under.
-	var changes []any
+	// recorded rows under. Each edit carries the annotation that asks.
+	var changes []protocol.TextDocumentEdit
 	for _, uri := range uris {
-		changes = append(changes, map[string]any{"textDocument": map[string]any{"uri": uri, "version": nil}, "edits": edits[uri]})
+		var annotated []protocol.AnnotatedTextEdit
+		for _, e := range edits[uri] {
+			annotated = append(annotated, protocol.AnnotatedTextEdit{AnnotationID: "stored-name", Range: e.Range, NewText: e.NewText})
+		}
+		changes = append(changes, protocol.TextDocumentEdit{TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{URI: uri}, Edits: annotated})
 	}
-	return map[string]any{"documentChanges": changes, "changeAnnotations": map[string]any{
-		"stored-name": map[string]any{"label": "Rename " + sym.Name + ": the store knows this name", "needsConfirmation": true, "description": warning},
+	return protocol.WorkspaceEdit{DocumentChanges: changes, ChangeAnnotations: map[string]protocol.ChangeAnnotation{
+		"stored-name": {Label: "Rename " + sym.Name + ": the store knows this name", NeedsConfirmation: true, Description: warning},
 	}}, nil
 }
 
@@ -234,12 +229,26 @@ func where(r source.Range) string {
 	return fmt.Sprintf("%s:%d", r.File.Path, r.File.Position(r.Span.Start).Line)
 }
 
-// LSP's SymbolKind numbers.
-var lspSymbolKind = map[check.SymbolKind]int{
-	check.SymModule: 2, check.SymType: 26, check.SymEnum: 10, check.SymVariant: 22, check.SymValue: 23,
-	check.SymEvent: 24, check.SymField: 8, check.SymConfig: 19, check.SymConfigField: 8, check.SymStore: 19,
-	check.SymConnection: 11, check.SymQueue: 11, check.SymSubscriber: 12, check.SymBinding: 13,
-	check.SymPackage: 4, check.SymSetting: 8, check.SymResource: 3, check.SymOperation: 6,
+// The symbol kind of each kind of declaration.
+var lspSymbolKind = map[check.SymbolKind]protocol.SymbolKind{
+	check.SymModule:      protocol.SymbolKindModule,
+	check.SymType:        protocol.SymbolKindTypeParameter,
+	check.SymEnum:        protocol.SymbolKindEnum,
+	check.SymVariant:     protocol.SymbolKindEnumMember,
+	check.SymValue:       protocol.SymbolKindStruct,
+	check.SymEvent:       protocol.SymbolKindEvent,
+	check.SymField:       protocol.SymbolKindField,
+	check.SymConfig:      protocol.SymbolKindObject,
+	check.SymConfigField: protocol.SymbolKindField,
+	check.SymStore:       protocol.SymbolKindObject,
+	check.SymConnection:  protocol.SymbolKindInterface,
+	check.SymQueue:       protocol.SymbolKindInterface,
+	check.SymSubscriber:  protocol.SymbolKindFunction,
+	check.SymBinding:     protocol.SymbolKindVariable,
+	check.SymPackage:     protocol.SymbolKindPackage,
+	check.SymSetting:     protocol.SymbolKindField,
+	check.SymResource:    protocol.SymbolKindNamespace,
+	check.SymOperation:   protocol.SymbolKindMethod,
 }
 
 // documentSymbols is the file's outline, read from its tree: every
@@ -249,87 +258,87 @@ func (s *server) documentSymbols(dc *docContext) (any, error) {
 	if tree == nil {
 		tree, _ = parser.ParseFile(dc.file) // a file the check did not read (an uncalled resource)
 	}
-	sym := func(name, detail string, kind int, whole, ident source.Span, children []any) map[string]any {
+	sym := func(name, detail string, kind protocol.SymbolKind, whole, ident source.Span, children []protocol.DocumentSymbol) protocol.DocumentSymbol {
 		if children == nil {
-			children = []any{}
+			children = []protocol.DocumentSymbol{}
 		}
 		if ident.End > whole.End || ident.Start < whole.Start {
 			whole = whole.Cover(ident)
 		}
-		return map[string]any{"name": name, "detail": detail, "kind": kind, "range": lspRange(tree.Range(whole)),
-			"selectionRange": lspRange(tree.Range(ident)), "children": children}
+		return protocol.DocumentSymbol{Name: name, Detail: detail, Kind: kind, Range: lspRange(tree.Range(whole)),
+			SelectionRange: lspRange(tree.Range(ident)), Children: children}
 	}
-	fields := func(fs []*ast.Field, kind int) []any {
-		var out []any
+	fields := func(fs []*ast.Field, kind protocol.SymbolKind) []protocol.DocumentSymbol {
+		var out []protocol.DocumentSymbol
 		for _, fl := range fs {
 			out = append(out, sym(fl.Name.Name, fl.Type.Name.String(), kind, fl.Span(), fl.Name.Span(), nil))
 		}
 		return out
 	}
-	members := func(b *ast.Block) []any {
-		var out []any
+	members := func(b *ast.Block) []protocol.DocumentSymbol {
+		var out []protocol.DocumentSymbol
 		if b == nil {
 			return nil
 		}
 		for _, m := range b.Members {
 			if m.Key != nil {
-				out = append(out, sym(m.Key.Name, "", 7, m.Span(), m.Key.Span(), nil))
+				out = append(out, sym(m.Key.Name, "", protocol.SymbolKindProperty, m.Span(), m.Key.Span(), nil))
 			} else if m.Entry != nil && len(m.Entry.Parts) > 0 {
-				out = append(out, sym(m.Entry.String(), "", 7, m.Span(), m.Entry.Span(), nil))
+				out = append(out, sym(m.Entry.String(), "", protocol.SymbolKindProperty, m.Span(), m.Entry.Span(), nil))
 			}
 		}
 		return out
 	}
-	out := []any{}
+	out := []protocol.DocumentSymbol{}
 	for _, d := range tree.Decls {
 		switch {
 		case d.Named != nil:
 			n := d.Named
 			switch {
 			case n.Type != nil:
-				out = append(out, sym(n.Type.Name.Name, "type = "+n.Type.Base.Name.String(), 26, d.Span(), n.Type.Name.Span(), nil))
+				out = append(out, sym(n.Type.Name.Name, "type = "+n.Type.Base.Name.String(), protocol.SymbolKindTypeParameter, d.Span(), n.Type.Name.Span(), nil))
 			case n.Enum != nil:
-				var vs []any
+				var vs []protocol.DocumentSymbol
 				for _, v := range n.Enum.Variants {
-					vs = append(vs, sym(v.Name, "", 22, v.Span(), v.Span(), nil))
+					vs = append(vs, sym(v.Name, "", protocol.SymbolKindEnumMember, v.Span(), v.Span(), nil))
 				}
-				out = append(out, sym(n.Enum.Name.Name, "enum", 10, d.Span(), n.Enum.Name.Span(), vs))
+				out = append(out, sym(n.Enum.Name.Name, "enum", protocol.SymbolKindEnum, d.Span(), n.Enum.Name.Span(), vs))
 			case n.Record != nil:
-				kind := 23
+				kind := protocol.SymbolKindStruct
 				if n.Record.IsEvent() {
-					kind = 24
+					kind = protocol.SymbolKindEvent
 				}
-				out = append(out, sym(n.Record.Name.Name, n.Record.Kind, kind, d.Span(), n.Record.Name.Span(), fields(n.Record.Fields, 8)))
+				out = append(out, sym(n.Record.Name.Name, n.Record.Kind, kind, d.Span(), n.Record.Name.Span(), fields(n.Record.Fields, protocol.SymbolKindField)))
 			case n.Config != nil:
-				out = append(out, sym(n.Config.Name.Name, "config", 19, d.Span(), n.Config.Name.Span(), fields(n.Config.Fields, 8)))
+				out = append(out, sym(n.Config.Name.Name, "config", protocol.SymbolKindObject, d.Span(), n.Config.Name.Span(), fields(n.Config.Fields, protocol.SymbolKindField)))
 			case n.BlockDecl != nil:
-				kind := map[string]int{"store": 19, "connection": 11, "queue": 11, "provide": 11}[n.BlockDecl.Kind]
+				kind := map[string]protocol.SymbolKind{"store": protocol.SymbolKindObject, "connection": protocol.SymbolKindInterface, "queue": protocol.SymbolKindInterface, "provide": protocol.SymbolKindInterface}[n.BlockDecl.Kind]
 				out = append(out, sym(n.BlockDecl.Name.Name, n.BlockDecl.Kind, kind, d.Span(), n.BlockDecl.Name.Span(), members(n.BlockDecl.Body)))
 			}
 		case d.Subscriber != nil:
-			var hs []any
+			var hs []protocol.DocumentSymbol
 			for _, it := range d.Subscriber.Items {
 				if h := it.Handler; h != nil {
-					hs = append(hs, sym("on "+h.Event.String(), "handler", 12, h.Span(), h.Event.Span(), nil))
+					hs = append(hs, sym("on "+h.Event.String(), "handler", protocol.SymbolKindFunction, h.Span(), h.Event.Span(), nil))
 				} else if it.Member != nil && it.Member.Key != nil {
-					hs = append(hs, sym(it.Member.Key.Name, "", 7, it.Member.Span(), it.Member.Key.Span(), nil))
+					hs = append(hs, sym(it.Member.Key.Name, "", protocol.SymbolKindProperty, it.Member.Span(), it.Member.Key.Span(), nil))
 				}
 			}
-			out = append(out, sym(d.Subscriber.Name.Name, "subscriber", 12, d.Span(), d.Subscriber.Name.Span(), hs))
+			out = append(out, sym(d.Subscriber.Name.Name, "subscriber", protocol.SymbolKindFunction, d.Span(), d.Subscriber.Name.Span(), hs))
 		case d.Package != nil:
-			out = append(out, sym(d.Package.Name.String(), "package", 4, d.Span(), d.Package.Name.Span(), nil))
+			out = append(out, sym(d.Package.Name.String(), "package", protocol.SymbolKindPackage, d.Span(), d.Package.Name.Span(), nil))
 		case d.Settings != nil:
 			start := d.Span().Start
-			out = append(out, sym("settings", "", 19, d.Span(), source.Span{Start: start, End: start + len("settings")}, fields(d.Settings.Fields, 8)))
+			out = append(out, sym("settings", "", protocol.SymbolKindObject, d.Span(), source.Span{Start: start, End: start + len("settings")}, fields(d.Settings.Fields, protocol.SymbolKindField)))
 		case d.Provider != nil:
 			start := d.Span().Start
-			out = append(out, sym("provider", "", 19, d.Span(), source.Span{Start: start, End: start + len("provider")}, members(d.Provider.Body)))
+			out = append(out, sym("provider", "", protocol.SymbolKindObject, d.Span(), source.Span{Start: start, End: start + len("provider")}, members(d.Provider.Body)))
 		case d.Resource != nil:
-			var ops []any
+			var ops []protocol.DocumentSymbol
 			for _, op := range d.Resource.Operations {
-				ops = append(ops, sym(op.Name.Name, "operation", 6, op.Span(), op.Name.Span(), members(op.Body)))
+				ops = append(ops, sym(op.Name.Name, "operation", protocol.SymbolKindMethod, op.Span(), op.Name.Span(), members(op.Body)))
 			}
-			out = append(out, sym(d.Resource.Name.Name, "resource", 3, d.Span(), d.Resource.Name.Span(), ops))
+			out = append(out, sym(d.Resource.Name.Name, "resource", protocol.SymbolKindNamespace, d.Span(), d.Resource.Name.Span(), ops))
 		}
 	}
 	return out, nil
@@ -337,7 +346,7 @@ func (s *server) documentSymbols(dc *docContext) (any, error) {
 
 // workspaceSymbols finds declarations by name in every project checked so
 // far: the query's letters in order, ignoring case (as gopls matches).
-func (s *server) workspaceSymbols(query string) any {
+func (s *server) workspaceSymbols(query string) []protocol.SymbolInformation {
 	type hit struct {
 		sym  *check.Symbol
 		root string
@@ -375,11 +384,11 @@ func (s *server) workspaceSymbols(query string) any {
 	if len(hits) > 500 {
 		hits = hits[:500]
 	}
-	out := []any{}
+	out := []protocol.SymbolInformation{}
 	for _, h := range hits {
-		info := map[string]any{"name": h.sym.Name, "kind": lspSymbolKind[h.sym.Kind], "location": location(h.root, h.sym.Ident)}
+		info := protocol.SymbolInformation{Name: h.sym.Name, Kind: lspSymbolKind[h.sym.Kind], Location: location(h.root, h.sym.Ident)}
 		if h.sym.Parent != nil {
-			info["containerName"] = h.sym.Parent.Name
+			info.ContainerName = h.sym.Parent.Name
 		}
 		out = append(out, info)
 	}

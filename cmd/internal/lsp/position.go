@@ -6,23 +6,33 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
+	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/source"
 )
 
 // lspRange converts byte offsets to LSP positions: 0-based lines, and
 // characters counted in UTF-16 code units.
-func lspRange(r source.Range) map[string]any {
-	return map[string]any{"start": lspPos(r.File, r.Span.Start), "end": lspPos(r.File, r.Span.End)}
+func lspRange(r source.Range) protocol.Range {
+	return protocol.Range{Start: lspPos(r.File, r.Span.Start), End: lspPos(r.File, r.Span.End)}
 }
 
-func lspPos(f *source.File, offset int) map[string]any {
+func lspPos(f *source.File, offset int) protocol.Position {
 	p := f.Position(offset)
-	return map[string]any{"line": p.Line - 1, "character": f.UTF16Column(offset)}
+	return protocol.Position{Line: p.Line - 1, Character: f.UTF16Column(offset)}
 }
 
-func location(root string, r source.Range) map[string]any {
-	return map[string]any{"uri": pathURI(filepath.Join(root, filepath.FromSlash(r.File.Path))), "range": lspRange(r)}
+func location(root string, r source.Range) protocol.Location {
+	return protocol.Location{URI: pathURI(filepath.Join(root, filepath.FromSlash(r.File.Path))), Range: lspRange(r)}
+}
+
+// rangeOffsets is a request's range as byte offsets in the file.
+func rangeOffsets(f *source.File, r protocol.Range) (int, int) {
+	return positionOffset(f, r.Start), positionOffset(f, r.End)
+}
+
+func positionOffset(f *source.File, p protocol.Position) int {
+	return offsetAt(f, p.Line, p.Character)
 }
 
 // offsetAt is the byte offset of an LSP position (a 0-based line and a
@@ -46,16 +56,6 @@ func utf16Len(r rune) int {
 		return 2
 	}
 	return 1
-}
-
-type textPosition struct {
-	TextDocument struct {
-		URI string `json:"uri"`
-	} `json:"textDocument"`
-	Position struct {
-		Line      int `json:"line"`
-		Character int `json:"character"`
-	} `json:"position"`
 }
 
 // docContext is a request's document: its project (checked up to the
@@ -99,7 +99,7 @@ func (s *server) withPosition(raw json.RawMessage, fn func(*docContext, int) (an
 // withDocument answers a request about a document; a position in it, when
 // the request has one, is dc.cursor (the file's start without one).
 func (s *server) withDocument(raw json.RawMessage, fn func(*docContext) (any, error)) (any, error) {
-	var p textPosition
+	var p protocol.TextDocumentPositionParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, invalidParams(err)
 	}
@@ -107,24 +107,16 @@ func (s *server) withDocument(raw json.RawMessage, fn func(*docContext) (any, er
 	if dc == nil || err != nil {
 		return nil, err
 	}
-	dc.cursor = offsetAt(dc.file, p.Position.Line, p.Position.Character)
+	dc.cursor = positionOffset(dc.file, p.Position)
 	return fn(dc)
 }
 
-// contentChange is one of didChange's changes: the whole text (no range),
-// or the text that replaces a range of the document as it stands after the
-// changes before it.
-type contentChange struct {
-	Range *struct {
-		Start, End struct{ Line, Character int }
-	} `json:"range"`
-	Text string `json:"text"`
-}
-
-// applyChanges applies didChange's changes to a document's text, in order.
+// applyChanges applies didChange's changes to a document's text, in order:
+// each the whole text (no range), or the text that replaces a range of the
+// document as it stands after the changes before it.
 // It never writes into text: the trees parsed from it may still hold it.
 // false: a ranged change came for a document that is not open (text nil).
-func applyChanges(text []byte, changes []contentChange) ([]byte, bool) {
+func applyChanges(text []byte, changes []protocol.TextDocumentContentChangePartial) ([]byte, bool) {
 	for _, ch := range changes {
 		if ch.Range == nil {
 			text = []byte(ch.Text)
@@ -134,8 +126,8 @@ func applyChanges(text []byte, changes []contentChange) ([]byte, bool) {
 			return nil, false
 		}
 		f := source.NewFile("", text)
-		start := offsetAt(f, ch.Range.Start.Line, ch.Range.Start.Character)
-		end := max(offsetAt(f, ch.Range.End.Line, ch.Range.End.Character), start)
+		start, end := rangeOffsets(f, *ch.Range)
+		end = max(end, start)
 		out := make([]byte, 0, len(text)-(end-start)+len(ch.Text))
 		out = append(append(append(out, text[:start]...), ch.Text...), text[end:]...)
 		text = out

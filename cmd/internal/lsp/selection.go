@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 
+	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/lexer"
 	"github.com/jadpo/jadpo/lang/source"
@@ -115,22 +116,16 @@ func trimSpace(src []byte, sp source.Span) source.Span {
 }
 
 func (s *server) selectionRanges(dc *docContext) (any, error) {
-	var p struct {
-		Positions []struct{ Line, Character int } `json:"positions"`
-	}
+	var p protocol.SelectionRangeParams
 	if err := json.Unmarshal(dc.raw, &p); err != nil {
 		return nil, invalidParams(err)
 	}
-	out := make([]any, 0, len(p.Positions))
+	out := make([]*protocol.SelectionRange, 0, len(p.Positions))
 	for _, pos := range p.Positions {
-		chain := selectionChain(dc.file, dc.tree, offsetAt(dc.file, pos.Line, pos.Character))
-		var sel map[string]any
+		chain := selectionChain(dc.file, dc.tree, positionOffset(dc.file, pos))
+		var sel *protocol.SelectionRange
 		for i := len(chain) - 1; i >= 0; i-- {
-			r := map[string]any{"range": lspRange(source.Range{File: dc.file, Span: chain[i]})}
-			if sel != nil {
-				r["parent"] = sel
-			}
-			sel = r
+			sel = &protocol.SelectionRange{Range: lspRange(source.Range{File: dc.file, Span: chain[i]}), Parent: sel}
 		}
 		out = append(out, sel)
 	}

@@ -9,6 +9,7 @@ import (
 	plexer "github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/lexer"
 	"github.com/jadpo/jadpo/lang/parser"
@@ -566,11 +567,11 @@ type semanticResult struct {
 	data []uint32
 }
 
-func (s *server) semanticTokensLegend() map[string]any {
-	return map[string]any{
-		"legend": map[string]any{"tokenTypes": semanticTokenTypes, "tokenModifiers": semanticTokenModifiers},
-		"full":   map[string]any{"delta": true},
-		"range":  true,
+func (s *server) semanticTokensLegend() *protocol.SemanticTokensOptions {
+	return &protocol.SemanticTokensOptions{
+		Legend: protocol.SemanticTokensLegend{TokenTypes: semanticTokenTypes, TokenModifiers: semanticTokenModifiers},
+		Full:   &protocol.SemanticTokensFullDelta{Delta: true},
+		Range:  true,
 	}
 }
 
@@ -582,7 +583,7 @@ func (s *server) documentTokens(dc *docContext) []semTok {
 // answer so a later delta can be sent against it.
 func (s *server) semanticTokensFull(dc *docContext) (any, error) {
 	data := encodeTokens(dc.file, s.documentTokens(dc))
-	return map[string]any{"resultId": s.keepTokens(dc, data), "data": data}, nil
+	return protocol.SemanticTokens{ResultID: s.keepTokens(dc, data), Data: data}, nil
 }
 
 func (s *server) keepTokens(dc *docContext, data []uint32) string {
@@ -600,15 +601,13 @@ func (s *server) keepTokens(dc *docContext, data []uint32) string {
 // last answer and this one; the whole answer when the editor's previous
 // result is not the one kept.
 func (s *server) semanticTokensDelta(dc *docContext) (any, error) {
-	var p struct {
-		PreviousResultID string `json:"previousResultId"`
-	}
+	var p protocol.SemanticTokensDeltaParams
 	_ = json.Unmarshal(dc.raw, &p)
 	prev, ok := s.semantic[dc.pr.abs(dc.path)]
 	data := encodeTokens(dc.file, s.documentTokens(dc))
 	id := s.keepTokens(dc, data)
 	if !ok || prev.id != p.PreviousResultID {
-		return map[string]any{"resultId": id, "data": data}, nil
+		return protocol.SemanticTokens{ResultID: id, Data: data}, nil
 	}
 	old := prev.data
 	pre := 0
@@ -619,38 +618,26 @@ func (s *server) semanticTokensDelta(dc *docContext) (any, error) {
 	for suf < len(old)-pre && suf < len(data)-pre && old[len(old)-1-suf] == data[len(data)-1-suf] {
 		suf++
 	}
-	edits := []any{}
+	edits := []protocol.SemanticTokensEdit{}
 	if pre != len(old) || pre != len(data) {
-		edits = append(edits, map[string]any{"start": pre, "deleteCount": len(old) - pre - suf, "data": data[pre : len(data)-suf]})
+		edits = append(edits, protocol.SemanticTokensEdit{Start: pre, DeleteCount: len(old) - pre - suf, Data: data[pre : len(data)-suf]})
 	}
-	return map[string]any{"resultId": id, "edits": edits}, nil
+	return protocol.SemanticTokensDelta{ResultID: id, Edits: edits}, nil
 }
 
 // semanticTokensRange answers textDocument/semanticTokens/range: the
 // tokens that start in the range.
 func (s *server) semanticTokensRange(dc *docContext) (any, error) {
-	var p struct {
-		Range lspRangeParam `json:"range"`
-	}
+	var p protocol.SemanticTokensRangeParams
 	if err := json.Unmarshal(dc.raw, &p); err != nil {
 		return nil, invalidParams(err)
 	}
-	from, to := p.Range.offsets(dc.file)
+	from, to := rangeOffsets(dc.file, p.Range)
 	var in []semTok
 	for _, t := range s.documentTokens(dc) {
 		if t.start >= from && t.start < to {
 			in = append(in, t)
 		}
 	}
-	return map[string]any{"data": encodeTokens(dc.file, in)}, nil
-}
-
-// lspRangeParam is a request's range.
-type lspRangeParam struct {
-	Start struct{ Line, Character int } `json:"start"`
-	End   struct{ Line, Character int } `json:"end"`
-}
-
-func (r lspRangeParam) offsets(f *source.File) (int, int) {
-	return offsetAt(f, r.Start.Line, r.Start.Character), offsetAt(f, r.End.Line, r.End.Character)
+	return protocol.SemanticTokens{Data: encodeTokens(dc.file, in)}, nil
 }

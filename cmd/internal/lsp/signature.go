@@ -5,6 +5,7 @@ import (
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/lexer"
 	"github.com/jadpo/jadpo/lang/parser"
@@ -150,7 +151,7 @@ func (s *server) signatureHelp(dc *docContext, off int) (any, error) {
 	}
 	var label strings.Builder
 	label.WriteString(name + "(")
-	params := make([]any, 0, len(fields))
+	params := make([]protocol.ParameterInformation, 0, len(fields))
 	for i, f := range fields {
 		if i > 0 {
 			label.WriteString(", ")
@@ -161,22 +162,23 @@ func (s *server) signatureHelp(dc *docContext, off int) (any, error) {
 			text += ": " + f.typ
 		}
 		label.WriteString(text)
-		p := map[string]any{"label": []int{start, utf16Count(label.String())}}
+		p := protocol.ParameterInformation{Label: [2]int{start, utf16Count(label.String())}}
 		if f.typ != "" {
 			if f.optional {
-				p["documentation"] = "optional: may be left out or `none`"
+				p.Documentation = "optional: may be left out or `none`"
 			} else {
-				p["documentation"] = "required"
+				p.Documentation = "required"
 			}
 		}
 		params = append(params, p)
 	}
 	label.WriteString(")")
-	sig := map[string]any{"label": label.String(), "parameters": params, "documentation": map[string]any{"kind": "markdown", "value": doc}}
+	sig := protocol.SignatureInformation{Label: label.String(), Parameters: params,
+		Documentation: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: doc}}
 	if active, ok := activeInput(src, off, cc, at, fields); ok {
-		sig["activeParameter"] = active
+		sig.ActiveParameter = &active
 	}
-	return map[string]any{"signatures": []any{sig}, "activeSignature": 0}, nil
+	return protocol.SignatureHelp{Signatures: []protocol.SignatureInformation{sig}, ActiveSignature: 0}, nil
 }
 
 // activeInput is the index of the input the cursor is at: the argument

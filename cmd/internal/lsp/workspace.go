@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/parser"
@@ -234,7 +235,7 @@ func (w *workspace) checkLone(path string) {
 // publish sends the diagnostics of the files in scope: those that changed,
 // those cleared, and every file edited since the last check.
 func (w *workspace) publish(diags diag.List, root string, inScope func(string) bool) {
-	byURI := map[string][]map[string]any{}
+	byURI := map[string][]protocol.Diagnostic{}
 	for _, d := range diags {
 		if d.Subject.File == nil {
 			continue
@@ -270,19 +271,19 @@ func (w *workspace) publish(diags diag.List, root string, inScope func(string) b
 	for _, uri := range uris {
 		ds := byURI[uri]
 		if ds == nil {
-			ds = []map[string]any{}
+			ds = []protocol.Diagnostic{}
 			delete(w.published, uri)
 		} else {
 			w.published[uri] = now[uri]
 		}
-		w.s.notify("textDocument/publishDiagnostics", map[string]any{"uri": uri, "diagnostics": ds})
+		w.s.notify("textDocument/publishDiagnostics", protocol.PublishDiagnosticsParams{URI: uri, Diagnostics: ds})
 	}
 }
 
-func lspDiagnostic(d *diag.Diagnostic, root string) map[string]any {
-	severity := 1
+func lspDiagnostic(d *diag.Diagnostic, root string) protocol.Diagnostic {
+	severity := protocol.DiagnosticSeverityError
 	if d.Severity == diag.Warning {
-		severity = 2
+		severity = protocol.DiagnosticSeverityWarning
 	}
 	message := d.Summary
 	if d.Label != "" {
@@ -291,30 +292,33 @@ func lspDiagnostic(d *diag.Diagnostic, root string) map[string]any {
 	if h := d.HelpText(); h != "" {
 		message += "\nhelp: " + h
 	}
-	out := map[string]any{
-		"range": lspRange(d.Subject), "severity": severity, "code": d.Code, "source": "jadpo", "message": message,
-		"codeDescription": map[string]any{"href": diag.DocsURI(d.Code)},
+	out := protocol.Diagnostic{
+		Range: lspRange(d.Subject), Severity: severity, Code: d.Code, Source: "jadpo", Message: message,
+		CodeDescription: &protocol.CodeDescription{Href: diag.DocsURI(d.Code)},
 	}
-	var related []map[string]any
 	for _, r := range d.Related {
 		if r.Range.File == nil {
 			continue
 		}
-		related = append(related, map[string]any{"message": r.Message, "location": map[string]any{
-			"uri": pathURI(filepath.Join(root, filepath.FromSlash(r.Range.File.Path))), "range": lspRange(r.Range)}})
-	}
-	if related != nil {
-		out["relatedInformation"] = related
+		out.RelatedInformation = append(out.RelatedInformation, protocol.DiagnosticRelatedInformation{Message: r.Message,
+			Location: location(root, r.Range)})
 	}
 	return out
 }
 
+// uriPath is the file a file: URI names, "" for any other URI and for one
+// that names no file: no path, a relative one, or the root folder (which,
+// checked as a lone file, would be a file named "/").
 func uriPath(uri string) string {
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != "file" {
 		return ""
 	}
-	return filepath.Clean(u.Path)
+	p := filepath.Clean(u.Path)
+	if !filepath.IsAbs(p) || filepath.Dir(p) == p {
+		return ""
+	}
+	return p
 }
 
 func pathURI(p string) string { return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String() }
@@ -322,13 +326,7 @@ func pathURI(p string) string { return (&url.URL{Scheme: "file", Path: filepath.
 // workspaceFolders reads the folders of initialize's params: its
 // workspaceFolders, else rootUri, else rootPath.
 func workspaceFolders(params json.RawMessage) []string {
-	var p struct {
-		WorkspaceFolders []struct {
-			URI string `json:"uri"`
-		} `json:"workspaceFolders"`
-		RootURI  string `json:"rootUri"`
-		RootPath string `json:"rootPath"`
-	}
+	var p protocol.InitializeParams
 	_ = json.Unmarshal(params, &p)
 	var out []string
 	for _, f := range p.WorkspaceFolders {
