@@ -41,16 +41,22 @@ func (c *checker) finish(p *project.Project, target string) Result {
 	// syntax error: the checker then runs on the declarations that parsed
 	// (the others are absent from the tree), and its diagnostics are
 	// dropped as Check drops them, below.
-	if p.App != nil && (!p.HasSyntaxErrors() || c.idx != nil) {
+	if p.App != nil {
+		// A syntax error stops only its own declaration: the checker runs
+		// on the declarations that parsed (the others are absent from the
+		// tree), and what it says only because one is absent is dropped
+		// (withoutCascades).
 		c.run()
 		if target == TargetWorkers && !c.diags.HasErrors() {
 			c.checkWorkers()
 		}
-	} else if p.HasSyntaxErrors() {
+	}
+	if p.HasSyntaxErrors() {
+		// The summary counts the project's files, those a declaration
+		// that did not parse would have read too.
 		p.ReadAllResources()
 	}
-	diags := append(append(diag.List(nil), p.Diags...), c.diags...)
-	diags = onlySyntaxIfAny(diags)
+	diags := append(append(diag.List(nil), p.Diags...), withoutCascades(c.diags, p.Parsed)...)
 	diags.Sort()
 	diags = diags.Capped(diag.MaxPerFile)
 	res := Result{Diags: diags, Files: len(p.Parsed), Declarations: p.Declarations()}
@@ -64,8 +70,8 @@ func (c *checker) finish(p *project.Project, target string) Result {
 	return res
 }
 
-// onlySyntaxIfAny keeps only syntax problems while any file has one: a
-// declaration that did not parse would make every use of it look wrong.
+// onlySyntaxIfAny keeps only syntax problems while any file has one (the
+// package description, which reads a project only once it parses).
 func onlySyntaxIfAny(l diag.List) diag.List {
 	hasSyntax := false
 	for _, d := range l {
@@ -84,6 +90,52 @@ func onlySyntaxIfAny(l diag.List) diag.List {
 		}
 	}
 	return out
+}
+
+// withoutCascades drops the checker's diagnostics that come only from a
+// declaration that did not parse: a use of a name it declared (reported as
+// unknown, since it is absent from the tree), a missing store or config
+// when the store or config is the one that failed. Its syntax error is that
+// mistake's one diagnostic; every other mistake is still reported.
+func withoutCascades(l diag.List, files []*ast.File) diag.List {
+	names := map[string]bool{}
+	storeFailed := false
+	for _, f := range files {
+		for _, fd := range f.Failed {
+			for _, n := range fd.Names {
+				names[n] = true
+			}
+			switch kw := strings.ToLower(fd.Keyword); {
+			case kw == "store" || diag.EditDistance(kw, "store") == 1:
+				storeFailed = true
+			case kw == "config" || diag.EditDistance(kw, "config") == 1:
+				names["config"] = true
+			}
+		}
+	}
+	if len(names) == 0 && !storeFailed {
+		return l
+	}
+	out := l[:0:0]
+	for _, d := range l {
+		if d.Code == "event.store_required" && storeFailed || namesAny(d.Subject.Text(), names) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// namesAny reports whether text holds one of names as a whole word.
+func namesAny(text string, names map[string]bool) bool {
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) {
+		if names[w] {
+			return true
+		}
+	}
+	return false
 }
 
 // declKind says what a declaration declares.
@@ -118,13 +170,15 @@ type decl struct {
 	home *namespace
 
 	// For types, enums and records: the resolved type (computed once).
-	state   resolveState
-	typ     ir.Type
-	failed  bool // resolution failed: uses are not reported again
-	fields  []ir.Field
-	fieldOf map[string]*ir.Field // only for records of more than fieldScanMax fields
-	idText  string
-	sym     *Symbol // its index symbol, when indexing
+	state  resolveState
+	typ    ir.Type
+	failed bool // resolution failed: uses are not reported again
+	fields []ir.Field
+	// failedFields are fields whose type did not resolve (reported once).
+	failedFields []string
+	fieldOf      map[string]*ir.Field // only for records of more than fieldScanMax fields
+	idText       string
+	sym          *Symbol // its index symbol, when indexing
 }
 
 type resolveState int

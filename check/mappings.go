@@ -411,6 +411,10 @@ func (c *checker) mapFields(p *pkg, f *ast.File, blk *ast.Block, rec *decl, word
 		given[key] = true
 		field := rec.field(key)
 		c.ref(f, m.Key.Span(), c.fieldOfSym(rec, key))
+		if field == nil && rec.fieldFailed(key) {
+			ok = false
+			continue
+		}
 		if field == nil {
 			c.add("package.provider_invalid", f.Range(m.Key.Span()), words.unknown, rec.name, key).
 				Suggest(suggest(key, fieldNamesOf(rec))).WithRelated(rec.rng(), words.declared)

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -20,7 +21,10 @@ type module struct {
 	// silenced names are not reported when used: a misspelt import's
 	// intended name.
 	silenced map[string]bool
-	uses     []*ast.Use
+	// clashed names are both declared in the file and brought in: reported
+	// once, and their uses are not checked against either.
+	clashed map[string]bool
+	uses    []*ast.Use
 	// usesPackage: a name of the module resolved to a package's
 	// declaration; appWide: it declares a config, store, connection, queue
 	// or subscriber. Either keeps a Session from reusing it (session.go).
@@ -45,6 +49,9 @@ func (c *checker) lookup(s scope, q *ast.QualName) lookupResult {
 	switch len(q.Parts) {
 	case 1:
 		name := q.Parts[0].Name
+		if s.mod != nil && s.mod.clashed[name] {
+			return lookupResult{silenced: true}
+		}
 		if d, ok := s.ns.decls[name]; ok {
 			return lookupResult{decl: d}
 		}
@@ -129,7 +136,7 @@ func (c *checker) addModule(path string, f *ast.File) {
 	if f == nil {
 		return
 	}
-	m := &module{path: path, file: f, ns: &namespace{qualifier: path, decls: map[string]*decl{}}, imports: map[string]*decl{}, silenced: map[string]bool{}}
+	m := &module{path: path, file: f, ns: &namespace{qualifier: path, decls: map[string]*decl{}}, imports: map[string]*decl{}, silenced: map[string]bool{}, clashed: map[string]bool{}}
 	m.ns.module = m
 	c.modules[path] = m
 	c.moduleSym(m)
@@ -350,9 +357,14 @@ func (c *checker) importName(m, tm *module, target string, n *ast.Ident) {
 		return
 	}
 	if own, clash := m.ns.decls[n.Name]; clash {
-		c.add("module.duplicate_name", rng, "`%s` is brought in by `use` and also declared in this file", n.Name).
-			WithRelated(own.rng(), "declared here")
+		// One diagnostic, at the second of the two (the declaration: `use`
+		// lines come first); its uses could mean either, and are not
+		// reported again.
+		c.add("module.duplicate_name", own.rng(), "`%s` is declared in this file and also brought in by `use`", n.Name).
+			WithRelated(rng, "brought in here").
+			WithHelp(fmt.Sprintf("rename this declaration, or drop `%s` from the `use` line", n.Name))
 		m.imports[n.Name] = nil
+		m.clashed[n.Name] = true
 		return
 	}
 	d, ok := tm.ns.decls[n.Name]

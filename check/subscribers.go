@@ -358,6 +358,10 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				continue
 			}
 			fl := rd.field(m.Key.Name)
+			if fl == nil && rd.fieldFailed(m.Key.Name) {
+				ok = false
+				continue
+			}
 			if fl == nil {
 				c.add("subscriber.invalid", f.Range(m.Key.Span()), "`%s` has no field `%s`", rd.name, m.Key.Name).
 					Suggest(suggest(m.Key.Name, fieldNamesOf(rd)))
@@ -427,6 +431,9 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				return ir.Expr{}, false
 			}
 			fl := rd.field(p.Name)
+			if fl == nil && rd.fieldFailed(p.Name) {
+				return ir.Expr{}, false
+			}
 			if fl == nil {
 				c.add("subscriber.invalid", f.Range(p.Span()), "`%s` has no field `%s`", rd.name, p.Name).
 					Suggest(suggest(p.Name, fieldNamesOf(rd))).WithRelated(rd.rng(), "declared here").

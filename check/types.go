@@ -118,6 +118,8 @@ func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
 		t, ok := c.typeOf(s, d.file, f.Type, "field")
 		if !ok {
 			d.failed = true
+			// Its type's problem is reported: reading the field is not.
+			d.failedFields = append(d.failedFields, f.Name.Name)
 			continue
 		}
 		extra := c.applyRules(d.file, &t, f.Options, []string{"wire_name"})
@@ -142,6 +144,18 @@ func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
 			d.fieldOf[d.fields[i].Name] = &d.fields[i]
 		}
 	}
+}
+
+// fieldFailed reports whether the record declares the field with a type
+// that did not resolve: its problem is reported there, and a use of the
+// field is not reported again.
+func (d *decl) fieldFailed(name string) bool {
+	for _, n := range d.failedFields {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }
 
 // fieldScanMax: a record of up to so many fields is searched field by

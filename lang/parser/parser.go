@@ -99,10 +99,14 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 	}
 	slices.Sort(probStarts)
 	var slab identSlab
+	loneWord := false // the chunk before was one word: a misspelt `public`, perhaps
 	for _, chunk := range splitDecls(f.Content, toks) {
+		afterLoneWord := loneWord
+		loneWord = false
 		if lexicalProblemIn(probStarts, chunk) {
 			// The lexical problem is this declaration's one diagnostic.
 			out.Unparsed += countsAsDecl(chunk)
+			out.Failed = append(out.Failed, failedDecl(chunk))
 			continue
 		}
 		if open, ok := tooDeep(chunk); ok {
@@ -112,13 +116,21 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 				"`%s` nests more than %d levels deep", open.Value, maxNesting).
 				WithLabel("a declaration nests at most "+fmt.Sprint(maxNesting)+" brackets"))
 			out.Unparsed += countsAsDecl(chunk)
+			out.Failed = append(out.Failed, failedDecl(chunk))
 			continue
 		}
 		decl, err := parseDecl(chunk, &slab)
 		if err != nil {
 			diags = append(diags, syntaxDiag(f, chunk, err))
 			out.Unparsed += countsAsDecl(chunk)
+			out.Failed = append(out.Failed, failedDecl(chunk))
+			loneWord = len(chunk) == 1 && chunk[0].Type == lexer.Ident
 			continue
+		}
+		if afterLoneWord {
+			// `pubic event X { }`: the word's one diagnostic stands for
+			// what it meant; X is not reported again as not public.
+			out.Failed = append(out.Failed, failedDecl(chunk))
 		}
 		out.Decls = append(out.Decls, decl)
 	}
@@ -132,6 +144,38 @@ func countsAsDecl(chunk []plexer.Token) int {
 		return 0
 	}
 	return 1
+}
+
+// failedDecl reads what a declaration that did not parse declares: the
+// keyword (after `public`) and the name after it, or a `use` line's names.
+func failedDecl(chunk []plexer.Token) ast.FailedDecl {
+	i := 0
+	if i < len(chunk) && chunk[i].Type == lexer.Ident && chunk[i].Value == "public" {
+		i++
+	}
+	var fd ast.FailedDecl
+	if i >= len(chunk) || chunk[i].Type != lexer.Ident {
+		return fd
+	}
+	fd.Keyword = chunk[i].Value
+	if fd.Keyword == "use" {
+		depth := 0
+		for _, t := range chunk[i+1:] {
+			switch {
+			case t.Type == lexer.Punct && t.Value == "{":
+				depth++
+			case t.Type == lexer.Punct && t.Value == "}":
+				depth--
+			case t.Type == lexer.Ident && depth > 0:
+				fd.Names = append(fd.Names, t.Value)
+			}
+		}
+		return fd
+	}
+	if i+1 < len(chunk) && chunk[i+1].Type == lexer.Ident {
+		fd.Names = []string{chunk[i+1].Value}
+	}
+	return fd
 }
 
 // maxNesting bounds how deep brackets ({ [ ( <) may nest in a declaration.
@@ -237,10 +281,15 @@ func splitDecls(src []byte, toks []plexer.Token) [][]plexer.Token {
 }
 
 // misspeltDecl: toks[i], in column 1 after a complete declaration's `}`, is followed
-// by a name and `{` as a declaration is: a misspelt keyword.
+// by a name and `{` or `=` as a declaration is, or by a declaration keyword
+// and a name as `public` is: a misspelt keyword.
 func misspeltDecl(src []byte, toks []plexer.Token, i, depth int) bool {
-	return depth == 0 && toks[i-1].Type == lexer.Punct && toks[i-1].Value == "}" && atLineStart(src, toks[i]) &&
-		i+2 < len(toks) && toks[i+1].Type == lexer.Ident && toks[i+2].Value == "{"
+	if !(depth == 0 && toks[i-1].Type == lexer.Punct && toks[i-1].Value == "}" && atLineStart(src, toks[i]) &&
+		i+2 < len(toks) && toks[i+1].Type == lexer.Ident) {
+		return false
+	}
+	// `evnt X {`, `tye X = Int`, or `pubic event X`.
+	return toks[i+2].Value == "{" || toks[i+2].Value == "=" || declKeywords[toks[i+1].Value] && toks[i+2].Type == lexer.Ident
 }
 
 // atLineStart reports whether the token stands in column 1.
