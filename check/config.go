@@ -151,6 +151,18 @@ func configRef(e *ast.Expr) (name string, ident *ast.Ident, ok bool) {
 	return e.Ref.Path.Parts[1].Name, e.Ref.Path.Parts[1], true
 }
 
+// nearConfigRef is `config.<field>` for a reference that misspells
+// `config` (`conig.sqs_host`), else "".
+func nearConfigRef(e *ast.Expr) string {
+	if e == nil || e.Ref == nil || e.Ref.Call != nil || len(e.Ref.Path.Parts) != 2 {
+		return ""
+	}
+	if suggest(e.Ref.Path.Parts[0].Name, []string{"config"}) == "" {
+		return ""
+	}
+	return "config." + e.Ref.Path.Parts[1].Name
+}
+
 // useConfig resolves a config reference; sink says whether the place may
 // take a secret. It reports unknown fields and secret flows, and returns nil
 // when the reference cannot be used.

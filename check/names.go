@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/jadpo/jadpo/lang/diag"
@@ -54,3 +55,23 @@ func toLowerSnake(s string) string {
 // suggest returns the candidate nearest to name, if near enough to be a
 // likely typo, else "".
 func suggest(name string, candidates []string) string { return diag.Nearest(name, candidates) }
+
+// few names the candidates of an unknown name for a help text: all of them
+// when they are few (`operations `a`, `b` and `c“), else how many there
+// are and the first few. Every rule that reports an unknown name suggests
+// the nearest candidate with suggest and lists them with few.
+func few(what string, names []string) string {
+	switch len(names) {
+	case 0:
+		return "no " + what + "s"
+	case 1:
+		return "one " + what + ", `" + names[0] + "`"
+	}
+	if len(names) <= fewMax {
+		return what + "s " + keyList(names)
+	}
+	return fmt.Sprintf("%d %ss, among them %s", len(names), what, keyList(names[:fewMax]))
+}
+
+// fewMax is how many candidates a help lists in full.
+const fewMax = 8

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/jadpo/jadpo/check/ir"
@@ -198,7 +199,10 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 	case len(path.Parts) == 2 && path.Parts[1].Name == "send":
 		return c.checkSend(f, e, cn, env, step)
 	case len(path.Parts) != 3:
-		c.add("subscriber.invalid", f.Range(path.Span()), "`attempt` names `<connection>.<resource>.<operation>`, or `<connection>.send` for email")
+		d := c.add("subscriber.invalid", f.Range(path.Span()), "`attempt` names `<connection>.<resource>.<operation>`, or `<connection>.send` for email")
+		if len(path.Parts) == 2 && suggest(path.Parts[1].Name, []string{"send"}) != "" {
+			d.Suggest(conn + ".send")
+		}
 		return ir.Step{}, false
 	}
 	ref := path.Parts[1].Name + "." + path.Parts[2].Name
@@ -210,13 +214,19 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 		c.ref(f, path.Parts[2].Span(), op.sym)
 	}
 	if op == nil {
-		d := c.add("subscriber.invalid", f.Range(path.Span()), "connection `%s` cannot call `%s`: %s", conn, ref, why).
-			WithHelp("call an operation that the package's resources/" + path.Parts[1].Name + ".jadpo declares")
+		d := c.add("subscriber.invalid", f.Range(path.Span()), "connection `%s` cannot call `%s`: %s", conn, ref, why)
 		if r := cn.pkg.resources[path.Parts[1].Name]; r != nil {
-			d.Suggest(conn + "." + path.Parts[1].Name + "." + suggest(path.Parts[2].Name, sortedKeys(r.ops)))
-			if d.Label == "did you mean `"+conn+"."+path.Parts[1].Name+".`?" {
-				d.Label, d.Context["suggestion"] = "", ""
+			ops := sortedKeys(r.ops)
+			if s := suggest(path.Parts[2].Name, ops); s != "" {
+				d.Suggest(conn + "." + path.Parts[1].Name + "." + s)
 			}
+			d.WithHelp(fmt.Sprintf("resource `%s` of `%s` has %s", path.Parts[1].Name, cn.pkg.dir, few("operation", ops)))
+		} else {
+			res := cn.pkg.proj.ResourceNames()
+			if s := suggest(path.Parts[1].Name, res); s != "" {
+				d.Suggest(conn + "." + s + "." + path.Parts[2].Name)
+			}
+			d.WithHelp(fmt.Sprintf("package `%s` has %s: `attempt %s.<resource>.<operation>(...)`", cn.pkg.dir, few("resource", res), conn))
 		}
 		return ir.Step{}, false
 	}
@@ -280,7 +290,8 @@ func (c *checker) checkArgs(f *ast.File, e *ast.Expr, input *decl, fields []ir.F
 		fl, known := byName[a.Name.Name]
 		if !known {
 			c.add("subscriber.invalid", f.Range(a.Name.Span()), "%s takes no input `%s`", callee, a.Name.Name).
-				Suggest(suggest(a.Name.Name, names))
+				Suggest(suggest(a.Name.Name, names)).
+				WithHelp(fmt.Sprintf("%s takes %s", callee, few("input", names)))
 			ok = false
 			continue
 		}
@@ -391,12 +402,16 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 		return out, ok
 	case e.Ref != nil && e.Ref.Call != nil:
 		if e.Ref.Path.String() != "json" {
-			c.add("subscriber.invalid", f.Range(e.Ref.Path.Span()), "`%s(...)` is not a function; the one function is `json(%s)`", e.Ref.Path.String(), env.binding)
+			c.add("subscriber.invalid", f.Range(e.Ref.Path.Span()), "`%s(...)` is not a function; the one function is `json(%s)`", e.Ref.Path.String(), env.binding).
+				Suggest(suggest(e.Ref.Path.String(), []string{"json"}))
 			return ir.Expr{}, false
 		}
 		items := e.Ref.Call.Items
 		if len(items) != 1 || items[0].Name != nil || refName(items[0].Value) != env.binding {
-			c.add("subscriber.invalid", f.Range(e.Span()), "`json` takes the handler's event: json(%s)", env.binding)
+			d := c.add("subscriber.invalid", f.Range(e.Span()), "`json` takes the handler's event: json(%s)", env.binding)
+			if len(items) == 1 && items[0].Name == nil && suggest(refName(items[0].Value), []string{env.binding}) != "" {
+				d.Suggest("json(" + env.binding + ")")
+			}
 			return ir.Expr{}, false
 		}
 		c.ref(f, items[0].Value.Ref.Path.Parts[0].Span(), env.sym)

@@ -218,7 +218,8 @@ func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string
 				return ir.Type{}, false
 			}
 			if te.Args[0].Name.String() != "Text" || te.Args[0].Optional || len(te.Args[0].Args) > 0 {
-				c.add("type.arguments_invalid", f.Range(te.Args[0].Span()), "a map's keys are `Text`, not `%s`", te.Args[0].Name.String())
+				c.add("type.arguments_invalid", f.Range(te.Args[0].Span()), "a map's keys are `Text`, not `%s`", te.Args[0].Name.String()).
+					Suggest("Text")
 				return ir.Type{}, false
 			}
 			elem, ok := c.typeOf(s, f, te.Args[1], what)

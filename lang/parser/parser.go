@@ -158,7 +158,8 @@ func failedDecl(chunk []plexer.Token) ast.FailedDecl {
 		return fd
 	}
 	fd.Keyword = chunk[i].Value
-	if fd.Keyword == "use" {
+	useShaped := i+2 < len(chunk) && chunk[i+1].Type == lexer.Ident && (chunk[i+2].Value == "/" || chunk[i+2].Value == "{")
+	if strings.EqualFold(fd.Keyword, "use") || useShaped && diag.Nearest(fd.Keyword, []string{"use"}) != "" {
 		depth := 0
 		for _, t := range chunk[i+1:] {
 			switch {
@@ -421,6 +422,11 @@ func syntaxDiag(f *source.File, chunk []plexer.Token, err error) *diag.Diagnosti
 	case isValueStart(tok) && idx >= 1 && chunk[idx-1].Type == lexer.Ident && (idx < 2 || chunk[idx-2].Value != ":"):
 		d.WithLabel("expected `:` between `" + chunk[idx-1].Value + "` and its value").
 			WithHelp("a member is its name, `:` and its value: `" + chunk[idx-1].Value + ": " + tok.Value + "`")
+	case tok.Type == lexer.Ident && keywordNear(chunk, idx) != "":
+		// `public evnt X`, `attmpt conn.op(...)`: a misspelt keyword.
+		near := keywordNear(chunk, idx)
+		d.Suggest(near).WithFix(near).
+			WithHelp("keywords are lower case and spelt as the language has them: `" + near + "`")
 	case expect == "}":
 		d.WithLabel("expected `}`").
 			WithHelp("end the block with `}` here, or remove `" + tok.Value + "`, which does not belong in it")
@@ -574,6 +580,26 @@ func (tokenDefinition) Lex(string, io.Reader) (plexer.Lexer, error) {
 var declKeywordList = []string{"use", "public", "type", "enum", "value", "event", "config", "store",
 	"connection", "queue", "subscriber", "package", "provider", "settings", "resource", "provide"}
 
+// memberKeywords open a member of a block. A misspelt keyword is matched
+// against what its position takes: after `public` or at a declaration's
+// start, a declaration keyword; elsewhere one of these.
+var memberKeywords = []string{"on", "attempt", "operation"}
+
+// keywordNear is the keyword chunk[idx] is a misspelling of, or "".
+func keywordNear(chunk []plexer.Token, idx int) string {
+	tok := chunk[idx]
+	if declKeywords[tok.Value] || len(tok.Value) < 2 {
+		return ""
+	}
+	if idx == 0 || idx == 1 && chunk[0].Value == "public" {
+		return diag.Nearest(tok.Value, declKeywordList)
+	}
+	if near := diag.Nearest(tok.Value, memberKeywords); near != "" && near != tok.Value {
+		return near
+	}
+	return ""
+}
+
 // fixableMistake recognises the mistakes a first app makes, at the token the parser
 // could not take, and says how to fix each in the author's terms; nil when it is
 // none of them.
@@ -621,7 +647,7 @@ func fixableMistake(f *source.File, chunk []plexer.Token, idx int) *diag.Diagnos
 	case tok.Type == lexer.Ident && !declKeywords[tok.Value] && atTopLevel(chunk, idx) && atLineStart(src, tok):
 		d := l.Addf("syntax.unexpected_token", tokenRange(f, tok), "`%s` does not start a declaration", tok.Value)
 		if near := diag.Nearest(tok.Value, declKeywordList); near != "" {
-			return d.WithLabel("did you mean `" + near + "`?").
+			return d.Suggest(near).WithFix(near).
 				WithHelp("declarations start with a lowercase keyword: `" + near + "`")
 		}
 		return d.WithHelp("a declaration starts with one of: " + strings.Join(declKeywordList, ", "))
