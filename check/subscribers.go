@@ -132,11 +132,20 @@ func (c *checker) checkRetry(f *ast.File, m *ast.Member, r *ir.Retry) bool {
 		ms, good := durationMS(mm.Value)
 		if !good || ms <= 0 {
 			d := c.add("subscriber.invalid", f.Range(mm.Value.Span()), "`%s` takes a positive duration such as `10s` or `1h`", k)
-			if mm.Value.Number != nil {
+			whole := ""
+			if mm.Value.Duration != nil {
+				whole = wholeDuration(*mm.Value.Duration)
+			}
+			switch {
+			case whole != "":
+				// `1.5s`: a fraction, as other languages write durations.
+				d.Suggest(whole).WithFix(whole).
+					WithHelp("a duration is a whole number of one unit, one of ms, s, m, h, d: `" + k + ": " + whole + "` for `" + *mm.Value.Duration + "`")
+			case mm.Value.Number != nil:
 				d.WithLabel("a duration needs a unit: `" + *mm.Value.Number + "s`?").
-					WithHelp("a duration is a number with its unit, one of ms, s, m, h, d: `" + k + ": " + *mm.Value.Number + "s`")
-			} else {
-				d.WithHelp("a duration is a number with its unit, one of ms, s, m, h, d, e.g. `" + k + ": 10s`")
+					WithHelp("a duration is a whole number with its unit, one of ms, s, m, h, d: `" + k + ": " + *mm.Value.Number + "s`")
+			default:
+				d.WithHelp("a duration is a whole number with its unit, one of ms, s, m, h, d, e.g. `" + k + ": 10s`")
 			}
 			ok = false
 			continue
@@ -327,7 +336,15 @@ func (c *checker) checkArgs(f *ast.File, e *ast.Expr, input *decl, fields []ir.F
 // expr types a handler expression against the type its place expects.
 func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, place string) (ir.Expr, bool) {
 	mismatch := func(got string) (ir.Expr, bool) {
-		c.add("type.mismatch", f.Range(e.Span()), "%s is %s, but this is %s", place, describe(want), got)
+		c.add("type.mismatch", f.Range(e.Span()), "%s is %s, but this is %s", place, describe(want), got).
+			WithHelp("give " + place + " a value of " + describe(want) + "; no value converts to another type")
+		return ir.Expr{}, false
+	}
+	// mismatchOf is mismatch for a value of a known type: the help names
+	// both types and the way out.
+	mismatchOf := func(got string, src ir.Type) (ir.Expr, bool) {
+		c.add("type.mismatch", f.Range(e.Span()), "%s is %s, but this is %s", place, describe(want), got).
+			WithHelp(wayOut(src, want, place))
 		return ir.Expr{}, false
 	}
 	switch {
@@ -427,7 +444,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				return ir.Expr{}, false
 			}
 			if !assignable(cf.ir.Type, want) {
-				return mismatch("config field `" + cf.ir.Name + "`, " + describe(cf.ir.Type))
+				return mismatchOf("config field `"+cf.ir.Name+"`, "+describe(cf.ir.Type), cf.ir.Type)
 			}
 			return ir.Expr{Config: cf.ir.Name}, true
 		}
@@ -467,7 +484,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 			}
 		}
 		if !assignable(t, want) {
-			return mismatch("`" + strings.Join(parts, ".") + "`, " + describe(t))
+			return mismatchOf("`"+strings.Join(parts, ".")+"`, "+describe(t), t)
 		}
 		if len(parts) == 1 {
 			return ir.Expr{Event: true}, true

@@ -83,6 +83,12 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 					WithHelp("text takes double quotes: \"" + inner + "\"")
 				break
 			}
+			if p.Detail == "|" {
+				if d := nullUnion(f, toks, p.Span); d != nil {
+					diags = append(diags, d)
+					break
+				}
+			}
 			d := diags.Addf(p.Code, rng, "`%s` cannot appear here", p.Detail)
 			if p.Detail == "'" {
 				d.WithHelp("text takes double quotes (\"like this\"), on one line")
@@ -135,6 +141,30 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 		out.Decls = append(out.Decls, decl)
 	}
 	return out, diags
+}
+
+// nullUnion answers `Text | null`, another language's optional type, with
+// this one's `Text?`; nil when the `|` stands elsewhere.
+func nullUnion(f *source.File, toks []plexer.Token, at source.Span) *diag.Diagnostic {
+	i, _ := slices.BinarySearchFunc(toks, at.Start, func(t plexer.Token, off int) int { return t.Pos.Offset - off })
+	if i == 0 || i >= len(toks) {
+		return nil
+	}
+	prev, next := toks[i-1], toks[i]
+	if prev.Type != lexer.Ident || next.Type != lexer.Ident {
+		return nil
+	}
+	switch next.Value {
+	case "null", "nil", "None", "none", "undefined", "Null", "Nil", "NULL":
+	default:
+		return nil
+	}
+	fix := prev.Value + "?"
+	var l diag.List
+	return l.Addf("syntax.stray_character", source.Range{File: f, Span: source.Span{Start: prev.Pos.Offset, End: next.Pos.Offset + len(next.Value)}},
+		"`%s | %s` is another language's optional type", prev.Value, next.Value).
+		Suggest(fix).WithFix(fix).
+		WithHelp("a type that may be none is written with `?`: `" + fix + "`")
 }
 
 // countsAsDecl is 1 for a chunk that is a declaration, 0 for a `use` line, which
@@ -414,6 +444,9 @@ func syntaxDiag(f *source.File, chunk []plexer.Token, err error) *diag.Diagnosti
 	if d := fixableMistake(f, chunk, idx); d != nil {
 		return d
 	}
+	if d := bracketTypeArgs(f, chunk, idx); d != nil {
+		return d
+	}
 	d := l.Addf("syntax.unexpected_token", tokenRange(f, tok), "unexpected `%s`", tok.Value)
 	switch {
 	case tok.Value == "," && tok.Type == lexer.Punct && insideBraces(chunk, idx):
@@ -579,6 +612,40 @@ func (tokenDefinition) Lex(string, io.Reader) (plexer.Lexer, error) {
 // declKeywordList names the declaration keywords in the order a file uses them.
 var declKeywordList = []string{"use", "public", "type", "enum", "value", "event", "config", "store",
 	"connection", "queue", "subscriber", "package", "provider", "settings", "resource", "provide"}
+
+// bracketTypeArgs answers `List[Text]`, another language's type arguments,
+// with this one's `List<Text>`; nil when the `[` stands elsewhere.
+func bracketTypeArgs(f *source.File, chunk []plexer.Token, idx int) *diag.Diagnostic {
+	tok := chunk[idx]
+	if tok.Type != lexer.Punct || tok.Value != "[" || idx < 2 || chunk[idx-1].Type != lexer.Ident ||
+		!(chunk[idx-2].Value == ":" || chunk[idx-2].Value == "<" || chunk[idx-2].Value == "," || chunk[idx-2].Value == "=") {
+		return nil
+	}
+	depth := 0
+	for j := idx; j < len(chunk); j++ {
+		switch chunk[j].Value {
+		case "[":
+			depth++
+		case "]":
+			depth--
+			if depth == 0 {
+				if j == idx+1 {
+					return nil
+				}
+				name := chunk[idx-1]
+				inner := string(f.Content[chunk[idx+1].Pos.Offset:chunk[j].Pos.Offset])
+				inner = strings.NewReplacer("[", "<", "]", ">").Replace(inner)
+				fix := name.Value + "<" + inner + ">"
+				var l diag.List
+				return l.Addf("syntax.unexpected_token", source.Range{File: f, Span: source.Span{Start: name.Pos.Offset, End: chunk[j].Pos.Offset + 1}},
+					"unexpected `[`: type arguments go in `< >`").
+					Suggest(fix).WithFix(fix).
+					WithHelp("a generic type takes its arguments in angle brackets: `" + fix + "`")
+			}
+		}
+	}
+	return nil
+}
 
 // memberKeywords open a member of a block. A misspelt keyword is matched
 // against what its position takes: after `public` or at a declaration's
