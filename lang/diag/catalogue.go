@@ -84,7 +84,7 @@ var entries = []Entry{
 	{"semantic.misplaced_declaration", Error, "a declaration is in a file where it does not belong",
 		"app files hold the app's declarations; package files hold the package's"},
 	{"semantic.public_ignored", Warning, "`public` changes nothing on an app-wide declaration",
-		"a config, store, connection or queue is seen from every module without `use`; remove `public`"},
+		"a config, store, connection, queue or subscriber is seen from every module without `use`; remove `public`"},
 
 	// Types.
 	{"type.unknown_name", Error, "a type name does not resolve",

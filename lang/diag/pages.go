@@ -157,7 +157,7 @@ var Pages = map[string]Page{
 		},
 	},
 	"semantic.public_ignored": {
-		Means: "`public` is written on a `config`, `store`, `connection` or `queue`. These are app-wide: declared in `app.jadpo` or in any module, each is seen from every module of the app without `use`, so `public` on them changes nothing. It is a warning: the check still passes. `public` matters on types, enums, values and events, which other files bring in with `use`.",
+		Means: "`public` is written on a `config`, `store`, `connection`, `queue` or `subscriber`. These are app-wide: declared in `app.jadpo` or in any module, each is seen from every module of the app without `use`, so `public` on them changes nothing. It is a warning: the check still passes. `public` matters on types, enums, values and events, which other files bring in with `use`.",
 		Causes: []string{
 			"Written by analogy with `public event`, to use the declaration from another module — remove `public`; the editor's quick fix does, and the other module needs nothing to see it.",
 		},
@@ -196,7 +196,6 @@ var Pages = map[string]Page{
 	"type.mismatch": {
 		Means: "A value does not fit the type its place expects: a literal of another kind, a value outside its type's rules, or a field of another type passed as an argument.",
 		Causes: []string{
-			"A duration written without its unit (`first_delay: 10`) — write `10s`.",
 			"A number where text is expected, or text where a number is — match the declared type.",
 			"A literal outside the type's rules (`wait_time_seconds: 30` where the maximum is 20) — keep within them.",
 			"An event's field of another type passed to an operation — pass a field of the input's type; Text takes Email, Url, Uuid and enums.",
