@@ -24,7 +24,9 @@ type module struct {
 	// clashed names are both declared in the file and brought in: reported
 	// once, and their uses are not checked against either.
 	clashed map[string]bool
-	uses    []*ast.Use
+	// usedImports are the imported names a lookup found (module.unused_name).
+	usedImports map[string]bool
+	uses        []*ast.Use
 	// usesPackage: a name of the module resolved to a package's
 	// declaration; appWide: it declares a config, store, connection, queue
 	// or subscriber. Either keeps a Session from reusing it (session.go).
@@ -60,6 +62,7 @@ func (c *checker) lookup(s scope, q *ast.QualName) lookupResult {
 		}
 		if s.mod != nil {
 			if d, ok := s.mod.imports[name]; ok {
+				s.mod.usedImports[name] = true
 				return lookupResult{decl: d, silenced: d == nil}
 			}
 			if s.mod.silenced[name] {
@@ -136,7 +139,7 @@ func (c *checker) addModule(path string, f *ast.File) {
 	if f == nil {
 		return
 	}
-	m := &module{path: path, file: f, ns: &namespace{qualifier: path, decls: map[string]*decl{}}, imports: map[string]*decl{}, silenced: map[string]bool{}, clashed: map[string]bool{}}
+	m := &module{path: path, file: f, ns: &namespace{qualifier: path, decls: map[string]*decl{}}, imports: map[string]*decl{}, silenced: map[string]bool{}, clashed: map[string]bool{}, usedImports: map[string]bool{}}
 	m.ns.module = m
 	c.modules[path] = m
 	c.moduleSym(m)
