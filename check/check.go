@@ -328,6 +328,17 @@ func (c *checker) members(f *ast.File, b *ast.Block, code, where string, known .
 	if b == nil {
 		return out
 	}
+	// misspelt holds a member given under a misspelling of a known key: it
+	// stands for that key (when the key is not given too), so the key is
+	// not reported missing as well.
+	var misspelt map[string]*ast.Member
+	defer func() {
+		for k, m := range misspelt {
+			if out[k] == nil {
+				out[k] = m
+			}
+		}
+	}()
 	for _, m := range b.Members {
 		if m.Key == nil {
 			c.add(code, f.Range(m.Span()), "`%s` is not a member %s takes", m.Entry.String(), where).
@@ -341,8 +352,15 @@ func (c *checker) members(f *ast.File, b *ast.Block, code, where string, known .
 			continue
 		}
 		if !contains(known, k) {
+			near := suggest(k, known)
 			c.add(code, f.Range(m.Key.Span()), "%s has no member `%s`", strings.TrimPrefix(where, "in "), k).
-				Suggest(suggest(k, known)).WithHelp(strings.TrimPrefix(where, "in ") + " takes " + keyList(known))
+				Suggest(near).WithHelp(strings.TrimPrefix(where, "in ") + " takes " + keyList(known))
+			if near != "" {
+				if misspelt == nil {
+					misspelt = map[string]*ast.Member{}
+				}
+				misspelt[near] = m
+			}
 			continue
 		}
 		out[k] = m
