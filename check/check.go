@@ -61,7 +61,7 @@ func (c *checker) finish(p *project.Project, target string) Result {
 		// that did not parse would have read too.
 		p.ReadAllResources()
 	}
-	diags := append(append(diag.List(nil), p.Diags...), withoutCascades(c.diags, p.Parsed)...)
+	diags := append(append(diag.List(nil), p.Diags...), c.withoutBrokenPackages(withoutCascades(c.diags, p.Parsed))...)
 	diags.Sort()
 	diags = diags.Capped(diag.MaxPerFile)
 	res := Result{Diags: diags, Files: len(p.Parsed), Declarations: p.Declarations()}
@@ -125,6 +125,58 @@ func withoutCascades(l diag.List, files []*ast.File) diag.List {
 	for _, d := range l {
 		if d.Code == "event.store_required" && storeFailed || namesAny(d.Subject.Text(), names) {
 			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// withoutBrokenPackages drops what the checker says only because a
+// package's declaration did not parse: a problem in the package's other
+// declarations, or one that names the package, or one inside a connection
+// of the package (its settings, its credential). The syntax error is the
+// package's one diagnostic until it parses.
+func (c *checker) withoutBrokenPackages(l diag.List) diag.List {
+	broken := map[string]bool{}
+	for _, f := range c.proj.Parsed {
+		if len(f.Failed) == 0 {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(f.Source.Path, "packages/"); ok {
+			dir, _, _ := strings.Cut(rest, "/")
+			broken[dir] = true
+		}
+	}
+	if len(broken) == 0 {
+		return l
+	}
+	var inside []source.Range // the connections of broken packages
+	for _, cn := range c.connections {
+		if cn.decl == nil || cn.decl.node == nil {
+			continue
+		}
+		for dir := range broken {
+			if strings.Contains(cn.decl.file.Range(cn.decl.node.Span()).Text(), dir) {
+				inside = append(inside, cn.decl.file.Range(cn.decl.node.Span()))
+			}
+		}
+	}
+	out := l[:0:0]
+next:
+	for _, d := range l {
+		if strings.HasPrefix(d.Code, "syntax.") || strings.HasPrefix(d.Code, "toolchain.") || d.Code == "package.lock_mismatch" || d.Code == "package.not_catalogue" {
+			out = append(out, d)
+			continue
+		}
+		for dir := range broken {
+			if d.Subject.File != nil && strings.HasPrefix(d.Subject.File.Path, "packages/"+dir+"/") || strings.Contains(d.Summary, "`"+dir+"`") || strings.Contains(d.Summary, dir+"'s") {
+				continue next
+			}
+		}
+		for _, r := range inside {
+			if d.Subject.File == r.File && d.Subject.Span.Start >= r.Span.Start && d.Subject.Span.End <= r.Span.End {
+				continue next
+			}
 		}
 		out = append(out, d)
 	}

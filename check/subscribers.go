@@ -298,6 +298,10 @@ func (c *checker) checkArgs(f *ast.File, e *ast.Expr, input *decl, fields []ir.F
 			continue
 		}
 		fl, known := byName[a.Name.Name]
+		if !known && input != nil && input.fieldFailed(a.Name.Name) {
+			ok = false // its type's problem is reported
+			continue
+		}
 		if !known {
 			c.add("subscriber.invalid", f.Range(a.Name.Span()), "%s takes no input `%s`", callee, a.Name.Name).
 				Suggest(suggest(a.Name.Name, names)).
