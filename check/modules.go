@@ -268,6 +268,11 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 	switch dd.kind {
 	case kindType, kindEnum, kindValue, kindEvent:
 		c.checkName(f, dd.ident, true, kindWords[dd.kind])
+		if _, dup := m.ns.decls[dd.name]; dup {
+			// Its uses could mean either declaration: the duplicate is
+			// the one diagnostic, and they are not checked against the first.
+			m.clashed[dd.name] = true
+		}
 		c.addUnique(m.ns.decls, dd)
 		if right := ir.UpperCamel(dd.name); !isUpperCamel(dd.name) && right != dd.name && right != "" {
 			if m.ns.miscased == nil {
