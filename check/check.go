@@ -41,16 +41,27 @@ func (c *checker) finish(p *project.Project, target string) Result {
 	// syntax error: the checker then runs on the declarations that parsed
 	// (the others are absent from the tree), and its diagnostics are
 	// dropped as Check drops them, below.
-	if p.App != nil && (!p.HasSyntaxErrors() || c.idx != nil) {
+	if p.App != nil {
+		// A syntax error stops only its own declaration: the checker runs
+		// on the declarations that parsed (the others are absent from the
+		// tree), and what it says only because one is absent is dropped
+		// (withoutCascades).
 		c.run()
+		if !c.diags.HasErrors() && !p.HasSyntaxErrors() {
+			// What is never used is told once the rest is sound: a check
+			// that stopped early has not seen every use.
+			c.checkUnused()
+		}
 		if target == TargetWorkers && !c.diags.HasErrors() {
 			c.checkWorkers()
 		}
-	} else if p.HasSyntaxErrors() {
+	}
+	if p.HasSyntaxErrors() {
+		// The summary counts the project's files, those a declaration
+		// that did not parse would have read too.
 		p.ReadAllResources()
 	}
-	diags := append(append(diag.List(nil), p.Diags...), c.diags...)
-	diags = onlySyntaxIfAny(diags)
+	diags := append(append(diag.List(nil), p.Diags...), c.withoutBrokenPackages(withoutCascades(c.diags, p.Parsed))...)
 	diags.Sort()
 	diags = diags.Capped(diag.MaxPerFile)
 	res := Result{Diags: diags, Files: len(p.Parsed), Declarations: p.Declarations()}
@@ -64,8 +75,8 @@ func (c *checker) finish(p *project.Project, target string) Result {
 	return res
 }
 
-// onlySyntaxIfAny keeps only syntax problems while any file has one: a
-// declaration that did not parse would make every use of it look wrong.
+// onlySyntaxIfAny keeps only syntax problems while any file has one (the
+// package description, which reads a project only once it parses).
 func onlySyntaxIfAny(l diag.List) diag.List {
 	hasSyntax := false
 	for _, d := range l {
@@ -84,6 +95,104 @@ func onlySyntaxIfAny(l diag.List) diag.List {
 		}
 	}
 	return out
+}
+
+// withoutCascades drops the checker's diagnostics that come only from a
+// declaration that did not parse: a use of a name it declared (reported as
+// unknown, since it is absent from the tree), a missing store or config
+// when the store or config is the one that failed. Its syntax error is that
+// mistake's one diagnostic; every other mistake is still reported.
+func withoutCascades(l diag.List, files []*ast.File) diag.List {
+	names := map[string]bool{}
+	storeFailed := false
+	for _, f := range files {
+		for _, fd := range f.Failed {
+			for _, n := range fd.Names {
+				names[n] = true
+			}
+			switch kw := strings.ToLower(fd.Keyword); {
+			case kw == "store" || diag.EditDistance(kw, "store") == 1:
+				storeFailed = true
+			case kw == "config" || diag.EditDistance(kw, "config") == 1:
+				names["config"] = true
+			}
+		}
+	}
+	if len(names) == 0 && !storeFailed {
+		return l
+	}
+	out := l[:0:0]
+	for _, d := range l {
+		if d.Code == "event.store_required" && storeFailed || namesAny(d.Subject.Text(), names) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// withoutBrokenPackages drops what the checker says only because a
+// package's declaration did not parse: a problem in the package's other
+// declarations, or one that names the package, or one inside a connection
+// of the package (its settings, its credential). The syntax error is the
+// package's one diagnostic until it parses.
+func (c *checker) withoutBrokenPackages(l diag.List) diag.List {
+	broken := map[string]bool{}
+	for _, f := range c.proj.Parsed {
+		if len(f.Failed) == 0 {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(f.Source.Path, "packages/"); ok {
+			dir, _, _ := strings.Cut(rest, "/")
+			broken[dir] = true
+		}
+	}
+	if len(broken) == 0 {
+		return l
+	}
+	var inside []source.Range // the connections of broken packages
+	for _, cn := range c.connections {
+		if cn.decl == nil || cn.decl.node == nil {
+			continue
+		}
+		for dir := range broken {
+			if strings.Contains(cn.decl.file.Range(cn.decl.node.Span()).Text(), dir) {
+				inside = append(inside, cn.decl.file.Range(cn.decl.node.Span()))
+			}
+		}
+	}
+	out := l[:0:0]
+next:
+	for _, d := range l {
+		if strings.HasPrefix(d.Code, "syntax.") || strings.HasPrefix(d.Code, "toolchain.") || d.Code == "package.lock_mismatch" || d.Code == "package.not_catalogue" {
+			out = append(out, d)
+			continue
+		}
+		for dir := range broken {
+			if d.Subject.File != nil && strings.HasPrefix(d.Subject.File.Path, "packages/"+dir+"/") || strings.Contains(d.Summary, "`"+dir+"`") || strings.Contains(d.Summary, dir+"'s") {
+				continue next
+			}
+		}
+		for _, r := range inside {
+			if d.Subject.File == r.File && d.Subject.Span.Start >= r.Span.Start && d.Subject.Span.End <= r.Span.End {
+				continue next
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// namesAny reports whether text holds one of names as a whole word.
+func namesAny(text string, names map[string]bool) bool {
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) {
+		if names[w] {
+			return true
+		}
+	}
+	return false
 }
 
 // declKind says what a declaration declares.
@@ -118,13 +227,15 @@ type decl struct {
 	home *namespace
 
 	// For types, enums and records: the resolved type (computed once).
-	state   resolveState
-	typ     ir.Type
-	failed  bool // resolution failed: uses are not reported again
-	fields  []ir.Field
-	fieldOf map[string]*ir.Field // only for records of more than fieldScanMax fields
-	idText  string
-	sym     *Symbol // its index symbol, when indexing
+	state  resolveState
+	typ    ir.Type
+	failed bool // resolution failed: uses are not reported again
+	fields []ir.Field
+	// failedFields are fields whose type did not resolve (reported once).
+	failedFields []string
+	fieldOf      map[string]*ir.Field // only for records of more than fieldScanMax fields
+	idText       string
+	sym          *Symbol // its index symbol, when indexing
 }
 
 type resolveState int
@@ -180,6 +291,9 @@ type checker struct {
 	configs     map[string]*configField
 	store       *decl
 	connections map[string]*connection
+	// connAlias maps the right spelling of a connection named in the wrong
+	// case to its name (semantic.name_case is reported once).
+	connAlias   map[string]string
 	queues      map[string]*decl
 	subscribers map[string]*decl
 
@@ -197,7 +311,7 @@ type checker struct {
 func newChecker(p *project.Project) *checker {
 	return &checker{
 		proj: p, modules: map[string]*module{}, pkgs: map[string]*pkg{}, pkgDirs: map[string]*pkg{},
-		configs: map[string]*configField{}, connections: map[string]*connection{},
+		configs: map[string]*configField{}, connections: map[string]*connection{}, connAlias: map[string]string{},
 		queues: map[string]*decl{}, subscribers: map[string]*decl{},
 		out:      programParts{receivingConnections: map[string]bool{}, calledOps: map[string][]*operation{}},
 		patterns: map[string]error{},
@@ -215,6 +329,18 @@ func (c *checker) run() {
 	c.checkQueues()
 	c.checkSubscribers()
 	c.verifyLock()
+}
+
+// connection finds a connection by name, or by the right spelling of one
+// named in the wrong case.
+func (c *checker) connection(name string) *connection {
+	if cn := c.connections[name]; cn != nil {
+		return cn
+	}
+	if real, ok := c.connAlias[name]; ok {
+		return c.connections[real]
+	}
+	return nil
 }
 
 // add reports a diagnostic.
@@ -254,6 +380,17 @@ func (c *checker) members(f *ast.File, b *ast.Block, code, where string, known .
 	if b == nil {
 		return out
 	}
+	// misspelt holds a member given under a misspelling of a known key: it
+	// stands for that key (when the key is not given too), so the key is
+	// not reported missing as well.
+	var misspelt map[string]*ast.Member
+	defer func() {
+		for k, m := range misspelt {
+			if out[k] == nil {
+				out[k] = m
+			}
+		}
+	}()
 	for _, m := range b.Members {
 		if m.Key == nil {
 			c.add(code, f.Range(m.Span()), "`%s` is not a member %s takes", m.Entry.String(), where).
@@ -267,8 +404,15 @@ func (c *checker) members(f *ast.File, b *ast.Block, code, where string, known .
 			continue
 		}
 		if !contains(known, k) {
+			near := suggest(k, known)
 			c.add(code, f.Range(m.Key.Span()), "%s has no member `%s`", strings.TrimPrefix(where, "in "), k).
-				Suggest(suggest(k, known)).WithHelp(strings.TrimPrefix(where, "in ") + " takes " + keyList(known))
+				Suggest(near).WithHelp(strings.TrimPrefix(where, "in ") + " takes " + keyList(known))
+			if near != "" {
+				if misspelt == nil {
+					misspelt = map[string]*ast.Member{}
+				}
+				misspelt[near] = m
+			}
 			continue
 		}
 		out[k] = m

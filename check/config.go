@@ -14,6 +14,10 @@ type configField struct {
 	field *ast.Field
 	file  *ast.File
 	sym   *Symbol
+	used  bool // some place reads it (config.unused_field)
+	// typeFailed: its type was reported (a list, map or record); a use of
+	// another type is not reported again.
+	typeFailed bool
 }
 
 var bindingRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -47,6 +51,14 @@ func (c *checker) checkConfig() {
 		if t.Kind == ir.List || t.Kind == ir.Map || t.Kind == ir.RecordK {
 			c.add("type.mismatch", d.file.Range(f.Type.Span()), "config field `%s` is %s; config values are single values read from the environment", f.Name.Name, describe(t)).
 				WithHelp("use a scalar type: Text, Int, Decimal, Bool, Url, Email, Uuid, Instant, Duration, an enum or a refinement of one")
+			// The one diagnostic: its default and uses are read as of its
+			// element's type (Text for a record), and not reported again.
+			if t.Elem != nil && t.Elem.Kind != ir.List && t.Elem.Kind != ir.Map && t.Elem.Kind != ir.RecordK {
+				t = *t.Elem
+			} else {
+				t = ir.Type{Kind: ir.Text}
+			}
+			cf.typeFailed = true
 		}
 		before := len(c.diags)
 		opts := c.configOptions(d.file, f, &t)
@@ -151,6 +163,18 @@ func configRef(e *ast.Expr) (name string, ident *ast.Ident, ok bool) {
 	return e.Ref.Path.Parts[1].Name, e.Ref.Path.Parts[1], true
 }
 
+// nearConfigRef is `config.<field>` for a reference that misspells
+// `config` (`conig.sqs_host`), else "".
+func nearConfigRef(e *ast.Expr) string {
+	if e == nil || e.Ref == nil || e.Ref.Call != nil || len(e.Ref.Path.Parts) != 2 {
+		return ""
+	}
+	if suggest(e.Ref.Path.Parts[0].Name, []string{"config"}) == "" {
+		return ""
+	}
+	return "config." + e.Ref.Path.Parts[1].Name
+}
+
 // useConfig resolves a config reference; sink says whether the place may
 // take a secret. It reports unknown fields and secret flows, and returns nil
 // when the reference cannot be used.
@@ -158,6 +182,7 @@ func (c *checker) useConfig(f *ast.File, e *ast.Expr, sink bool, place string) *
 	name, ident, _ := configRef(e)
 	cf, ok := c.configs[name]
 	if ok {
+		cf.used = true
 		c.ref(f, e.Ref.Path.Parts[0].Span(), c.sym(c.configDecl))
 		c.ref(f, ident.Span(), cf.sym)
 	}

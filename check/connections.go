@@ -5,6 +5,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/source"
 )
 
 // connection is a configured use of an installed package.
@@ -13,6 +14,8 @@ type connection struct {
 	pkg  *pkg
 	ir   ir.Connection
 	ok   bool
+	// called: a subscriber's attempt names it (connection.unused).
+	called bool
 }
 
 func (c *checker) checkConnections() {
@@ -47,11 +50,7 @@ func (c *checker) checkConnection(cn *connection) {
 	dir := parts[0] + "." + parts[1]
 	p := c.pkgDirs[dir]
 	if p == nil {
-		d := c.add("package.not_installed", f.Range(pm.Value.Span()), "package `%s` is not installed", dir).
-			With("package", dir).WithHelp("install it with `jadpo package add " + dir + "`")
-		if other, ok := c.pkgs[parts[0]]; ok {
-			d.WithHelp("`" + other.dir + "` is installed; name that version, or install this one with `jadpo package add " + dir + "`")
-		}
+		c.packageNotInstalled(f.Range(pm.Value.Span()), dir, parts[0])
 		return
 	}
 	cn.pkg = p
@@ -134,7 +133,7 @@ func (c *checker) checkCredential(cn *connection, m *ast.Member) bool {
 		}
 		if _, _, isCfg := configRef(gm.Value); !isCfg {
 			c.add("connection.value_invalid", f.Range(gm.Value.Span()), "credential member `%s` takes a config field, `config.<name>`", mm.Name).
-				WithHelp("credentials come from the environment, never from source")
+				WithHelp("credentials come from the environment, never from source").Suggest(nearConfigRef(gm.Value))
 			ok = false
 			continue
 		}
@@ -226,6 +225,9 @@ func (c *checker) connectionValue(f *ast.File, e *ast.Expr, t ir.Type, place str
 		if cf == nil {
 			return ir.Value{}, false
 		}
+		if !assignable(cf.ir.Type, t) && cf.typeFailed {
+			return ir.Value{}, false
+		}
 		if !assignable(cf.ir.Type, t) {
 			c.add("connection.value_invalid", f.Range(e.Span()), "%s is %s; config field `%s` is %s", place, describe(t), cf.ir.Name, describe(cf.ir.Type)).
 				WithRelated(cf.file.Range(cf.field.Type.Span()), "its type is declared here").
@@ -236,7 +238,8 @@ func (c *checker) connectionValue(f *ast.File, e *ast.Expr, t ir.Type, place str
 	}
 	if !isLiteralOf(e, t) {
 		c.add("connection.value_invalid", f.Range(e.Span()), "%s takes a literal or a config field, `config.<name>`", place).
-			WithHelp("write the value itself (text in double quotes, a number, true or false), or `config.<field>` to read it from the environment")
+			WithHelp("write the value itself (text in double quotes, a number, true or false), or `config.<field>` to read it from the environment").
+			Suggest(nearConfigRef(e))
 		return ir.Value{}, false
 	}
 	raw, problem := literalValue(e, t)
@@ -257,4 +260,37 @@ func zeroDuration(v ir.Value) bool {
 	}
 	d, err := ir.ParseDuration(s)
 	return err == nil && d == 0
+}
+
+// packageNotInstalled reports a connection's package that is not under
+// packages/: it suggests the installed or catalogue name nearest (the same
+// but for case, or a typo away), and only a `jadpo package add` that works:
+// the catalogue's name, or a package's own folder.
+func (c *checker) packageNotInstalled(rng source.Range, dir, name string) {
+	d := c.add("package.not_installed", rng, "package `%s` is not installed", dir).With("package", dir)
+	installed := sortedKeys(c.pkgDirs)
+	cands := append([]string(nil), installed...)
+	if n, ok := c.proj.Catalogue.(interface{ Names() []string }); ok {
+		cands = append(cands, n.Names()...)
+	}
+	sugg := suggest(dir, cands)
+	switch other, ok := c.pkgs[name]; {
+	case ok:
+		d.Suggest(other.dir).WithHelp("`" + other.dir + "` is installed; name that version, or install this one with " + c.addCommand(dir))
+	case sugg != "" && c.pkgDirs[sugg] != nil:
+		d.Suggest(sugg).WithHelp("`" + sugg + "` is installed: name it as it is spelt under packages/")
+	case sugg != "":
+		d.Suggest(sugg).WithHelp("the catalogue has `" + sugg + "`: install it with `jadpo package add " + sugg + "`")
+	case c.proj.Catalogue != nil && c.proj.Catalogue.Has(dir):
+		d.WithHelp("install it with `jadpo package add " + dir + "`")
+	default:
+		d.WithHelp("`" + dir + "` is not a catalogue package: install your own package from its folder with " + c.addCommand(dir) + "; installed: " + keyListOrNone(installed))
+	}
+}
+
+func keyListOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return keyList(names)
 }

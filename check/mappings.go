@@ -37,6 +37,7 @@ func (c *checker) checkProvides(p *pkg) {
 			p.emailMapping = c.checkEmail(p, pd)
 		default:
 			c.add("toolchain.not_built_yet", pd.file.Range(pd.decl.Name.Span()), "`provide %s` is not built yet", cap).
+				Suggest(suggest(cap, []string{"receiving", "email"})).
 				With("capability", cap).
 				WithHelp("this toolchain builds the `receiving` and `email` capability mappings; others come later")
 		}
@@ -140,8 +141,9 @@ func (c *checker) checkAcknowledgeBatch(p *pkg, f *ast.File, owner *ast.Member) 
 			ok = false
 		}
 	}
-	// The list input is built from `entry:`, so it counts as mapped.
-	entries, built := "", ""
+	// The list input is built from `entry:`, so it counts as mapped; with
+	// no `entries:` (reported above) whatever list it would name counts too.
+	entries, built := "", "*"
 	if m := bm["entries"]; m != nil {
 		// Whatever list input `entries` meant is built, not left unmapped:
 		// only the problem with `entries` itself is reported.
@@ -149,7 +151,8 @@ func (c *checker) checkAcknowledgeBatch(p *pkg, f *ast.File, owner *ast.Member) 
 		if parts := refParts(m.Value); len(parts) == 2 && parts[0] == "input" {
 			entries, built = parts[1], parts[1]
 		} else {
-			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`entries` takes `input.<field>`, the call's list of entries")
+			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`entries` takes `input.<field>`, the call's list of entries").
+				Suggest(nearHead(m.Value, "input"))
 			ok = false
 		}
 	}
@@ -275,7 +278,8 @@ func (c *checker) batchAnswerList(f *ast.File, m, idm *ast.Member, op *operation
 	each := map[string]string{"failed": "each failed entry", "succeeded": "each entry that took"}[kind]
 	parts := refParts(m.Value)
 	if len(parts) != 2 || parts[0] != "response" {
-		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` takes `response.<field>`, the answer's list of the entries that %s", kind, what)
+		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` takes `response.<field>`, the answer's list of the entries that %s", kind, what).
+			Suggest(nearHead(m.Value, "response"))
 		return "", "", false
 	}
 	if op.output == nil {
@@ -300,7 +304,8 @@ func (c *checker) batchAnswerList(f *ast.File, m, idm *ast.Member, op *operation
 	}
 	ip := refParts(idm.Value)
 	if len(ip) != 2 || ip[0] != "item" {
-		c.add("package.provider_invalid", f.Range(idm.Value.Span()), "`%s_id` takes `item.<field>`, the text field of %s that holds its entry id", kind, an)
+		c.add("package.provider_invalid", f.Range(idm.Value.Span()), "`%s_id` takes `item.<field>`, the text field of %s that holds its entry id", kind, an).
+			Suggest(nearHead(idm.Value, "item"))
 		return "", "", false
 	}
 	fld := item.field(ip[1])
@@ -438,6 +443,10 @@ func (c *checker) mapFields(p *pkg, f *ast.File, blk *ast.Block, rec *decl, word
 		given[key] = true
 		field := rec.field(key)
 		c.ref(f, m.Key.Span(), c.fieldOfSym(rec, key))
+		if field == nil && rec.fieldFailed(key) {
+			ok = false
+			continue
+		}
 		if field == nil {
 			c.add("package.provider_invalid", f.Range(m.Key.Span()), words.unknown, rec.name, key).
 				Suggest(suggest(key, fieldNamesOf(rec))).WithRelated(rec.rng(), words.declared)
@@ -512,7 +521,22 @@ func (c *checker) mappedValue(p *pkg, f *ast.File, e *ast.Expr, field ir.Field, 
 	if message != nil && !contains(message, "entry_id") {
 		allowed += ", or one of `message.to`, `message.subject`, `message.text`, `message.html`"
 	}
-	c.add("package.provider_invalid", f.Range(e.Span()), "input `%s` takes %s", field.Name, allowed)
+	d := c.add("package.provider_invalid", f.Range(e.Span()), "input `%s` takes %s", field.Name, allowed)
+	heads := []string{"settings"}
+	if message != nil || handle {
+		heads = append(heads, "message")
+	}
+	if s := nearHead(e, heads...); s != "" {
+		d.Suggest(s)
+	} else if len(parts) == 2 && parts[0] == "message" {
+		names := append([]string(nil), message...)
+		if handle {
+			names = append(names, "handle")
+		}
+		if s := suggest(parts[1], names); s != "" {
+			d.Suggest("message." + s)
+		}
+	}
 	return ir.Value{}, false
 }
 
@@ -534,7 +558,8 @@ func (c *checker) mapReceivedItems(p *pkg, f *ast.File, owner *ast.Member, ms ma
 	m := ms["messages"]
 	parts := refParts(m.Value)
 	if len(parts) != 2 || parts[0] != "response" {
-		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`messages` takes `response.<field>`, the answer's list of messages")
+		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`messages` takes `response.<field>`, the answer's list of messages").
+			Suggest(nearHead(m.Value, "response"))
 		return false
 	}
 	if op.output == nil {
@@ -561,7 +586,8 @@ func (c *checker) mapReceivedItems(p *pkg, f *ast.File, owner *ast.Member, ms ma
 		m := ms[k]
 		parts := refParts(m.Value)
 		if len(parts) != 2 || parts[0] != "item" {
-			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` takes `item.<field>`, a text field of each message", k)
+			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` takes `item.<field>`, a text field of each message", k).
+				Suggest(nearHead(m.Value, "item"))
 			ok = false
 			continue
 		}

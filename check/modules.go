@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -20,7 +21,12 @@ type module struct {
 	// silenced names are not reported when used: a misspelt import's
 	// intended name.
 	silenced map[string]bool
-	uses     []*ast.Use
+	// clashed names are both declared in the file and brought in: reported
+	// once, and their uses are not checked against either.
+	clashed map[string]bool
+	// usedImports are the imported names a lookup found (module.unused_name).
+	usedImports map[string]bool
+	uses        []*ast.Use
 	// usesPackage: a name of the module resolved to a package's
 	// declaration; appWide: it declares a config, store, connection, queue
 	// or subscriber. Either keeps a Session from reusing it (session.go).
@@ -45,6 +51,9 @@ func (c *checker) lookup(s scope, q *ast.QualName) lookupResult {
 	switch len(q.Parts) {
 	case 1:
 		name := q.Parts[0].Name
+		if s.mod != nil && s.mod.clashed[name] {
+			return lookupResult{silenced: true}
+		}
 		if d, ok := s.ns.decls[name]; ok {
 			return lookupResult{decl: d}
 		}
@@ -53,6 +62,7 @@ func (c *checker) lookup(s scope, q *ast.QualName) lookupResult {
 		}
 		if s.mod != nil {
 			if d, ok := s.mod.imports[name]; ok {
+				s.mod.usedImports[name] = true
 				return lookupResult{decl: d, silenced: d == nil}
 			}
 			if s.mod.silenced[name] {
@@ -129,7 +139,7 @@ func (c *checker) addModule(path string, f *ast.File) {
 	if f == nil {
 		return
 	}
-	m := &module{path: path, file: f, ns: &namespace{qualifier: path, decls: map[string]*decl{}}, imports: map[string]*decl{}, silenced: map[string]bool{}}
+	m := &module{path: path, file: f, ns: &namespace{qualifier: path, decls: map[string]*decl{}}, imports: map[string]*decl{}, silenced: map[string]bool{}, clashed: map[string]bool{}, usedImports: map[string]bool{}}
 	m.ns.module = m
 	c.modules[path] = m
 	c.moduleSym(m)
@@ -178,19 +188,29 @@ func (c *checker) misplacedInApp(f *ast.File, d *ast.Decl) {
 }
 
 // publicIgnored warns of `public` on an app-wide declaration (config,
-// store, connection, queue), where it changes nothing. The range is
+// store, connection, queue, subscriber), where it changes nothing. The range is
 // `public` and the declaration's keyword; the fix keeps the keyword.
 func (c *checker) publicIgnored(f *ast.File, d *ast.Decl, word string) {
-	var inner source.Span
-	if n := d.Named; n.Config != nil {
-		inner = n.Config.Span()
+	var rng source.Span
+	if d.Subscriber != nil {
+		// `public subscriber`: the keyword is the token before the name.
+		rng = source.Span{Start: d.Subscriber.Span().Start, End: d.Subscriber.Name.Span().Start - 1}
+		src := f.Source.Content
+		for rng.End > rng.Start && (src[rng.End-1] == ' ' || src[rng.End-1] == '\t') {
+			rng.End--
+		}
 	} else {
-		inner = n.BlockDecl.Span()
+		var inner source.Span
+		if n := d.Named; n.Config != nil {
+			inner = n.Config.Span()
+		} else {
+			inner = n.BlockDecl.Span()
+		}
+		rng = source.Span{Start: d.Named.Span().Start, End: inner.Start + len(word)}
 	}
-	rng := source.Span{Start: d.Named.Span().Start, End: inner.Start + len(word)}
 	c.add("semantic.public_ignored", f.Range(rng), "`public` changes nothing on a %s: every %s is app-wide", word, word).
 		WithFix(word).
-		WithHelp("a config, store, connection or queue is seen from every module of the app without `use`; remove `public`")
+		WithHelp("a config, store, connection, queue or subscriber is seen from every module of the app without `use`; remove `public`")
 }
 
 // newDecl makes the decl of a named declaration: its kind and name.
@@ -232,6 +252,9 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 		c.sym(dd)
 		c.checkName(f, dd.ident, false, "subscriber")
 		c.addUnique(c.subscribers, dd)
+		if d.Subscriber.Public {
+			c.publicIgnored(f, d, "subscriber")
+		}
 		return
 	}
 	dd := newDecl(d, f, m.ns)
@@ -245,6 +268,11 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 	switch dd.kind {
 	case kindType, kindEnum, kindValue, kindEvent:
 		c.checkName(f, dd.ident, true, kindWords[dd.kind])
+		if _, dup := m.ns.decls[dd.name]; dup {
+			// Its uses could mean either declaration: the duplicate is
+			// the one diagnostic, and they are not checked against the first.
+			m.clashed[dd.name] = true
+		}
 		c.addUnique(m.ns.decls, dd)
 		if right := ir.UpperCamel(dd.name); !isUpperCamel(dd.name) && right != dd.name && right != "" {
 			if m.ns.miscased == nil {
@@ -279,6 +307,11 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 			return
 		}
 		c.connections[dd.name] = &connection{decl: dd}
+		if right := toLowerSnake(dd.name); right != dd.name && isLowerSnake(right) {
+			// `connection Packing`: its name_case is the one diagnostic;
+			// uses spelt `packing` find it.
+			c.connAlias[right] = dd.name
+		}
 	case kindQueue:
 		c.checkName(f, dd.ident, false, "queue")
 		c.addUnique(c.queues, dd)
@@ -314,7 +347,13 @@ func (c *checker) resolveUses() {
 				if tm == m {
 					d.Summary = "a file cannot `use` itself"
 				} else {
-					d.Suggest(suggest(target, c.modulePaths())).
+					sugg := suggest(target, c.modulePaths())
+					if sugg == "" {
+						// `use events/signups` after the file moved: the
+						// module that declares what the line brings in.
+						sugg = c.moduleDeclaring(m, u)
+					}
+					d.Suggest(sugg).
 						WithHelp("a module is a .jadpo file of the project, named by its path without .jadpo: stock/events.jadpo is `stock/events`")
 				}
 				for _, n := range u.Names {
@@ -329,6 +368,35 @@ func (c *checker) resolveUses() {
 		}
 	}
 	c.reportCycles()
+}
+
+// moduleDeclaring is the one module, other than m, that declares every
+// name the `use` line brings in, public; "" when none or several do.
+func (c *checker) moduleDeclaring(m *module, u *ast.Use) string {
+	if len(u.Names) == 0 {
+		return ""
+	}
+	found := ""
+	for _, path := range c.modulePaths() {
+		tm := c.modules[path]
+		if tm == m {
+			continue
+		}
+		all := true
+		for _, n := range u.Names {
+			if d, ok := tm.ns.decls[n.Name]; !ok || !d.public {
+				all = false
+				break
+			}
+		}
+		if all {
+			if found != "" {
+				return ""
+			}
+			found = path
+		}
+	}
+	return found
 }
 
 func (c *checker) modulePaths() []string {
@@ -350,9 +418,14 @@ func (c *checker) importName(m, tm *module, target string, n *ast.Ident) {
 		return
 	}
 	if own, clash := m.ns.decls[n.Name]; clash {
-		c.add("module.duplicate_name", rng, "`%s` is brought in by `use` and also declared in this file", n.Name).
-			WithRelated(own.rng(), "declared here")
+		// One diagnostic, at the second of the two (the declaration: `use`
+		// lines come first); its uses could mean either, and are not
+		// reported again.
+		c.add("module.duplicate_name", own.rng(), "`%s` is declared in this file and also brought in by `use`", n.Name).
+			WithRelated(rng, "brought in here").
+			WithHelp(fmt.Sprintf("rename this declaration, or drop `%s` from the `use` line", n.Name))
 		m.imports[n.Name] = nil
+		m.clashed[n.Name] = true
 		return
 	}
 	d, ok := tm.ns.decls[n.Name]

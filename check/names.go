@@ -1,6 +1,8 @@
 package check
 
 import (
+	"fmt"
+	"github.com/jadpo/jadpo/lang/ast"
 	"strings"
 
 	"github.com/jadpo/jadpo/lang/diag"
@@ -54,3 +56,42 @@ func toLowerSnake(s string) string {
 // suggest returns the candidate nearest to name, if near enough to be a
 // likely typo, else "".
 func suggest(name string, candidates []string) string { return diag.Nearest(name, candidates) }
+
+// few names the candidates of an unknown name for a help text: all of them
+// when they are few (`operations `a`, `b` and `c“), else how many there
+// are and the first few. Every rule that reports an unknown name suggests
+// the nearest candidate with suggest and lists them with few.
+func few(what string, names []string) string {
+	switch len(names) {
+	case 0:
+		return "no " + what + "s"
+	case 1:
+		return "one " + what + ", `" + names[0] + "`"
+	}
+	if len(names) <= fewMax {
+		return what + "s " + keyList(names)
+	}
+	return fmt.Sprintf("%d %ss, among them %s", len(names), what, keyList(names[:fewMax]))
+}
+
+// fewMax is how many candidates a help lists in full.
+const fewMax = 8
+
+// nearHead is a dotted reference with its first part, a misspelling of one
+// of heads, spelt right (`settngs.queue_url` -> `settings.queue_url`), or "".
+func nearHead(e *ast.Expr, heads ...string) string {
+	if e == nil || e.Ref == nil || e.Ref.Call != nil || len(e.Ref.Path.Parts) < 2 {
+		return ""
+	}
+	head := e.Ref.Path.Parts[0].Name
+	near := suggest(head, heads)
+	if near == "" {
+		return ""
+	}
+	rest := make([]string, 0, len(e.Ref.Path.Parts))
+	rest = append(rest, near)
+	for _, p := range e.Ref.Path.Parts[1:] {
+		rest = append(rest, p.Name)
+	}
+	return strings.Join(rest, ".")
+}

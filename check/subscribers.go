@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/jadpo/jadpo/check/ir"
@@ -57,12 +58,16 @@ func (c *checker) checkSubscriber(d *decl) {
 		}
 		h := item.Handler
 		r := c.lookup(d.scope(), h.Event)
-		if r.silenced {
-			ok = false
-			continue
-		}
-		if r.decl == nil || !isEvent(r.decl) {
-			c.unknownEvent(d.scope(), f, h.Event, r.decl, "subscriber.invalid", "`on %s`: `%[1]s` is not an event in scope", d.name)
+		if r.silenced || r.decl == nil || !isEvent(r.decl) {
+			if !r.silenced {
+				c.unknownEvent(d.scope(), f, h.Event, r.decl, "subscriber.invalid", "`on %s`: `%[1]s` is not an event in scope", d.name)
+			}
+			// The steps are still checked, each mistake in them its own:
+			// only what they read from the event is not (env.event is nil).
+			env := &handlerEnv{binding: h.Binding.Name}
+			for _, a := range h.Steps {
+				c.checkAttempt(f, a, env)
+			}
 			ok = false
 			continue
 		}
@@ -131,11 +136,20 @@ func (c *checker) checkRetry(f *ast.File, m *ast.Member, r *ir.Retry) bool {
 		ms, good := durationMS(mm.Value)
 		if !good || ms <= 0 {
 			d := c.add("subscriber.invalid", f.Range(mm.Value.Span()), "`%s` takes a positive duration such as `10s` or `1h`", k)
-			if mm.Value.Number != nil {
+			whole := ""
+			if mm.Value.Duration != nil {
+				whole = wholeDuration(*mm.Value.Duration)
+			}
+			switch {
+			case whole != "":
+				// `1.5s`: a fraction, as other languages write durations.
+				d.Suggest(whole).WithFix(whole).
+					WithHelp("a duration is a whole number of one unit, one of ms, s, m, h, d: `" + k + ": " + whole + "` for `" + *mm.Value.Duration + "`")
+			case mm.Value.Number != nil:
 				d.WithLabel("a duration needs a unit: `" + *mm.Value.Number + "s`?").
-					WithHelp("a duration is a number with its unit, one of ms, s, m, h, d: `" + k + ": " + *mm.Value.Number + "s`")
-			} else {
-				d.WithHelp("a duration is a number with its unit, one of ms, s, m, h, d, e.g. `" + k + ": 10s`")
+					WithHelp("a duration is a whole number with its unit, one of ms, s, m, h, d: `" + k + ": " + *mm.Value.Number + "s`")
+			default:
+				d.WithHelp("a duration is a whole number with its unit, one of ms, s, m, h, d, e.g. `" + k + ": 10s`")
 			}
 			ok = false
 			continue
@@ -182,7 +196,7 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 	}
 	path := e.Ref.Path
 	conn := path.Parts[0].Name
-	cn := c.connections[conn]
+	cn := c.connection(conn)
 	if cn == nil {
 		c.add("subscriber.invalid", f.Range(path.Parts[0].Span()), "there is no connection `%s`", conn).
 			Suggest(suggest(conn, sortedKeys(c.connections))).
@@ -190,6 +204,7 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 		return ir.Step{}, false
 	}
 	c.ref(f, path.Parts[0].Span(), c.sym(cn.decl))
+	cn.called = true
 	if cn.pkg == nil || !cn.ok {
 		return ir.Step{}, false // reported at the connection
 	}
@@ -198,7 +213,10 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 	case len(path.Parts) == 2 && path.Parts[1].Name == "send":
 		return c.checkSend(f, e, cn, env, step)
 	case len(path.Parts) != 3:
-		c.add("subscriber.invalid", f.Range(path.Span()), "`attempt` names `<connection>.<resource>.<operation>`, or `<connection>.send` for email")
+		d := c.add("subscriber.invalid", f.Range(path.Span()), "`attempt` names `<connection>.<resource>.<operation>`, or `<connection>.send` for email")
+		if len(path.Parts) == 2 && suggest(path.Parts[1].Name, []string{"send"}) != "" {
+			d.Suggest(conn + ".send")
+		}
 		return ir.Step{}, false
 	}
 	ref := path.Parts[1].Name + "." + path.Parts[2].Name
@@ -210,13 +228,19 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 		c.ref(f, path.Parts[2].Span(), op.sym)
 	}
 	if op == nil {
-		d := c.add("subscriber.invalid", f.Range(path.Span()), "connection `%s` cannot call `%s`: %s", conn, ref, why).
-			WithHelp("call an operation that the package's resources/" + path.Parts[1].Name + ".jadpo declares")
+		d := c.add("subscriber.invalid", f.Range(path.Span()), "connection `%s` cannot call `%s`: %s", conn, ref, why)
 		if r := cn.pkg.resources[path.Parts[1].Name]; r != nil {
-			d.Suggest(conn + "." + path.Parts[1].Name + "." + suggest(path.Parts[2].Name, sortedKeys(r.ops)))
-			if d.Label == "did you mean `"+conn+"."+path.Parts[1].Name+".`?" {
-				d.Label, d.Context["suggestion"] = "", ""
+			ops := sortedKeys(r.ops)
+			if s := suggest(path.Parts[2].Name, ops); s != "" {
+				d.Suggest(conn + "." + path.Parts[1].Name + "." + s)
 			}
+			d.WithHelp(fmt.Sprintf("resource `%s` of `%s` has %s", path.Parts[1].Name, cn.pkg.dir, few("operation", ops)))
+		} else {
+			res := cn.pkg.proj.ResourceNames()
+			if s := suggest(path.Parts[1].Name, res); s != "" {
+				d.Suggest(conn + "." + s + "." + path.Parts[2].Name)
+			}
+			d.WithHelp(fmt.Sprintf("package `%s` has %s: `attempt %s.<resource>.<operation>(...)`", cn.pkg.dir, few("resource", res), conn))
 		}
 		return ir.Step{}, false
 	}
@@ -284,9 +308,14 @@ func (c *checker) checkArgs(f *ast.File, e *ast.Expr, input *decl, fields []ir.F
 			continue
 		}
 		fl, known := byName[a.Name.Name]
+		if !known && input != nil && input.fieldFailed(a.Name.Name) {
+			ok = false // its type's problem is reported
+			continue
+		}
 		if !known {
 			c.add("subscriber.invalid", f.Range(a.Name.Span()), "%s takes no input `%s`", callee, a.Name.Name).
-				Suggest(suggest(a.Name.Name, names))
+				Suggest(suggest(a.Name.Name, names)).
+				WithHelp(fmt.Sprintf("%s takes %s", callee, few("input", names)))
 			ok = false
 			continue
 		}
@@ -322,7 +351,15 @@ func (c *checker) checkArgs(f *ast.File, e *ast.Expr, input *decl, fields []ir.F
 // expr types a handler expression against the type its place expects.
 func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, place string) (ir.Expr, bool) {
 	mismatch := func(got string) (ir.Expr, bool) {
-		c.add("type.mismatch", f.Range(e.Span()), "%s is %s, but this is %s", place, describe(want), got)
+		c.add("type.mismatch", f.Range(e.Span()), "%s is %s, but this is %s", place, describe(want), got).
+			WithHelp("give " + place + " a value of " + describe(want) + "; no value converts to another type")
+		return ir.Expr{}, false
+	}
+	// mismatchOf is mismatch for a value of a known type: the help names
+	// both types and the way out.
+	mismatchOf := func(got string, src ir.Type) (ir.Expr, bool) {
+		c.add("type.mismatch", f.Range(e.Span()), "%s is %s, but this is %s", place, describe(want), got).
+			WithHelp(wayOut(src, want, place))
 		return ir.Expr{}, false
 	}
 	switch {
@@ -364,6 +401,10 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				continue
 			}
 			fl := rd.field(m.Key.Name)
+			if fl == nil && rd.fieldFailed(m.Key.Name) {
+				ok = false
+				continue
+			}
 			if fl == nil {
 				c.add("subscriber.invalid", f.Range(m.Key.Span()), "`%s` has no field `%s`", rd.name, m.Key.Name).
 					Suggest(suggest(m.Key.Name, fieldNamesOf(rd)))
@@ -393,12 +434,16 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 		return out, ok
 	case e.Ref != nil && e.Ref.Call != nil:
 		if e.Ref.Path.String() != "json" {
-			c.add("subscriber.invalid", f.Range(e.Ref.Path.Span()), "`%s(...)` is not a function; the one function is `json(%s)`", e.Ref.Path.String(), env.binding)
+			c.add("subscriber.invalid", f.Range(e.Ref.Path.Span()), "`%s(...)` is not a function; the one function is `json(%s)`", e.Ref.Path.String(), env.binding).
+				Suggest(suggest(e.Ref.Path.String(), []string{"json"}))
 			return ir.Expr{}, false
 		}
 		items := e.Ref.Call.Items
 		if len(items) != 1 || items[0].Name != nil || refName(items[0].Value) != env.binding {
-			c.add("subscriber.invalid", f.Range(e.Span()), "`json` takes the handler's event: json(%s)", env.binding)
+			d := c.add("subscriber.invalid", f.Range(e.Span()), "`json` takes the handler's event: json(%s)", env.binding)
+			if len(items) == 1 && items[0].Name == nil && suggest(refName(items[0].Value), []string{env.binding}) != "" {
+				d.Suggest("json(" + env.binding + ")")
+			}
 			return ir.Expr{}, false
 		}
 		c.ref(f, items[0].Value.Ref.Path.Parts[0].Span(), env.sym)
@@ -414,7 +459,10 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				return ir.Expr{}, false
 			}
 			if !assignable(cf.ir.Type, want) {
-				return mismatch("config field `" + cf.ir.Name + "`, " + describe(cf.ir.Type))
+				if cf.typeFailed {
+					return ir.Expr{}, false
+				}
+				return mismatchOf("config field `"+cf.ir.Name+"`, "+describe(cf.ir.Type), cf.ir.Type)
 			}
 			return ir.Expr{Config: cf.ir.Name}, true
 		}
@@ -423,6 +471,9 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				Suggest(suggest(parts[0], []string{env.binding, "config"})).
 				WithHelp("a handler's values are literals, `" + env.binding + ".<field>`, `config.<field>`, records, lists and json(" + env.binding + ")")
 			return ir.Expr{}, false
+		}
+		if env.event == nil {
+			return ir.Expr{}, false // the handler's event did not resolve: reported there
 		}
 		c.ref(f, e.Ref.Path.Parts[0].Span(), env.sym)
 		t := ir.Type{Kind: ir.RecordK, Name: env.event.id()}
@@ -433,6 +484,9 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				return ir.Expr{}, false
 			}
 			fl := rd.field(p.Name)
+			if fl == nil && rd.fieldFailed(p.Name) {
+				return ir.Expr{}, false
+			}
 			if fl == nil {
 				c.add("subscriber.invalid", f.Range(p.Span()), "`%s` has no field `%s`", rd.name, p.Name).
 					Suggest(suggest(p.Name, fieldNamesOf(rd))).WithRelated(rd.rng(), "declared here").
@@ -451,7 +505,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 			}
 		}
 		if !assignable(t, want) {
-			return mismatch("`" + strings.Join(parts, ".") + "`, " + describe(t))
+			return mismatchOf("`"+strings.Join(parts, ".")+"`, "+describe(t), t)
 		}
 		if len(parts) == 1 {
 			return ir.Expr{Event: true}, true

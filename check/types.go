@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strconv"
+	"strings"
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/ast"
@@ -118,6 +119,8 @@ func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
 		t, ok := c.typeOf(s, d.file, f.Type, "field")
 		if !ok {
 			d.failed = true
+			// Its type's problem is reported: reading the field is not.
+			d.failedFields = append(d.failedFields, f.Name.Name)
 			continue
 		}
 		extra := c.applyRules(d.file, &t, f.Options, []string{"wire_name"})
@@ -142,6 +145,18 @@ func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
 			d.fieldOf[d.fields[i].Name] = &d.fields[i]
 		}
 	}
+}
+
+// fieldFailed reports whether the record declares the field with a type
+// that did not resolve: its problem is reported there, and a use of the
+// field is not reported again.
+func (d *decl) fieldFailed(name string) bool {
+	for _, n := range d.failedFields {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }
 
 // fieldScanMax: a record of up to so many fields is searched field by
@@ -204,7 +219,8 @@ func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string
 				return ir.Type{}, false
 			}
 			if te.Args[0].Name.String() != "Text" || te.Args[0].Optional || len(te.Args[0].Args) > 0 {
-				c.add("type.arguments_invalid", f.Range(te.Args[0].Span()), "a map's keys are `Text`, not `%s`", te.Args[0].Name.String())
+				c.add("type.arguments_invalid", f.Range(te.Args[0].Span()), "a map's keys are `Text`, not `%s`", te.Args[0].Name.String()).
+					Suggest("Text")
 				return ir.Type{}, false
 			}
 			elem, ok := c.typeOf(s, f, te.Args[1], what)
@@ -226,7 +242,7 @@ func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string
 		return ir.Type{}, false
 	}
 	if r.decl == nil || !isTypeLike(r.decl) {
-		c.unknownType(s, f, te.Name)
+		c.unknownType(s, f, te)
 		return ir.Type{}, false
 	}
 	if len(te.Args) > 0 {
@@ -250,15 +266,93 @@ func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string
 	return t, true
 }
 
-func (c *checker) unknownType(s scope, f *ast.File, q *ast.QualName) {
+func (c *checker) unknownType(s scope, f *ast.File, te *ast.TypeExpr) {
+	q := te.Name
 	name := q.String()
+	if c.foreignType(f, te) {
+		return
+	}
 	cands := append(builtinNames(), c.candidates(s, isTypeLike)...)
-	d := c.add("type.unknown_name", f.Range(q.Span()), "there is no type `%s`", name).Suggest(suggest(name, cands))
-	if other := c.elsewhere(s, name, isTypeLike); other != nil {
+	sugg := suggest(name, cands)
+	foreign := ""
+	if sugg == "" && len(q.Parts) == 1 {
+		// `Strng`: a typo of another language's name is answered as that name.
+		if foreign = suggest(name, sortedKeys(foreignScalars)); foreign != "" {
+			sugg = foreignScalars[foreign]
+		}
+	}
+	d := c.add("type.unknown_name", f.Range(q.Span()), "there is no type `%s`", name).Suggest(sugg)
+	if foreign != "" {
+		d.WithHelp("`" + foreign + "`, as other languages call it, is `" + sugg + "` here; the built-in types are Text, Int, Decimal, Bool, Uuid, Instant, Email, Url, Duration, List<T>, Map<Text, T>, and `T?` for one that may be none")
+	} else if other := c.elsewhere(s, name, isTypeLike); other != nil {
 		d.WithHelp(fmt.Sprintf("`%s` is declared in `%s`; bring it in with `use %s { %s }`", name, other.home.qualifier, other.home.qualifier, name))
 	} else {
 		d.WithHelp("declare it with `type`, `enum` or `value`, or use a built-in type: Text, Int, Decimal, Bool, Uuid, Instant, Email, Url, Duration, List<T>, Map<Text, T>")
 	}
+}
+
+// foreignScalars are other languages' names for the built-in scalars.
+var foreignScalars = map[string]string{
+	"String": "Text", "string": "Text", "str": "Text", "Str": "Text", "char": "Text", "varchar": "Text",
+	"int": "Int", "integer": "Int", "Integer": "Int", "long": "Int", "Long": "Int", "int32": "Int", "int64": "Int", "i32": "Int", "i64": "Int",
+	"float": "Decimal", "Float": "Decimal", "double": "Decimal", "Double": "Decimal", "number": "Decimal", "Number": "Decimal", "decimal": "Decimal", "f64": "Decimal", "BigDecimal": "Decimal",
+	"bool": "Bool", "boolean": "Bool", "Boolean": "Bool",
+	"uuid": "Uuid", "UUID": "Uuid", "Guid": "Uuid", "GUID": "Uuid",
+	"DateTime": "Instant", "datetime": "Instant", "Timestamp": "Instant", "timestamp": "Instant", "Time": "Instant", "Date": "Instant",
+	"URL": "Url", "URI": "Url", "Uri": "Url", "url": "Url",
+	"email": "Email", "EMAIL": "Email",
+	"duration": "Duration", "TimeSpan": "Duration",
+}
+
+// foreignGenerics are other languages' generic types and how this one
+// writes them.
+var foreignGenerics = map[string]string{
+	"Array": "List", "Vec": "List", "Seq": "List", "Sequence": "List", "Set": "List", "Collection": "List", "list": "List", "array": "List",
+	"Optional": "?", "Option": "?", "Maybe": "?", "Nullable": "?",
+	"Dict": "Map", "Dictionary": "Map", "HashMap": "Map", "Record": "Map", "Object": "Map", "map": "Map", "dict": "Map",
+}
+
+// foreignType answers a type written as another language writes it
+// (`String`, `Array<T>`, `Optional<T>`) with this language's form, and
+// reports whether it did.
+func (c *checker) foreignType(f *ast.File, te *ast.TypeExpr) bool {
+	if len(te.Name.Parts) != 1 {
+		return false
+	}
+	name := te.Name.String()
+	var want, why string
+	if to, ok := foreignScalars[name]; ok && len(te.Args) == 0 {
+		want, why = to, "`"+name+"` is another language's name: this one writes `"+to+"`"
+	} else if to, ok := foreignGenerics[name]; ok && len(te.Args) > 0 {
+		args := make([]string, len(te.Args))
+		for i, a := range te.Args {
+			args[i] = f.Range(a.Span()).Text()
+		}
+		switch to {
+		case "?":
+			if len(args) != 1 {
+				return false
+			}
+			want, why = args[0]+"?", "a type that may be none is written with `?`: `"+args[0]+"?`"
+		case "Map":
+			want = "Map<Text, " + args[len(args)-1] + ">"
+			why = "a map is `Map<Text, T>`: its keys are text"
+		default:
+			if len(args) != 1 {
+				return false
+			}
+			want, why = to+"<"+args[0]+">", "a list is `List<T>`"
+		}
+	} else {
+		return false
+	}
+	if te.Optional && !strings.HasSuffix(want, "?") {
+		want += "?"
+	}
+	c.add("type.unknown_name", f.Range(te.Span()), "there is no type `%s`", name).
+		Suggest(want).WithFix(want).
+		WithHelp(why + "; the built-in types are Text, Int, Decimal, Bool, Uuid, Instant, Email, Url, Duration, List<T>, Map<Text, T>, and `T?` for one that may be none")
+	return true
 }
 
 var ruleKeys = []string{"min", "max", "min_length", "max_length", "pattern", "format"}

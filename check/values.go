@@ -3,6 +3,7 @@ package check
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"strings"
 
 	"github.com/jadpo/jadpo/check/ir"
@@ -69,6 +70,9 @@ func literalValue(e *ast.Expr, t ir.Type) (raw json.RawMessage, problem string) 
 		}
 		// The runtime reads it with the same grammar (ir.ParseDuration).
 		if ir.ValueProblem(t, *e.Duration) != "" {
+			if w := wholeDuration(*e.Duration); w != "" {
+				return nil, fmt.Sprintf("`%s` is not a whole number of one unit: write `%s`", *e.Duration, w)
+			}
 			return nil, fmt.Sprintf("`%s` is not a duration the runtime can hold: write %s", *e.Duration, ir.DurationGrammar)
 		}
 		b, _ := json.Marshal(*e.Duration)
@@ -189,4 +193,66 @@ func assignable(src, dst ir.Type) bool {
 		return src.Kind == dst.Kind && src.Name == dst.Name
 	}
 	return src.Kind == dst.Kind
+}
+
+// durationUnits, largest first, with how many of the next smaller unit each
+// holds.
+var durationUnits = []struct {
+	name string
+	next int64
+}{{"d", 24}, {"h", 60}, {"m", 60}, {"s", 1000}, {"ms", 0}}
+
+// wholeDuration writes a fractional duration (`1.5s`, another language's
+// habit) as a whole number of a smaller unit (`1500ms`), or "" when it is
+// not one or none fits.
+func wholeDuration(text string) string {
+	num := strings.TrimRight(text, "abcdefghijklmnopqrstuvwxyz")
+	unit := text[len(num):]
+	r, ok := new(big.Rat).SetString(num)
+	if !ok || r.Sign() <= 0 || !strings.Contains(num, ".") {
+		return ""
+	}
+	start := -1
+	for i, u := range durationUnits {
+		if u.name == unit {
+			start = i
+		}
+	}
+	if start < 0 {
+		return ""
+	}
+	for i := start; i < len(durationUnits); i++ {
+		if r.IsInt() {
+			return r.Num().String() + durationUnits[i].name
+		}
+		if durationUnits[i].next == 0 {
+			break
+		}
+		r.Mul(r, new(big.Rat).SetInt64(durationUnits[i].next))
+	}
+	return ""
+}
+
+// wayOut says how to pass a value of type src where dst is expected, for a
+// type.mismatch: the language converts no value to another type, so the way
+// out is a value declared of the right type (docs/design/language.md,
+// "Types and values").
+func wayOut(src, dst ir.Type, place string) string {
+	base := src
+	base.Optional = false
+	if src.Optional && !dst.Optional && assignable(base, dst) {
+		return "the value may be none and " + place + " requires one: nothing fills in a missing value, so declare the field required (" +
+			describe(base) + ", without `?`), or pass a field that always has one"
+	}
+	switch dst.Kind {
+	case ir.Text:
+		return "there is no conversion to text: pass a field declared " + describe(dst) + " (text takes Text, Email, Url, Uuid and enums), or `json(...)` of the event; " + describe(src) + " is not text"
+	case ir.Int:
+		if src.Kind == ir.Decimal {
+			return "a Decimal does not narrow to Int: declare the field Int, or give the operation's input a Decimal"
+		}
+	case ir.Decimal:
+		return "Decimal takes Int and Decimal values; there is no conversion from " + describe(src) + ": pass a field declared Int or Decimal"
+	}
+	return "there is no conversion from " + describe(src) + " to " + describe(dst) + ": pass a field declared " + describe(dst)
 }

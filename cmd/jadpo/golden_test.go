@@ -149,11 +149,18 @@ func TestDocsPageForEveryCode(t *testing.T) {
 func TestDocsPages(t *testing.T) {
 	root := repoRoot(t)
 	cases := checktest.Cases(t, root)
+	// A page's example is the first case that reports its code alone, else
+	// the first that reports it first, else the first that reports it.
 	example := map[string]checktest.Case{}
-	for _, gc := range cases {
-		for _, e := range gc.Expects {
-			if _, ok := example[e.Code]; !ok {
-				example[e.Code] = gc
+	for pass := 0; pass < 3; pass++ {
+		for _, gc := range cases {
+			for i, e := range gc.Expects {
+				if pass == 0 && len(gc.Expects) > 1 || pass == 1 && i > 0 {
+					break
+				}
+				if _, ok := example[e.Code]; !ok {
+					example[e.Code] = gc
+				}
 			}
 		}
 	}
@@ -173,7 +180,11 @@ func TestDocsPages(t *testing.T) {
 		if len(page.Causes) > 0 {
 			b.WriteString("## Usual causes\n\n")
 			for _, c := range page.Causes {
-				fmt.Fprintf(&b, "- %s\n", c)
+				if c.Case != "" {
+					fmt.Fprintf(&b, "- %s (case `%s`)\n", c.Text, c.Case)
+				} else {
+					fmt.Fprintf(&b, "- %s\n", c.Text)
+				}
 			}
 			b.WriteString("\n")
 		}

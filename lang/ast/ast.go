@@ -58,6 +58,18 @@ type File struct {
 	// Unparsed counts the declarations (`use` lines aside) left out for a
 	// syntax error, so that a summary counts the file's declarations.
 	Unparsed int
+	// Failed says what each declaration left out for a syntax error
+	// declared, as far as its tokens tell: the checker knows these names
+	// so that their uses are not reported as unknown too.
+	Failed []FailedDecl
+}
+
+// FailedDecl is what a declaration that did not parse would have declared:
+// its keyword as written (`event`, or a misspelling such as `evnt`) and
+// its name; for a `use` line, the names between its braces.
+type FailedDecl struct {
+	Keyword string
+	Names   []string
 }
 
 // Range is a span of this file as a diagnostic's range.
@@ -146,8 +158,11 @@ type BlockDecl struct {
 // Subscriber hands events to handlers: subscriber pack_order { on ... retry: {...} }
 type Subscriber struct {
 	Node
-	Name  *Ident            `parser:"'subscriber' @@ '{'"`
-	Items []*SubscriberItem `parser:"@@* '}'"`
+	// Public is set for `public subscriber`: it changes nothing (every
+	// subscriber is app-wide), and the checker warns of it.
+	Public bool              `parser:"@'public'?"`
+	Name   *Ident            `parser:"'subscriber' @@ '{'"`
+	Items  []*SubscriberItem `parser:"@@* '}'"`
 }
 
 // SubscriberItem is a handler or a member such as retry:.

@@ -74,7 +74,10 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 		case "syntax.unterminated_string":
 			diags.Add(p.Code, rng, "text is not closed before the end of the line").WithLabel("this text has no closing `\"`")
 		case "syntax.invalid_escape":
-			diags.Addf(p.Code, rng, "`%s` is not an escape text may use", p.Detail)
+			d := diags.Addf(p.Code, rng, "`%s` is not an escape text may use", p.Detail)
+			if p.Detail == `\u` || p.Detail == `\x` || p.Detail == `\U` {
+				d.WithHelp("write the character itself: files are UTF-8; text may use only the escapes \\\" \\\\ \\n \\r \\t")
+			}
 		case "syntax.stray_character":
 			if len(p.Detail) >= 2 && p.Detail[0] == '\'' && p.Detail[len(p.Detail)-1] == '\'' {
 				inner := p.Detail[1 : len(p.Detail)-1]
@@ -83,7 +86,17 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 					WithHelp("text takes double quotes: \"" + inner + "\"")
 				break
 			}
+			if p.Detail == "|" {
+				if d := nullUnion(f, toks, p.Span); d != nil {
+					diags = append(diags, d)
+					break
+				}
+			}
 			d := diags.Addf(p.Code, rng, "`%s` cannot appear here", p.Detail)
+			if p.Detail == "#" {
+				d.WithLabel("comments start with `//`").WithFix("//").
+					WithHelp("write the comment as `// ...`: comments start with `//` and run to the end of the line")
+			}
 			if p.Detail == "'" {
 				d.WithHelp("text takes double quotes (\"like this\"), on one line")
 			}
@@ -99,10 +112,14 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 	}
 	slices.Sort(probStarts)
 	var slab identSlab
+	loneWord := false // the chunk before was one word: a misspelt `public`, perhaps
 	for _, chunk := range splitDecls(f.Content, toks) {
+		afterLoneWord := loneWord
+		loneWord = false
 		if lexicalProblemIn(probStarts, chunk) {
 			// The lexical problem is this declaration's one diagnostic.
 			out.Unparsed += countsAsDecl(chunk)
+			out.Failed = append(out.Failed, failedDecl(chunk))
 			continue
 		}
 		if open, ok := tooDeep(chunk); ok {
@@ -112,17 +129,49 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 				"`%s` nests more than %d levels deep", open.Value, maxNesting).
 				WithLabel("a declaration nests at most "+fmt.Sprint(maxNesting)+" brackets"))
 			out.Unparsed += countsAsDecl(chunk)
+			out.Failed = append(out.Failed, failedDecl(chunk))
 			continue
 		}
 		decl, err := parseDecl(chunk, &slab)
 		if err != nil {
 			diags = append(diags, syntaxDiag(f, chunk, err))
 			out.Unparsed += countsAsDecl(chunk)
+			out.Failed = append(out.Failed, failedDecl(chunk))
+			loneWord = len(chunk) == 1 && chunk[0].Type == lexer.Ident
 			continue
+		}
+		if afterLoneWord {
+			// `pubic event X { }`: the word's one diagnostic stands for
+			// what it meant; X is not reported again as not public.
+			out.Failed = append(out.Failed, failedDecl(chunk))
 		}
 		out.Decls = append(out.Decls, decl)
 	}
 	return out, diags
+}
+
+// nullUnion answers `Text | null`, another language's optional type, with
+// this one's `Text?`; nil when the `|` stands elsewhere.
+func nullUnion(f *source.File, toks []plexer.Token, at source.Span) *diag.Diagnostic {
+	i, _ := slices.BinarySearchFunc(toks, at.Start, func(t plexer.Token, off int) int { return t.Pos.Offset - off })
+	if i == 0 || i >= len(toks) {
+		return nil
+	}
+	prev, next := toks[i-1], toks[i]
+	if prev.Type != lexer.Ident || next.Type != lexer.Ident {
+		return nil
+	}
+	switch next.Value {
+	case "null", "nil", "None", "none", "undefined", "Null", "Nil", "NULL":
+	default:
+		return nil
+	}
+	fix := prev.Value + "?"
+	var l diag.List
+	return l.Addf("syntax.stray_character", source.Range{File: f, Span: source.Span{Start: prev.Pos.Offset, End: next.Pos.Offset + len(next.Value)}},
+		"`%s | %s` is another language's optional type", prev.Value, next.Value).
+		Suggest(fix).WithFix(fix).
+		WithHelp("a type that may be none is written with `?`: `" + fix + "`")
 }
 
 // countsAsDecl is 1 for a chunk that is a declaration, 0 for a `use` line, which
@@ -132,6 +181,39 @@ func countsAsDecl(chunk []plexer.Token) int {
 		return 0
 	}
 	return 1
+}
+
+// failedDecl reads what a declaration that did not parse declares: the
+// keyword (after `public`) and the name after it, or a `use` line's names.
+func failedDecl(chunk []plexer.Token) ast.FailedDecl {
+	i := 0
+	if i < len(chunk) && chunk[i].Type == lexer.Ident && chunk[i].Value == "public" {
+		i++
+	}
+	var fd ast.FailedDecl
+	if i >= len(chunk) || chunk[i].Type != lexer.Ident {
+		return fd
+	}
+	fd.Keyword = chunk[i].Value
+	useShaped := i+2 < len(chunk) && chunk[i+1].Type == lexer.Ident && (chunk[i+2].Value == "/" || chunk[i+2].Value == "{")
+	if strings.EqualFold(fd.Keyword, "use") || useShaped && diag.Nearest(fd.Keyword, []string{"use"}) != "" {
+		depth := 0
+		for _, t := range chunk[i+1:] {
+			switch {
+			case t.Type == lexer.Punct && t.Value == "{":
+				depth++
+			case t.Type == lexer.Punct && t.Value == "}":
+				depth--
+			case t.Type == lexer.Ident && depth > 0:
+				fd.Names = append(fd.Names, t.Value)
+			}
+		}
+		return fd
+	}
+	if i+1 < len(chunk) && chunk[i+1].Type == lexer.Ident {
+		fd.Names = []string{chunk[i+1].Value}
+	}
+	return fd
 }
 
 // maxNesting bounds how deep brackets ({ [ ( <) may nest in a declaration.
@@ -237,10 +319,15 @@ func splitDecls(src []byte, toks []plexer.Token) [][]plexer.Token {
 }
 
 // misspeltDecl: toks[i], in column 1 after a complete declaration's `}`, is followed
-// by a name and `{` as a declaration is: a misspelt keyword.
+// by a name and `{` or `=` as a declaration is, or by a declaration keyword
+// and a name as `public` is: a misspelt keyword.
 func misspeltDecl(src []byte, toks []plexer.Token, i, depth int) bool {
-	return depth == 0 && toks[i-1].Type == lexer.Punct && toks[i-1].Value == "}" && atLineStart(src, toks[i]) &&
-		i+2 < len(toks) && toks[i+1].Type == lexer.Ident && toks[i+2].Value == "{"
+	if !(depth == 0 && toks[i-1].Type == lexer.Punct && toks[i-1].Value == "}" && atLineStart(src, toks[i]) &&
+		i+2 < len(toks) && toks[i+1].Type == lexer.Ident) {
+		return false
+	}
+	// `evnt X {`, `tye X = Int`, or `pubic event X`.
+	return toks[i+2].Value == "{" || toks[i+2].Value == "=" || declKeywords[toks[i+1].Value] && toks[i+2].Type == lexer.Ident
 }
 
 // atLineStart reports whether the token stands in column 1.
@@ -364,6 +451,9 @@ func syntaxDiag(f *source.File, chunk []plexer.Token, err error) *diag.Diagnosti
 	if d := fixableMistake(f, chunk, idx); d != nil {
 		return d
 	}
+	if d := bracketTypeArgs(f, chunk, idx); d != nil {
+		return d
+	}
 	d := l.Addf("syntax.unexpected_token", tokenRange(f, tok), "unexpected `%s`", tok.Value)
 	switch {
 	case tok.Value == "," && tok.Type == lexer.Punct && insideBraces(chunk, idx):
@@ -372,6 +462,11 @@ func syntaxDiag(f *source.File, chunk []plexer.Token, err error) *diag.Diagnosti
 	case isValueStart(tok) && idx >= 1 && chunk[idx-1].Type == lexer.Ident && (idx < 2 || chunk[idx-2].Value != ":"):
 		d.WithLabel("expected `:` between `" + chunk[idx-1].Value + "` and its value").
 			WithHelp("a member is its name, `:` and its value: `" + chunk[idx-1].Value + ": " + tok.Value + "`")
+	case tok.Type == lexer.Ident && keywordNear(chunk, idx) != "":
+		// `public evnt X`, `attmpt conn.op(...)`: a misspelt keyword.
+		near := keywordNear(chunk, idx)
+		d.Suggest(near).WithFix(near).
+			WithHelp("keywords are lower case and spelt as the language has them: `" + near + "`")
 	case expect == "}":
 		d.WithLabel("expected `}`").
 			WithHelp("end the block with `}` here, or remove `" + tok.Value + "`, which does not belong in it")
@@ -525,6 +620,60 @@ func (tokenDefinition) Lex(string, io.Reader) (plexer.Lexer, error) {
 var declKeywordList = []string{"use", "public", "type", "enum", "value", "event", "config", "store",
 	"connection", "queue", "subscriber", "package", "provider", "settings", "resource", "provide"}
 
+// bracketTypeArgs answers `List[Text]`, another language's type arguments,
+// with this one's `List<Text>`; nil when the `[` stands elsewhere.
+func bracketTypeArgs(f *source.File, chunk []plexer.Token, idx int) *diag.Diagnostic {
+	tok := chunk[idx]
+	if tok.Type != lexer.Punct || tok.Value != "[" || idx < 2 || chunk[idx-1].Type != lexer.Ident ||
+		!(chunk[idx-2].Value == ":" || chunk[idx-2].Value == "<" || chunk[idx-2].Value == "," || chunk[idx-2].Value == "=") {
+		return nil
+	}
+	depth := 0
+	for j := idx; j < len(chunk); j++ {
+		switch chunk[j].Value {
+		case "[":
+			depth++
+		case "]":
+			depth--
+			if depth == 0 {
+				if j == idx+1 {
+					return nil
+				}
+				name := chunk[idx-1]
+				inner := string(f.Content[chunk[idx+1].Pos.Offset:chunk[j].Pos.Offset])
+				inner = strings.NewReplacer("[", "<", "]", ">").Replace(inner)
+				fix := name.Value + "<" + inner + ">"
+				var l diag.List
+				return l.Addf("syntax.unexpected_token", source.Range{File: f, Span: source.Span{Start: name.Pos.Offset, End: chunk[j].Pos.Offset + 1}},
+					"unexpected `[`: type arguments go in `< >`").
+					Suggest(fix).WithFix(fix).
+					WithHelp("a generic type takes its arguments in angle brackets: `" + fix + "`")
+			}
+		}
+	}
+	return nil
+}
+
+// memberKeywords open a member of a block. A misspelt keyword is matched
+// against what its position takes: after `public` or at a declaration's
+// start, a declaration keyword; elsewhere one of these.
+var memberKeywords = []string{"on", "attempt", "operation"}
+
+// keywordNear is the keyword chunk[idx] is a misspelling of, or "".
+func keywordNear(chunk []plexer.Token, idx int) string {
+	tok := chunk[idx]
+	if declKeywords[tok.Value] || len(tok.Value) < 2 {
+		return ""
+	}
+	if idx == 0 || idx == 1 && chunk[0].Value == "public" {
+		return diag.Nearest(tok.Value, declKeywordList)
+	}
+	if near := diag.Nearest(tok.Value, memberKeywords); near != "" && near != tok.Value {
+		return near
+	}
+	return ""
+}
+
 // fixableMistake recognises the mistakes a first app makes, at the token the parser
 // could not take, and says how to fix each in the author's terms; nil when it is
 // none of them.
@@ -572,7 +721,7 @@ func fixableMistake(f *source.File, chunk []plexer.Token, idx int) *diag.Diagnos
 	case tok.Type == lexer.Ident && !declKeywords[tok.Value] && atTopLevel(chunk, idx) && atLineStart(src, tok):
 		d := l.Addf("syntax.unexpected_token", tokenRange(f, tok), "`%s` does not start a declaration", tok.Value)
 		if near := diag.Nearest(tok.Value, declKeywordList); near != "" {
-			return d.WithLabel("did you mean `" + near + "`?").
+			return d.Suggest(near).WithFix(near).
 				WithHelp("declarations start with a lowercase keyword: `" + near + "`")
 		}
 		return d.WithHelp("a declaration starts with one of: " + strings.Join(declKeywordList, ", "))

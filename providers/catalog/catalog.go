@@ -105,5 +105,9 @@ func (Catalogue) Has(name string) bool { return Has(name) }
 // Published is the package's Published.
 func (Catalogue) Published(name string) []string { return Published(name) }
 
+// Names is the package's Names: a check suggests the catalogue name nearest
+// a connection's package that is not installed.
+func (Catalogue) Names() []string { return Names() }
+
 // Files is the package's Files.
 func (Catalogue) Files(name string) map[string][]byte { return Files(name) }
