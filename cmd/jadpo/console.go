@@ -27,6 +27,7 @@ func (e *env) consoleCommand() *cobra.Command {
 	var dirFlag, addr, tokenFile string
 	var hosts []string
 	var readOnly, behindTLS bool
+	var refresh time.Duration
 	c := &cobra.Command{
 		Use:   "console [dir]",
 		Short: "Serve the operator's web console: what was kept, parked and delivered; retry and dismiss",
@@ -45,6 +46,9 @@ func (e *env) consoleCommand() *cobra.Command {
 			dir, err := projectArg(args, dirFlag)
 			if err != nil {
 				return err
+			}
+			if refresh < 100*time.Millisecond {
+				return usageError{fmt.Errorf("--refresh %s: give at least 100ms", refresh)}
 			}
 			token, given, err := consoleToken(tokenFile)
 			if err != nil {
@@ -81,7 +85,7 @@ func (e *env) consoleCommand() *cobra.Command {
 			log := slog.New(slog.NewTextHandler(e.stderr, nil))
 			h, err := console.New(console.Options{
 				Store: st, Token: token, ReadOnly: readOnly, Hosts: allowed, SecureCookie: behindTLS,
-				StoreName: shownStore(url), Log: log, MaxAttempts: planBudgets(plan),
+				StoreName: shownStore(url), Log: log, MaxAttempts: planBudgets(plan), Refresh: refresh,
 			})
 			if err != nil {
 				ln.Close()
@@ -125,6 +129,7 @@ func (e *env) consoleCommand() *cobra.Command {
 	c.Flags().StringVar(&tokenFile, "token-file", "", "read the access token from this file (at least 16 characters) instead of making one; or set "+consoleTokenEnv)
 	c.Flags().BoolVar(&readOnly, "read-only", false, "show everything, change nothing: no retry or dismiss")
 	c.Flags().StringArrayVar(&hosts, "host", nil, "also answer to this Host header (host:port), the name operators reach the console by; repeatable")
+	c.Flags().DurationVar(&refresh, "refresh", 5*time.Second, "how often the overview refreshes itself")
 	c.Flags().BoolVar(&behindTLS, "behind-tls", false, "a proxy serves the console over HTTPS: mark the session cookie Secure")
 	return c
 }
