@@ -5,7 +5,7 @@ BIN       ?= bin/jadpo
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build install test test-worker test-dates race vet lint demo fuzz bench soak golden clean
+.PHONY: all build install test chromium test-worker test-dates race vet lint demo fuzz bench soak golden clean
 
 all: build
 
@@ -21,9 +21,21 @@ install: build
 
 ## test: vet, then every test (PostgreSQL tests use JADPO_TEST_DATABASE_URL),
 ## then the Worker's tests under miniflare.
-test: vet
+test: vet chromium
 	$(GO) test -count=1 -timeout 15m ./...
 	@$(MAKE) --no-print-directory test-worker
+
+## chromium: Debian's chromium for the console's browser tests (cmd/jadpo
+## TestConsole*), installed with apt-get when missing and run as root; else how
+## to install it is printed (the tests skip without it unless JADPO_REQUIRE_CHROMIUM=1).
+chromium:
+	@if [ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing chromium (apt-get) for the console's browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+	  echo "the console's browser tests need chromium: sudo apt-get install -y chromium (they skip without it; JADPO_REQUIRE_CHROMIUM=1 makes that an error)"; \
+	fi
 
 ## test-worker: the Workers target's runtime (codegen/workers) under Node.js's test
 ## runner and miniflare, installed from the npm registry as package-lock.json pins

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -193,6 +194,9 @@ func value[T any](t *testing.T, ctx context.Context, what string, a chromedp.Act
 // docs/guide/console.md shows, with -update or when the file is missing.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
+	if !slices.Contains(consoleScreenshots, name) {
+		t.Fatalf("screenshot %s is not one of consoleScreenshots", name)
+	}
 	png := value(t, ctx, "screenshot "+name, chromedp.FullScreenshot(100))
 	if len(png) < 1000 {
 		t.Fatalf("screenshot %s: %d bytes", name, len(png))
