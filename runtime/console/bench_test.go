@@ -45,6 +45,8 @@ func BenchmarkConsolePages(b *testing.B) {
 					{"parked-list-filtered", "/parked?reason=unreadable&state=failed"},
 					{"parked-list-middle-page", fmt.Sprintf("/parked?before=%d", mid)},
 					{"parked-message", fmt.Sprintf("/parked/p%d", mid)},
+					// No index on the message id: the search reads every row newer than its match.
+					{"parked-search-oldest-message-id", "/parked?message_id=m-1"},
 					{"deliveries-list", "/deliveries?state=failed"},
 					{"delivery", fmt.Sprintf("/deliveries/d%d", mid)},
 				}

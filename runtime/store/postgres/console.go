@@ -37,6 +37,20 @@ WHERE id < $1::bigint AND ` + parkedWhere + `
 ORDER BY id DESC
 LIMIT $9`}
 
+	// A search by message id reads jadpo_parked_messages_received_id (received_id, id): the
+	// rows of that id only, however many others the table holds.
+	stmtBrowseParkedByID = sqlcommon.Statement{Name: "browse parked messages by message id", Tables: []string{tParked},
+		SQL: `SELECT ` + parkedColumns + `, NULL::bytea
+FROM jadpo_parked_messages
+WHERE received_id = $6 AND id < $1::bigint AND ` + parkedWhere + `
+ORDER BY received_id DESC, id DESC
+LIMIT $9`}
+
+	stmtCountParkedByID = sqlcommon.Statement{Name: "count parked messages of a message id", Tables: []string{tParked},
+		SQL: `SELECT count(*)
+FROM jadpo_parked_messages
+WHERE received_id = $6 AND $1::bigint IS NOT NULL AND ` + parkedWhere}
+
 	stmtCountParkedQuery = sqlcommon.Statement{Name: "count parked messages matching", Tables: []string{tParked},
 		SQL: `SELECT count(*)
 FROM jadpo_parked_messages
@@ -70,7 +84,7 @@ GROUP BY 1, 2`}
 )
 
 func init() {
-	statements = append(statements, stmtBrowseParked, stmtCountParkedQuery, stmtBrowseDeliveries,
+	statements = append(statements, stmtBrowseParked, stmtBrowseParkedByID, stmtCountParkedQuery, stmtCountParkedByID, stmtBrowseDeliveries,
 		stmtCountDeliveriesQuery, stmtActivityReceived, stmtActivityParked)
 }
 
@@ -101,7 +115,11 @@ func deliveryArgs(q store.DeliveryQuery) []any {
 
 // BrowseParked lists parked messages newest first, from the cursor.
 func (s *Store) BrowseParked(ctx context.Context, q store.ParkedQuery) ([]store.Entry, error) {
-	rows, err := s.pool.Query(ctx, stmtBrowseParked.SQL, append(parkedArgs(q), q.QueryLimit())...)
+	st := stmtBrowseParked
+	if q.ReceivedID != "" {
+		st = stmtBrowseParkedByID
+	}
+	rows, err := s.pool.Query(ctx, st.SQL, append(parkedArgs(q), q.QueryLimit())...)
 	if err != nil {
 		return nil, wrap("browse parked messages", err)
 	}
@@ -122,7 +140,11 @@ func (s *Store) BrowseDeliveries(ctx context.Context, q store.DeliveryQuery) ([]
 // CountParked counts the parked messages q matches.
 func (s *Store) CountParked(ctx context.Context, q store.ParkedQuery) (int64, error) {
 	var n int64
-	err := s.pool.QueryRow(ctx, stmtCountParkedQuery.SQL, parkedArgs(q)...).Scan(&n)
+	st := stmtCountParkedQuery
+	if q.ReceivedID != "" {
+		st = stmtCountParkedByID
+	}
+	err := s.pool.QueryRow(ctx, st.SQL, parkedArgs(q)...).Scan(&n)
 	return n, wrap("count parked messages", err)
 }
 

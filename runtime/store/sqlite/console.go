@@ -33,6 +33,18 @@ WHERE id < ?1 AND `+parkedWhere+`
 ORDER BY id DESC
 LIMIT ?9`, tParked)
 
+	// A search by message id reads jadpo_parked_messages_received_id: the rows of that id
+	// only, however many others the table holds.
+	stmtBrowseParkedByID = reader("browse parked messages by message id", `SELECT `+parkedColumns+`, NULL
+FROM jadpo_parked_messages
+WHERE received_id = ?6 AND id < ?1 AND `+parkedWhere+`
+ORDER BY id DESC
+LIMIT ?9`, tParked)
+
+	stmtCountParkedByID = reader("count parked messages of a message id", `SELECT count(*)
+FROM jadpo_parked_messages
+WHERE received_id = ?6 AND ?1 = ?1 AND `+parkedWhere, tParked)
+
 	stmtCountParkedQuery = reader("count parked messages matching", `SELECT count(*)
 FROM jadpo_parked_messages
 WHERE ?1 = ?1 AND `+parkedWhere, tParked)
@@ -61,7 +73,7 @@ GROUP BY source, b`, tParked)
 )
 
 func init() {
-	statements = append(statements, stmtBrowseParked, stmtCountParkedQuery, stmtBrowseDeliveries,
+	statements = append(statements, stmtBrowseParked, stmtBrowseParkedByID, stmtCountParkedQuery, stmtCountParkedByID, stmtBrowseDeliveries,
 		stmtCountDeliveriesQuery, stmtActivityReceived, stmtActivityParked)
 }
 
@@ -97,7 +109,11 @@ func deliveryArgs(q store.DeliveryQuery) []any {
 
 // BrowseParked lists parked messages newest first, from the cursor.
 func (s *Store) BrowseParked(ctx context.Context, q store.ParkedQuery) ([]store.Entry, error) {
-	es, err := s.queryEntries(ctx, stmtBrowseParked, scanParked, append(parkedArgs(q), q.QueryLimit())...)
+	st := stmtBrowseParked
+	if q.ReceivedID != "" {
+		st = stmtBrowseParkedByID
+	}
+	es, err := s.queryEntries(ctx, st, scanParked, append(parkedArgs(q), q.QueryLimit())...)
 	return es, wrap("browse parked messages", err)
 }
 
@@ -109,6 +125,9 @@ func (s *Store) BrowseDeliveries(ctx context.Context, q store.DeliveryQuery) ([]
 
 // CountParked counts the parked messages q matches.
 func (s *Store) CountParked(ctx context.Context, q store.ParkedQuery) (int64, error) {
+	if q.ReceivedID != "" {
+		return s.count(ctx, stmtCountParkedByID, parkedArgs(q))
+	}
 	return s.count(ctx, stmtCountParkedQuery, parkedArgs(q))
 }
 
