@@ -2,11 +2,19 @@ package main
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jadpo/jadpo/runtime/store"
+	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
 
 // Off loopback, the console makes up no token to print where others may read it.
@@ -110,5 +118,65 @@ func TestConsoleGuideShowsEveryScreenshot(t *testing.T) {
 		if !strings.Contains(string(guide), "]("+file+")") {
 			t.Errorf("docs/guide/console.md does not show %s", file)
 		}
+	}
+}
+
+// The database URL's password appears nowhere: not in the output, not in a page.
+func TestConsoleShowsNoSecret(t *testing.T) {
+	pgtest.Require(t)
+	u, err := url.Parse(pgtest.FreshURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "sekrit-pa55word"
+	u.User = url.UserPassword(u.User.Username(), secret) // the test server trusts, and ignores it
+	ctx := context.Background()
+	st, err := store.Open(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.Park(ctx, time.Now(), store.Parked{Source: "queue q", Reason: store.ReasonUnlistedType, Body: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	t.Setenv(consoleTokenEnv, "")
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan int, 1)
+	go func() {
+		done <- runContext(cctx, []string{"console", t.TempDir(), "--database", u.String(), "--addr", "127.0.0.1:0"}, strings.NewReader(""), out, errOut)
+	}()
+	defer func() { cancel(); <-done }()
+	re := regexp.MustCompile(`(http://127\.0\.0\.1:\d+)/login\?token=[0-9a-f]+`)
+	var m []string
+	for deadline := time.Now().Add(10 * time.Second); m == nil && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		m = re.FindStringSubmatch(out.String())
+	}
+	if m == nil {
+		t.Fatalf("no login link:\n%s\n%s", out, errOut)
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	var pages strings.Builder
+	for _, path := range []string{m[0], m[1] + "/", m[1] + "/parked", m[1] + "/parked/p1", m[1] + "/deliveries"} {
+		r, err := c.Get(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != 200 {
+			t.Errorf("%s: %d", path, r.StatusCode)
+		}
+		pages.Write(b)
+	}
+	if !strings.Contains(pages.String(), "xxxxx") {
+		t.Errorf("the pages do not name the store (redacted):\n%s", pages.String())
+	}
+	if all := pages.String() + out.String() + errOut.String(); strings.Contains(all, secret) {
+		t.Errorf("the password shows:\n%s", all)
 	}
 }
