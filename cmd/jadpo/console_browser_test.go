@@ -396,15 +396,21 @@ func TestConsoleInABrowser(t *testing.T) {
 		t.Errorf("p3 is %s after a refused change, want dismissed", s)
 	}
 
-	// On a phone's width nothing runs off the side.
-	step(t, ctx, "390 px", chromedp.EmulateViewport(390, 844), chromedp.Navigate(w.base+"/"), chromedp.WaitVisible(chromedp.CSS("#live")))
-	for _, path := range []string{"/", "/parked", "/parked/p2", "/deliveries"} {
-		step(t, ctx, "390 px "+path, chromedp.Navigate(w.base+path), chromedp.WaitVisible(chromedp.CSS("main")))
-		if sw := value(t, ctx, "scroll width", chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); sw > 390 {
-			t.Errorf("%s at 390 px is %d px wide", path, sw)
-		}
-		if path == "/" {
-			screenshot(t, ctx, "phone")
+	// At 200% zoom of a 1280 px window (640 CSS px at scale 2) and on a phone's 390 px,
+	// nothing runs off the side: the pages reflow, wide tables scroll in their own box.
+	for _, vp := range []struct {
+		width int64
+		scale float64
+	}{{640, 2}, {390, 1}} {
+		step(t, ctx, fmt.Sprintf("%d px", vp.width), chromedp.EmulateViewport(vp.width, 844, chromedp.EmulateScale(vp.scale)))
+		for _, path := range []string{"/", "/parked", "/parked/p2", "/deliveries", "/deliveries?state=failed"} {
+			step(t, ctx, fmt.Sprintf("%d px %s", vp.width, path), chromedp.Navigate(w.base+path), chromedp.WaitVisible(chromedp.CSS("main")))
+			if sw := value(t, ctx, "scroll width", chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); sw > int(vp.width) {
+				t.Errorf("%s at %d px is %d px wide", path, vp.width, sw)
+			}
+			if path == "/" && vp.width == 390 {
+				screenshot(t, ctx, "phone")
+			}
 		}
 	}
 
