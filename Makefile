@@ -91,7 +91,8 @@ FUZZ_TARGETS = ./lang/parser:FuzzParse ./lang/format:FuzzFormat ./lang/lockfile:
 	./providers/awsjson:FuzzDecodeAnswer ./providers/wire:FuzzDecodeItems ./providers/jsonhttp:FuzzDecodePullAnswer \
 	./providers/jsonstring:FuzzAppend \
 	./providers/sqsfake:FuzzRequest \
-	./providers/cfqueuesfake:FuzzRequest ./cmd/internal/lsp:FuzzEditorAnswers ./cmd/internal/lsp:FuzzApplyChanges
+	./providers/cfqueuesfake:FuzzRequest ./cmd/internal/lsp:FuzzEditorAnswers ./cmd/internal/lsp:FuzzApplyChanges \
+	./runtime/console:FuzzBodyText
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg)"; \

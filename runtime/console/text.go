@@ -38,7 +38,8 @@ func visible(s string, multiline bool) string {
 func prettyBody(body []byte) (text string, isJSON bool) {
 	if json.Valid(body) {
 		var out bytes.Buffer
-		if err := json.Indent(&out, body, "", "  "); err == nil {
+		// Indent keeps whitespace around the value as it is (a \r would show as \u000d).
+		if err := json.Indent(&out, bytes.Trim(body, " \t\r\n"), "", "  "); err == nil {
 			return visible(out.String(), true), true
 		}
 	}
