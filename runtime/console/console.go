@@ -80,6 +80,7 @@ type Handler struct {
 	mux     *http.ServeMux
 	mu      sync.Mutex
 	session map[string]*session
+	kinds   map[string]lister
 }
 
 type session struct {
@@ -133,6 +134,7 @@ func New(o Options) (*Handler, error) {
 	}
 	staticFS, _ := fs.Sub(assets, "assets/static")
 	h.static = http.StripPrefix("/static/", http.FileServer(http.FS(staticFS)))
+	h.kinds = h.listers()
 	h.routes()
 	return h, nil
 }
@@ -215,10 +217,10 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /logout", h.authed(h.logout))
 	m.HandleFunc("GET /{$}", h.authed(h.overview))
 	m.HandleFunc("GET /live", h.authed(h.live))
-	m.HandleFunc("GET /parked", h.authed(h.parkedList))
+	m.HandleFunc("GET /parked", h.authed(h.list("parked")))
 	m.HandleFunc("GET /parked/{id}", h.authed(h.parkedPage))
 	m.HandleFunc("GET /parked/{id}/body", h.authed(h.parkedBody))
-	m.HandleFunc("GET /deliveries", h.authed(h.deliveryList))
+	m.HandleFunc("GET /deliveries", h.authed(h.list("deliveries")))
 	m.HandleFunc("GET /deliveries/{id}", h.authed(h.deliveryPage))
 	m.HandleFunc("POST /change", h.authed(h.change))
 	m.HandleFunc("/", h.authed(func(w http.ResponseWriter, r *http.Request, s *session) {

@@ -304,63 +304,79 @@ func nextURL(base, path string, q url.Values, last int64) string {
 	return base + path + "?" + n.Encode()
 }
 
-func (h *Handler) parkedList(w http.ResponseWriter, r *http.Request, s *session) {
-	qv := r.URL.Query()
-	f := readFilter(qv)
-	q, err := f.parked()
-	if err == nil {
-		q.Before, err = before(qv)
-	}
-	if err != nil {
-		h.fail(w, r, s, http.StatusBadRequest, err.Error())
-		return
-	}
-	q.Limit = store.PageLimit + 1
-	es, err := h.b.BrowseParked(r.Context(), q)
-	if err != nil {
-		h.storeFailed(w, r, s, err)
-		return
-	}
-	d := listData{Kind: "parked", Query: qv, Filter: f, First: q.Before == 0, Reasons: store.Reasons, PStates: parkedStates}
-	if len(es) > store.PageLimit {
-		es = es[:store.PageLimit]
-		d.Next = nextURL(h.o.Prefix, "/parked", qv, es[len(es)-1].ID.N)
-	}
-	d.Entries = es
-	v := h.view(r, s, "Parked messages")
-	v.Nav, v.Data = "parked", d
-	h.render(w, http.StatusOK, "parked", v)
+// lister is what a list page, and a change to every row a filter matches, need of one kind
+// of row: parked messages or deliveries.
+type lister struct {
+	kind, title string
+	check       func(filterForm) error
+	browse      func(ctx context.Context, f filterForm, before int64, limit int) ([]store.Entry, error)
+	count       func(ctx context.Context, f filterForm) (int64, error)
 }
 
-func (h *Handler) deliveryList(w http.ResponseWriter, r *http.Request, s *session) {
-	qv := r.URL.Query()
-	f := readFilter(qv)
-	q, err := f.deliveries()
-	if err == nil {
-		q.Before, err = before(qv)
+func (h *Handler) listers() map[string]lister {
+	return map[string]lister{
+		"parked": {
+			kind: "parked", title: "Parked messages",
+			check: func(f filterForm) error { _, err := f.parked(); return err },
+			browse: func(ctx context.Context, f filterForm, before int64, limit int) ([]store.Entry, error) {
+				q, _ := f.parked()
+				q.Before, q.Limit = before, limit
+				return h.b.BrowseParked(ctx, q)
+			},
+			count: func(ctx context.Context, f filterForm) (int64, error) {
+				q, _ := f.parked()
+				return h.b.CountParked(ctx, q)
+			},
+		},
+		"deliveries": {
+			kind: "deliveries", title: "Deliveries",
+			check: func(f filterForm) error { _, err := f.deliveries(); return err },
+			browse: func(ctx context.Context, f filterForm, before int64, limit int) ([]store.Entry, error) {
+				q, _ := f.deliveries()
+				q.Before, q.Limit = before, limit
+				return h.b.BrowseDeliveries(ctx, q)
+			},
+			count: func(ctx context.Context, f filterForm) (int64, error) {
+				q, _ := f.deliveries()
+				return h.b.CountDeliveries(ctx, q)
+			},
+		},
 	}
-	if err != nil {
-		h.fail(w, r, s, http.StatusBadRequest, err.Error())
-		return
+}
+
+// list serves a list page of kind: the filter's newest rows below the cursor, a page of
+// PageLimit, and the link to the next (older) page when there is one.
+func (h *Handler) list(kind string) func(http.ResponseWriter, *http.Request, *session) {
+	return func(w http.ResponseWriter, r *http.Request, s *session) {
+		l := h.kinds[kind]
+		qv := r.URL.Query()
+		f := readFilter(qv)
+		cur, err := before(qv)
+		if err == nil {
+			err = l.check(f)
+		}
+		if err != nil {
+			h.fail(w, r, s, http.StatusBadRequest, err.Error())
+			return
+		}
+		es, err := l.browse(r.Context(), f, cur, store.PageLimit+1)
+		if err != nil {
+			h.storeFailed(w, r, s, err)
+			return
+		}
+		d := listData{Kind: kind, Query: qv, Filter: f, First: cur == 0, Reasons: store.Reasons, PStates: parkedStates, DStates: store.DeliveryStates}
+		if len(es) > store.PageLimit {
+			es = es[:store.PageLimit]
+			d.Next = nextURL(h.o.Prefix, "/"+kind, qv, es[len(es)-1].ID.N)
+		}
+		for i := range es {
+			h.fillBudget(&es[i])
+		}
+		d.Entries = es
+		v := h.view(r, s, l.title)
+		v.Nav, v.Data = kind, d
+		h.render(w, http.StatusOK, kind, v)
 	}
-	q.Limit = store.PageLimit + 1
-	es, err := h.b.BrowseDeliveries(r.Context(), q)
-	if err != nil {
-		h.storeFailed(w, r, s, err)
-		return
-	}
-	d := listData{Kind: "deliveries", Query: qv, Filter: f, First: q.Before == 0, DStates: store.DeliveryStates}
-	if len(es) > store.PageLimit {
-		es = es[:store.PageLimit]
-		d.Next = nextURL(h.o.Prefix, "/deliveries", qv, es[len(es)-1].ID.N)
-	}
-	for i := range es {
-		h.fillBudget(&es[i])
-	}
-	d.Entries = es
-	v := h.view(r, s, "Deliveries")
-	v.Nav, v.Data = "deliveries", d
-	h.render(w, http.StatusOK, "deliveries", v)
 }
 
 func (h *Handler) fillBudget(e *store.Entry) {
@@ -489,40 +505,16 @@ func (h *Handler) change(w http.ResponseWriter, r *http.Request, s *session) {
 		kind := form.Get("kind")
 		f := readFilter(form)
 		f.State = "failed" // only failed rows are retried or dismissed
-		var n int64
-		var err error
-		var collect func() ([]store.ID, error)
-		switch kind {
-		case "parked":
-			q, qerr := f.parked()
-			if qerr != nil {
-				h.fail(w, r, s, http.StatusBadRequest, qerr.Error())
-				return
-			}
-			n, err = h.b.CountParked(r.Context(), q)
-			collect = func() ([]store.ID, error) {
-				return collectIDs(func(before int64) ([]store.Entry, error) {
-					q.Before, q.Limit = before, 1000
-					return h.b.BrowseParked(r.Context(), q)
-				})
-			}
-		case "deliveries":
-			q, qerr := f.deliveries()
-			if qerr != nil {
-				h.fail(w, r, s, http.StatusBadRequest, qerr.Error())
-				return
-			}
-			n, err = h.b.CountDeliveries(r.Context(), q)
-			collect = func() ([]store.ID, error) {
-				return collectIDs(func(before int64) ([]store.Entry, error) {
-					q.Before, q.Limit = before, 1000
-					return h.b.BrowseDeliveries(r.Context(), q)
-				})
-			}
-		default:
+		l, ok := h.kinds[kind]
+		if !ok {
 			h.fail(w, r, s, http.StatusBadRequest, fmt.Sprintf("kind %q is neither parked nor deliveries", kind))
 			return
 		}
+		if err := l.check(f); err != nil {
+			h.fail(w, r, s, http.StatusBadRequest, err.Error())
+			return
+		}
+		n, err := l.count(r.Context(), f)
 		if err != nil {
 			h.storeFailed(w, r, s, err)
 			return
@@ -534,7 +526,8 @@ func (h *Handler) change(w http.ResponseWriter, r *http.Request, s *session) {
 			h.render(w, http.StatusOK, "confirm", v)
 			return
 		}
-		if ids, err = collect(); err != nil {
+		ids, err = collectIDs(func(before int64) ([]store.Entry, error) { return l.browse(r.Context(), f, before, 1000) })
+		if err != nil {
 			h.storeFailed(w, r, s, err)
 			return
 		}

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -90,13 +89,6 @@ func init() {
 
 var _ store.Browser = (*Store)(nil)
 
-func cursor(before int64) int64 {
-	if before <= 0 {
-		return math.MaxInt64
-	}
-	return before
-}
-
 func optTime(t time.Time) *time.Time {
 	if t.IsZero() {
 		return nil
@@ -106,11 +98,11 @@ func optTime(t time.Time) *time.Time {
 }
 
 func parkedArgs(q store.ParkedQuery) []any {
-	return []any{cursor(q.Before), q.Source, string(q.Reason), string(q.State), q.Event, q.ReceivedID, optTime(q.From), optTime(q.To)}
+	return []any{sqlcommon.Cursor(q.Before), q.Source, string(q.Reason), string(q.State), q.Event, q.ReceivedID, optTime(q.From), optTime(q.To)}
 }
 
 func deliveryArgs(q store.DeliveryQuery) []any {
-	return []any{cursor(q.Before), q.Subscriber, string(q.State), q.Event, optTime(q.From), optTime(q.To)}
+	return []any{sqlcommon.Cursor(q.Before), q.Subscriber, string(q.State), q.Event, optTime(q.From), optTime(q.To)}
 }
 
 // BrowseParked lists parked messages newest first, from the cursor.
@@ -160,42 +152,24 @@ func (s *Store) Activity(ctx context.Context, since time.Time, step time.Duratio
 	if step < time.Microsecond {
 		step = time.Microsecond
 	}
-	type key struct {
-		source string
-		b      int
-	}
-	at := map[key]*store.ActivityCount{}
-	var order []key
+	var counts sqlcommon.ActivityCounts
 	for _, q := range []struct {
-		st       sqlcommon.Statement
-		received bool
-	}{{stmtActivityReceived, true}, {stmtActivityParked, false}} {
+		st     sqlcommon.Statement
+		parked bool
+	}{{stmtActivityReceived, false}, {stmtActivityParked, true}} {
 		rows, err := s.pool.Query(ctx, q.st.SQL, sqlcommon.Micro(since), step.Microseconds())
 		if err != nil {
 			return nil, wrap("activity", err)
 		}
-		var k key
+		var source string
+		var b int
 		var n int64
-		if _, err := pgx.ForEachRow(rows, []any{&k.source, &k.b, &n}, func() error {
-			c := at[k]
-			if c == nil {
-				c = &store.ActivityCount{Source: k.source, Bucket: k.b}
-				at[k] = c
-				order = append(order, k)
-			}
-			if q.received {
-				c.Received += n
-			} else {
-				c.Parked += n
-			}
+		if _, err := pgx.ForEachRow(rows, []any{&source, &b, &n}, func() error {
+			counts.Add(source, b, n, q.parked)
 			return nil
 		}); err != nil {
 			return nil, wrap("activity", err)
 		}
 	}
-	out := make([]store.ActivityCount, len(order))
-	for i, k := range order {
-		out[i] = *at[k]
-	}
-	return out, nil
+	return counts.Counts(), nil
 }

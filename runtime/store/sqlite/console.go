@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/runtime/store"
+	"github.com/jadpo/jadpo/runtime/store/internal/sqlcommon"
 )
 
 // The console's statements (store.Browser). Every list walks the primary key downwards
@@ -79,13 +80,6 @@ func init() {
 
 var _ store.Browser = (*Store)(nil)
 
-func cursor(before int64) int64 {
-	if before <= 0 {
-		return math.MaxInt64
-	}
-	return before
-}
-
 func timeRange(from, to time.Time) (int64, int64) {
 	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
 	if !from.IsZero() {
@@ -99,12 +93,12 @@ func timeRange(from, to time.Time) (int64, int64) {
 
 func parkedArgs(q store.ParkedQuery) []any {
 	lo, hi := timeRange(q.From, q.To)
-	return []any{cursor(q.Before), q.Source, string(q.Reason), string(q.State), q.Event, q.ReceivedID, lo, hi}
+	return []any{sqlcommon.Cursor(q.Before), q.Source, string(q.Reason), string(q.State), q.Event, q.ReceivedID, lo, hi}
 }
 
 func deliveryArgs(q store.DeliveryQuery) []any {
 	lo, hi := timeRange(q.From, q.To)
-	return []any{cursor(q.Before), q.Subscriber, string(q.State), q.Event, lo, hi}
+	return []any{sqlcommon.Cursor(q.Before), q.Subscriber, string(q.State), q.Event, lo, hi}
 }
 
 // BrowseParked lists parked messages newest first, from the cursor.
@@ -150,42 +144,24 @@ func (s *Store) Activity(ctx context.Context, since time.Time, step time.Duratio
 	if step < time.Microsecond {
 		step = time.Microsecond
 	}
-	type key struct {
-		source string
-		b      int
-	}
-	at := map[key]*store.ActivityCount{}
-	var order []key
+	var counts sqlcommon.ActivityCounts
 	for _, q := range []struct {
-		st       statement
-		received bool
-	}{{stmtActivityReceived, true}, {stmtActivityParked, false}} {
+		st     statement
+		parked bool
+	}{{stmtActivityReceived, false}, {stmtActivityParked, true}} {
 		err := s.eachRow(ctx, q.st, func(rows *sql.Rows) error {
-			var k key
+			var source string
+			var b int
 			var n int64
-			if err := rows.Scan(&k.source, &k.b, &n); err != nil {
+			if err := rows.Scan(&source, &b, &n); err != nil {
 				return err
 			}
-			c := at[k]
-			if c == nil {
-				c = &store.ActivityCount{Source: k.source, Bucket: k.b}
-				at[k] = c
-				order = append(order, k)
-			}
-			if q.received {
-				c.Received += n
-			} else {
-				c.Parked += n
-			}
+			counts.Add(source, b, n, q.parked)
 			return nil
 		}, micros(since), step.Microseconds())
 		if err != nil {
 			return nil, wrap("activity", err)
 		}
 	}
-	out := make([]store.ActivityCount, len(order))
-	for i, k := range order {
-		out[i] = *at[k]
-	}
-	return out, nil
+	return counts.Counts(), nil
 }

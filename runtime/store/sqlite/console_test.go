@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
 
@@ -34,20 +35,7 @@ func TestConsoleUsesIndexes(t *testing.T) {
 		} else if strings.Contains(name, "deliveries") {
 			args = args[:7]
 		}
-		rows, err := raw.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
-		if err != nil {
-			t.Fatalf("EXPLAIN %s: %v", name, err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
+		plan := explainPlan(t, raw, q, args...)
 		text := strings.Join(plan, "\n")
 		t.Logf("%s:\n%s", name, text)
 		if strings.Contains(text, "SCAN jadpo_") || strings.Contains(text, "SCAN d") || strings.Contains(text, "SCAN o") {
@@ -60,4 +48,27 @@ func TestConsoleUsesIndexes(t *testing.T) {
 			t.Errorf("%s does not read the message id's index:\n%s", name, text)
 		}
 	}
+}
+
+// explainPlan is the lines of SQLite's EXPLAIN QUERY PLAN of q.
+func explainPlan(t *testing.T, raw *sql.DB, q string, args ...any) []string {
+	t.Helper()
+	rows, err := raw.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+q, args...)
+	if err != nil {
+		t.Fatalf("EXPLAIN %s: %v", q, err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return plan
 }
