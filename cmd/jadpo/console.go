@@ -24,7 +24,7 @@ const consoleTokenEnv = "JADPO_CONSOLE_TOKEN"
 // store deliveries finds.
 func (e *env) consoleCommand() *cobra.Command {
 	var f appFlags
-	var dirFlag, addr, tokenFile string
+	var dirFlag, addr, tokenFile, metricsURL string
 	var hosts []string
 	var readOnly, behindTLS bool
 	var refresh time.Duration
@@ -39,6 +39,7 @@ func (e *env) consoleCommand() *cobra.Command {
 			"Everything it serves is inside the binary (docs/guide/console.md).",
 		Example: "  jadpo console examples/warehouse\n" +
 			"  jadpo console examples/warehouse --read-only\n" +
+			"  jadpo console examples/warehouse --metrics-url http://127.0.0.1:9090/metrics\n" +
 			"  jadpo console --database postgres://ops@db/events --addr 127.0.0.1:9000\n" +
 			"  jadpo console --addr 0.0.0.0:8484 --host ops.example.com:8484 --token-file /run/secrets/console-token --behind-tls",
 		Args: cobra.MaximumNArgs(1),
@@ -49,6 +50,9 @@ func (e *env) consoleCommand() *cobra.Command {
 			}
 			if refresh < 100*time.Millisecond {
 				return usageError{fmt.Errorf("--refresh %s: give at least 100ms", refresh)}
+			}
+			if metricsURL != "" && !strings.HasPrefix(metricsURL, "http://") && !strings.HasPrefix(metricsURL, "https://") {
+				return usageError{fmt.Errorf("--metrics-url %q: give jadpo run's metrics page as http://HOST:PORT/metrics (its --metrics-addr)", metricsURL)}
 			}
 			token, given, err := consoleToken(tokenFile)
 			if err != nil {
@@ -85,7 +89,7 @@ func (e *env) consoleCommand() *cobra.Command {
 			log := slog.New(slog.NewTextHandler(e.stderr, nil))
 			h, err := console.New(console.Options{
 				Store: st, Token: token, ReadOnly: readOnly, Hosts: allowed, SecureCookie: behindTLS,
-				StoreName: shownStore(url), Log: log, MaxAttempts: planBudgets(plan), Refresh: refresh,
+				StoreName: shownStore(url), Log: log, MaxAttempts: planBudgets(plan), Refresh: refresh, MetricsURL: metricsURL,
 			})
 			if err != nil {
 				ln.Close()
@@ -129,6 +133,7 @@ func (e *env) consoleCommand() *cobra.Command {
 	c.Flags().StringVar(&tokenFile, "token-file", "", "read the access token from this file (at least 16 characters) instead of making one; or set "+consoleTokenEnv)
 	c.Flags().BoolVar(&readOnly, "read-only", false, "show everything, change nothing: no retry or dismiss")
 	c.Flags().StringArrayVar(&hosts, "host", nil, "also answer to this Host header (host:port), the name operators reach the console by; repeatable")
+	c.Flags().StringVar(&metricsURL, "metrics-url", "", "jadpo run's metrics (http://127.0.0.1:9090/metrics): show its repeats and what housekeeping deleted")
 	c.Flags().DurationVar(&refresh, "refresh", 5*time.Second, "how often the overview refreshes itself")
 	c.Flags().BoolVar(&behindTLS, "behind-tls", false, "a proxy serves the console over HTTPS: mark the session cookie Secure")
 	return c

@@ -68,6 +68,10 @@ type Options struct {
 	MaxAttempts func(subscriber string, stored int) int
 	// Refresh is how often the overview refreshes itself; 0 is 5 seconds.
 	Refresh time.Duration
+	// MetricsURL, when set, is jadpo run's metrics page (http://127.0.0.1:9090/metrics):
+	// the overview shows from it what the store does not keep, the repeats and what
+	// housekeeping deleted, since that process started.
+	MetricsURL string
 }
 
 // Handler serves the console.

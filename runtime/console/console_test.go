@@ -456,3 +456,43 @@ func TestMountedUnderAPrefix(t *testing.T) {
 		t.Errorf("outside the prefix: %d, want 404", r.code)
 	}
 }
+
+// With MetricsURL the overview shows what the store does not keep: repeats, and what
+// housekeeping deleted, from jadpo run's metrics.
+func TestOverviewShowsRunMetrics(t *testing.T) {
+	metrics := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `# TYPE jadpo_messages_received_total counter
+jadpo_messages_received_total{queue="warehouse_queue"} 6
+# TYPE jadpo_messages_kept_total counter
+jadpo_messages_kept_total{queue="warehouse_queue"} 1
+# TYPE jadpo_messages_repeated_total counter
+jadpo_messages_repeated_total{queue="warehouse_queue"} 1
+# TYPE jadpo_messages_parked_total counter
+jadpo_messages_parked_total{queue="warehouse_queue",reason="unreadable"} 2
+jadpo_messages_parked_total{queue="warehouse_queue",reason="too_large"} 2
+# TYPE jadpo_store_housekept_rows_total counter
+jadpo_store_housekept_rows_total{table="jadpo_received_events"} 17
+`)
+	}))
+	defer metrics.Close()
+	w := newWorld(t, func(o *console.Options) { o.MetricsURL = metrics.URL })
+	page := w.get(w.loggedIn(), "/").body
+	for _, want := range []string{
+		`<th scope="row">warehouse_queue</th><td class="num">6</td><td class="num">1</td><td class="num">1</td><td class="num">4</td>`,
+		`<th scope="row">jadpo_received_events</th><td class="num">17</td>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the overview lacks %s:\n%s", want, page)
+		}
+	}
+	metrics.Close()
+	page = w.get(w.loggedIn(), "/live").body
+	if !strings.Contains(page, "Could not read them") {
+		t.Errorf("an unreachable metrics page is not said:\n%s", page)
+	}
+	// Without MetricsURL, the overview says where those counts are.
+	w2 := newWorld(t, nil)
+	if page := w2.get(w2.loggedIn(), "/").body; !strings.Contains(page, "jadpo_messages_repeated_total") || strings.Contains(page, `id="run"`) {
+		t.Errorf("without metrics:\n%s", page)
+	}
+}

@@ -105,6 +105,7 @@ type overviewData struct {
 	Parked      []parkedRow
 	Oldest      time.Time
 	Tables      []store.TableStats
+	Run         *runCounts // nil without Options.MetricsURL
 }
 
 type subscriberRow struct {
@@ -161,6 +162,7 @@ func (h *Handler) overviewData(ctx context.Context) (overviewData, error) {
 	}
 	d.Oldest = st.OldestPending
 	d.Tables = st.Tables
+	d.Run = h.runCounts(ctx)
 	return d, nil
 }
 
