@@ -85,6 +85,9 @@ type Handler struct {
 	mu      sync.Mutex
 	session map[string]*session
 	kinds   map[string]lister
+	// The overview's last figures, and when they were read (under mu).
+	overviewCache overviewData
+	overviewAt    time.Time
 }
 
 type session struct {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -475,7 +476,7 @@ jadpo_store_housekept_rows_total{table="jadpo_received_events"} 17
 `)
 	}))
 	defer metrics.Close()
-	w := newWorld(t, func(o *console.Options) { o.MetricsURL = metrics.URL })
+	w := newWorld(t, func(o *console.Options) { o.MetricsURL = metrics.URL; o.Refresh = time.Nanosecond })
 	page := w.get(w.loggedIn(), "/").body
 	for _, want := range []string{
 		`<th scope="row">warehouse_queue</th><td class="num">6</td><td class="num">1</td><td class="num">1</td><td class="num">4</td>`,
@@ -494,5 +495,41 @@ jadpo_store_housekept_rows_total{table="jadpo_received_events"} 17
 	w2 := newWorld(t, nil)
 	if page := w2.get(w2.loggedIn(), "/").body; !strings.Contains(page, "jadpo_messages_repeated_total") || strings.Contains(page, `id="run"`) {
 		t.Errorf("without metrics:\n%s", page)
+	}
+}
+
+// countingStore counts the store's Stats calls.
+type countingStore struct {
+	*sqlite.Store
+	stats atomic.Int32
+}
+
+func (c *countingStore) Stats(ctx context.Context) (store.Stats, error) {
+	c.stats.Add(1)
+	return c.Store.Stats(ctx)
+}
+
+// Every open overview polls: within half a refresh interval they share one reading of the
+// store's figures.
+func TestOverviewFiguresAreReadOncePerRefresh(t *testing.T) {
+	var now atomic.Int64 // microseconds from t0; the server's goroutines read it
+	var cs *countingStore
+	w := newWorld(t, func(o *console.Options) {
+		cs = &countingStore{Store: o.Store.(*sqlite.Store)}
+		o.Store = cs
+		o.Refresh = 10 * time.Second
+		o.Now = func() time.Time { return t0.Add(time.Duration(now.Load()) * time.Microsecond) }
+	})
+	a, b := w.loggedIn(), w.loggedIn()
+	w.get(a, "/")
+	w.get(b, "/live")
+	w.get(a, "/live")
+	if n := cs.stats.Load(); n != 1 {
+		t.Errorf("three overviews within 5s read the store's figures %d times, want 1", n)
+	}
+	now.Store((5 * time.Second).Microseconds())
+	w.get(b, "/live")
+	if n := cs.stats.Load(); n != 2 {
+		t.Errorf("an overview half a refresh later read the figures %d times in all, want 2", n)
 	}
 }

@@ -120,8 +120,27 @@ type parkedRow struct {
 
 var parkedStates = []store.ParkedState{store.ParkedFailed, store.ParkedPending, store.ParkedDismissed}
 
+// overviewData is the overview's figures, read at most once a refresh interval whoever
+// asks: every open overview polls, and counting a large store's rows is not free.
 func (h *Handler) overviewData(ctx context.Context) (overviewData, error) {
 	now := h.o.Now()
+	h.mu.Lock()
+	if h.overviewAt != (time.Time{}) && now.Sub(h.overviewAt) >= 0 && now.Sub(h.overviewAt) < h.o.Refresh/2 {
+		d := h.overviewCache
+		h.mu.Unlock()
+		return d, nil
+	}
+	h.mu.Unlock()
+	d, err := h.readOverview(ctx, now)
+	if err == nil {
+		h.mu.Lock()
+		h.overviewCache, h.overviewAt = d, now
+		h.mu.Unlock()
+	}
+	return d, err
+}
+
+func (h *Handler) readOverview(ctx context.Context, now time.Time) (overviewData, error) {
 	d := overviewData{Now: now, States: store.DeliveryStates}
 	var byWindow [][]store.ActivityCount
 	for _, w := range windows {
