@@ -533,3 +533,33 @@ func TestOverviewFiguresAreReadOncePerRefresh(t *testing.T) {
 		t.Errorf("an overview half a refresh later read the figures %d times in all, want 2", n)
 	}
 }
+
+// A filter the console cannot read is a 400 saying how to write it, not an empty list.
+func TestBadFiltersSayHowToFixThem(t *testing.T) {
+	w := newWorld(t, nil)
+	w.park(parked(`{}`, store.ReasonUnlistedType))
+	c := w.loggedIn()
+	for path, want := range map[string]string{
+		"/parked?from=yesterday":  "write it as 2026-01-31T14:05 (UTC)",
+		"/parked?reason=bogus":    "not one of unlisted_type, unreadable, too_large",
+		"/parked?state=lost":      "not one of failed, pending, dismissed",
+		"/parked?before=p3":       "is not a row id",
+		"/deliveries?state=gone":  "not a delivery state",
+		"/parked/d1":              "is not a parked message",
+		"/deliveries/42":          "no such delivery",
+		"/parked?to=2026-13-01T0": "is not a time",
+	} {
+		r := w.get(c, path)
+		if (r.code != http.StatusBadRequest && r.code != http.StatusNotFound) || !strings.Contains(r.body, want) {
+			t.Errorf("GET %s: %d, want 400 or 404 saying %q:\n%s", path, r.code, want, r.body)
+		}
+	}
+	// A time range that holds the message lists it; one that does not, not.
+	in := "/parked?from=" + t0.Add(-time.Hour).Format("2006-01-02T15:04") + "&to=" + t0.Add(time.Hour).Format("2006-01-02T15:04")
+	if r := w.get(c, in); !strings.Contains(r.body, ">p1<") {
+		t.Errorf("a range holding p1 does not list it (parked at %s)", t0)
+	}
+	if r := w.get(c, "/parked?to=2000-01-01T00:00"); strings.Contains(r.body, ">p1<") {
+		t.Error("a range before p1 lists it")
+	}
+}

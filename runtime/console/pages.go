@@ -568,6 +568,10 @@ func (h *Handler) change(w http.ResponseWriter, r *http.Request, s *session) {
 			ids = append(ids, id)
 		}
 		what = "the selection"
+		if len(ids) > MaxChange {
+			h.fail(w, r, s, http.StatusBadRequest, fmt.Sprintf("%d rows selected: one change takes at most %d", len(ids), MaxChange))
+			return
+		}
 	}
 	if len(ids) == 0 {
 		h.setFlash(s, "Nothing changed: no row was selected.")
