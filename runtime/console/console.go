@@ -85,9 +85,12 @@ type Handler struct {
 	mu      sync.Mutex
 	session map[string]*session
 	kinds   map[string]lister
-	// The overview's last figures, and when they were read (under mu).
-	overviewCache overviewData
-	overviewAt    time.Time
+	// The overview's last figures, when they were read and how long that took, and
+	// whether a reading runs (under mu).
+	overviewCache   overviewData
+	overviewAt      time.Time
+	overviewCost    time.Duration
+	overviewReading bool
 }
 
 type session struct {

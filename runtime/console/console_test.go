@@ -476,7 +476,11 @@ jadpo_store_housekept_rows_total{table="jadpo_received_events"} 17
 `)
 	}))
 	defer metrics.Close()
-	w := newWorld(t, func(o *console.Options) { o.MetricsURL = metrics.URL; o.Refresh = time.Nanosecond })
+	var hours atomic.Int64 // each request an hour later: the figures are read afresh each time
+	w := newWorld(t, func(o *console.Options) {
+		o.MetricsURL, o.Refresh = metrics.URL, time.Nanosecond
+		o.Now = func() time.Time { return t0.Add(time.Duration(hours.Add(1)) * time.Hour) }
+	})
 	page := w.get(w.loggedIn(), "/").body
 	for _, want := range []string{
 		`<th scope="row">warehouse_queue</th><td class="num">6</td><td class="num">1</td><td class="num">1</td><td class="num">4</td>`,
@@ -498,14 +502,16 @@ jadpo_store_housekept_rows_total{table="jadpo_received_events"} 17
 	}
 }
 
-// countingStore counts the store's Stats calls.
+// countingStore counts the store's Stats calls, each taking at least delay.
 type countingStore struct {
 	*sqlite.Store
 	stats atomic.Int32
+	delay time.Duration
 }
 
 func (c *countingStore) Stats(ctx context.Context) (store.Stats, error) {
 	c.stats.Add(1)
+	time.Sleep(c.delay)
 	return c.Store.Stats(ctx)
 }
 
@@ -561,5 +567,30 @@ func TestBadFiltersSayHowToFixThem(t *testing.T) {
 	}
 	if r := w.get(c, "/parked?to=2000-01-01T00:00"); strings.Contains(r.body, ">p1<") {
 		t.Error("a range before p1 lists it")
+	}
+}
+
+// A store whose figures take long to count is not counted again and again: at most once per
+// ten times the last count's duration, however short the refresh interval.
+func TestOverviewOfASlowStoreIsReadLessOften(t *testing.T) {
+	var now atomic.Int64
+	var cs *countingStore
+	w := newWorld(t, func(o *console.Options) {
+		cs = &countingStore{Store: o.Store.(*sqlite.Store), delay: 30 * time.Millisecond}
+		o.Store = cs
+		o.Refresh = time.Nanosecond
+		o.Now = func() time.Time { return t0.Add(time.Duration(now.Load()) * time.Microsecond) }
+	})
+	c := w.loggedIn()
+	w.get(c, "/live")
+	now.Store((100 * time.Millisecond).Microseconds()) // under 10 x 30 ms later
+	w.get(c, "/live")
+	if n := cs.stats.Load(); n != 1 {
+		t.Errorf("a store counted in 30 ms was counted %d times within 100 ms, want 1", n)
+	}
+	now.Store((2 * time.Second).Microseconds())
+	w.get(c, "/live")
+	if n := cs.stats.Load(); n != 2 {
+		t.Errorf("2 s later the figures were read %d times in all, want 2", n)
 	}
 }

@@ -120,23 +120,33 @@ type parkedRow struct {
 
 var parkedStates = []store.ParkedState{store.ParkedFailed, store.ParkedPending, store.ParkedDismissed}
 
-// overviewData is the overview's figures, read at most once a refresh interval whoever
-// asks: every open overview polls, and counting a large store's rows is not free.
+// overviewData is the overview's figures. Every open overview polls, and counting a large
+// store's rows takes time (seconds at a million rows on SQLite: docs/performance.md), so the
+// figures are read at most once per half a refresh interval and at most once per ten times
+// the last reading's duration; while one reading runs, other requests get the last figures
+// (each shows when it was read).
 func (h *Handler) overviewData(ctx context.Context) (overviewData, error) {
 	now := h.o.Now()
 	h.mu.Lock()
-	if h.overviewAt != (time.Time{}) && now.Sub(h.overviewAt) >= 0 && now.Sub(h.overviewAt) < h.o.Refresh/2 {
-		d := h.overviewCache
-		h.mu.Unlock()
-		return d, nil
+	if !h.overviewAt.IsZero() {
+		age := now.Sub(h.overviewAt)
+		if h.overviewReading || (age >= 0 && (age < h.o.Refresh/2 || age < 10*h.overviewCost)) {
+			d := h.overviewCache
+			h.mu.Unlock()
+			return d, nil
+		}
+	}
+	h.overviewReading = true
+	h.mu.Unlock()
+	start := time.Now() // the reading's own duration, on the wall clock whatever Now is
+	d, err := h.readOverview(ctx, now)
+	cost := time.Since(start)
+	h.mu.Lock()
+	h.overviewReading = false
+	if err == nil {
+		h.overviewCache, h.overviewAt, h.overviewCost = d, now, cost
 	}
 	h.mu.Unlock()
-	d, err := h.readOverview(ctx, now)
-	if err == nil {
-		h.mu.Lock()
-		h.overviewCache, h.overviewAt = d, now
-		h.mu.Unlock()
-	}
 	return d, err
 }
 
