@@ -151,10 +151,16 @@ func parked(body string, reason store.Reason) store.Parked {
 }
 
 func TestPagesNeedASession(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newWorld(t, func(o *console.Options) { o.StoreName = "postgres://ops@db.internal/events" })
 	c := w.client()
-	for _, path := range []string{"/", "/parked", "/deliveries", "/parked/p1", "/live", "/parked/p1/body"} {
+	for _, path := range []string{"/", "/parked", "/deliveries", "/parked/p1", "/live", "/parked/p1/body", "/login"} {
 		r := w.get(c, path)
+		if strings.Contains(r.body, "db.internal") {
+			t.Errorf("GET %s without a session names the store:\n%s", path, r.body)
+		}
+		if path == "/login" {
+			continue
+		}
 		if r.code != http.StatusUnauthorized || !strings.Contains(r.body, `name="token"`) {
 			t.Errorf("GET %s without a session: %d, want 401 and the login page:\n%s", path, r.code, r.body)
 		}
