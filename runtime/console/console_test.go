@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -598,5 +599,38 @@ func TestOverviewOfASlowStoreIsReadLessOften(t *testing.T) {
 	w.get(c, "/live")
 	if n := cs.stats.Load(); n != 2 {
 		t.Errorf("2 s later the figures were read %d times in all, want 2", n)
+	}
+}
+
+// Two operators retry the same message at once: one change wins, the other changes
+// nothing and is told so (the store's rule, as for jadpo deliveries retry).
+func TestConcurrentChangesWinOnce(t *testing.T) {
+	w := newWorld(t, nil)
+	id := w.park(parked(`{}`, store.ReasonUnlistedType))
+	a, b := w.loggedIn(), w.loggedIn()
+	csrfA, csrfB := csrfOf(t, w.get(a, "/parked").body), csrfOf(t, w.get(b, "/parked").body)
+	var wg sync.WaitGroup
+	for _, cl := range []struct {
+		c    *http.Client
+		csrf string
+	}{{a, csrfA}, {b, csrfB}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := cl.c.PostForm(w.srv.URL+"/change", url.Values{"action": {"retry"}, "id": {id.String()}, "csrf": {cl.csrf}, "return": {"/parked"}})
+			if err == nil {
+				r.Body.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	pa, pb := w.get(a, "/parked").body, w.get(b, "/parked").body
+	won := strings.Count(pa+pb, "Retried 1: "+id.String())
+	lost := strings.Count(pa+pb, "Nothing changed: retry refused, nothing changed: "+id.String()+" is pending")
+	if won != 1 || lost != 1 {
+		t.Errorf("two retries of %s at once: %d won and %d were refused, want 1 and 1\n%s\n%s", id, won, lost, pa, pb)
+	}
+	if e := w.show(id); e.State != store.ListPending {
+		t.Errorf("%s is %s, want pending", id, e.State)
 	}
 }
