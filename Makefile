@@ -107,6 +107,7 @@ bench:
 	$(GO) test ./runtime -run '^$$' -bench '^BenchmarkReceive$$' -benchtime 1000x
 	$(GO) test ./runtime -run '^$$' -bench 'ReceiveCloudflare|ReceiveSQLInbox|Deliver' -benchtime 1000x
 	$(GO) test ./cmd/internal/lsp -run '^$$' -bench . -benchmem
+	$(GO) test ./runtime/console -run '^$$' -bench . -benchtime 100x
 
 ## soak: a million messages through PostgreSQL with a 2-day retention, the clock a
 ## day on every 100,000 (docs/design/performance.md, "Soak"); SOAK_MESSAGES to scale it.
