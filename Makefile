@@ -5,7 +5,7 @@ BIN       ?= bin/jadpo
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build install editors test test-worker test-editors test-dates race vet lint demo fuzz bench soak golden clean
+.PHONY: all build install editors test chromium test-worker test-editors test-dates race vet lint demo fuzz bench soak golden clean
 
 all: build
 
@@ -21,10 +21,22 @@ install: build
 
 ## test: vet, then every test (PostgreSQL tests use JADPO_TEST_DATABASE_URL),
 ## then the Worker's tests under miniflare.
-test: vet
+test: vet chromium
 	$(GO) test -count=1 -timeout 15m ./...
 	@$(MAKE) --no-print-directory test-worker
 	@$(MAKE) --no-print-directory test-editors
+
+## chromium: Debian's chromium for the console's browser tests (cmd/jadpo
+## TestConsole*), installed with apt-get when missing and run as root; else how
+## to install it is printed (the tests skip without it unless JADPO_REQUIRE_CHROMIUM=1).
+chromium:
+	@if [ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing chromium (apt-get) for the console's browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+	  echo "the console's browser tests need chromium: sudo apt-get install -y chromium (they skip without it; JADPO_REQUIRE_CHROMIUM=1 makes that an error)"; \
+	fi
 
 ## test-worker: the Workers target's runtime (codegen/workers) under Node.js's test
 ## runner and miniflare, installed from the npm registry as package-lock.json pins
@@ -106,7 +118,7 @@ FUZZ_TARGETS = ./lang/parser:FuzzParse ./lang/format:FuzzFormat ./lang/lockfile:
 	./providers/jsonstring:FuzzAppend ./check/ir:FuzzValueProblem \
 	./providers/sqsfake:FuzzRequest \
 	./providers/cfqueuesfake:FuzzRequest ./cmd/internal/lsp:FuzzEditorAnswers ./cmd/internal/lsp:FuzzApplyChanges ./cmd/internal/lsp:FuzzEditorTokens \
-	./cmd/jadpo:FuzzDevTypedLine ./cmd/internal/lsp:FuzzRequestParams
+	./cmd/jadpo:FuzzDevTypedLine ./cmd/internal/lsp:FuzzRequestParams ./runtime/console:FuzzBodyText
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg)"; \
@@ -121,6 +133,7 @@ bench:
 	$(GO) test ./runtime -run '^$$' -bench '^BenchmarkReceive$$' -benchtime 1000x
 	$(GO) test ./runtime -run '^$$' -bench 'ReceiveCloudflare|ReceiveSQLInbox|Deliver' -benchtime 1000x
 	$(GO) test ./cmd/internal/lsp -run '^$$' -bench . -benchmem
+	$(GO) test ./runtime/console -run '^$$' -bench . -benchtime 100x
 
 ## soak: a million messages through PostgreSQL with a 2-day retention, the clock a
 ## day on every 100,000 (docs/design/performance.md, "Soak"); SOAK_MESSAGES to scale it.

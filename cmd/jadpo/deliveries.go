@@ -33,43 +33,9 @@ func (e *env) deliveriesCommand() *cobra.Command {
 	var dirFlag string
 	var dir string // the project folder: the argument or --dir
 	open := func(ctx context.Context) (store.Store, string, error) {
-		var url, from string
-		var plan *ir.Program
-		var err error
-		if f.database != "" {
-			plan = quietPlan(dir, &f)
-			url, from, err = storeURL(dir, nil, nil, f.database)
-		} else {
-			p, err := e.loadPlan(dir, &f)
-			var ee exitError
-			if errors.As(err, &ee) && format == "json" {
-				// The check's report went to stderr; stdout still gets one JSON document.
-				return nil, "", cmdError{code: "check_failed", exit: ee.code, msg: fmt.Sprintf("the project %s has errors (jadpo check %s shows them), so its store's database is not known; or give --database", dir, shellQuote(dir))}
-			}
-			if err != nil {
-				return nil, "", err
-			}
-			plan = p
-			cfg, err := runtime.LoadConfig(p, os.Environ(), filepath.Join(dir, ".env.local"))
-			if err != nil && p.Store != nil && p.Store.Database != nil && p.Store.Database.Config != "" {
-				return nil, "", configProblems(err)
-			}
-			if cfg == nil {
-				cfg = runtime.EmptyConfig()
-			}
-			if url, from, err = storeURL(dir, p, cfg, ""); err != nil {
-				return nil, "", startupError{msg: err.Error()}
-			}
-		}
-		if err != nil {
-			return nil, "", startupError{msg: err.Error()}
-		}
-		st, err := openExistingStore(ctx, url)
+		st, url, plan, err := e.openOperatorStore(ctx, dir, &f, format)
 		if err != nil {
 			return nil, "", err
-		}
-		if format != "json" {
-			fmt.Fprintf(e.stderr, "store: %s (%s)\n", shownStore(url), from)
 		}
 		return withBudgets(st, plan), url, nil
 	}
@@ -241,6 +207,51 @@ func (e *env) deliveriesCommand() *cobra.Command {
 		})
 	root.AddCommand(list, show, retry, dismiss)
 	return root
+}
+
+// openOperatorStore opens the store of an operator's command (deliveries, console) by the
+// one rule: --database, else the project's store as jadpo run finds it. It creates and
+// migrates nothing. The plan is nil when none was read (--database without a project).
+func (e *env) openOperatorStore(ctx context.Context, dir string, f *appFlags, format string) (store.Store, string, *ir.Program, error) {
+	var url, from string
+	var plan *ir.Program
+	var err error
+	if f.database != "" {
+		plan = quietPlan(dir, f)
+		url, from, err = storeURL(dir, nil, nil, f.database)
+	} else {
+		p, err := e.loadPlan(dir, f)
+		var ee exitError
+		if errors.As(err, &ee) && format == "json" {
+			// The check's report went to stderr; stdout still gets one JSON document.
+			return nil, "", nil, cmdError{code: "check_failed", exit: ee.code, msg: fmt.Sprintf("the project %s has errors (jadpo check %s shows them), so its store's database is not known; or give --database", dir, shellQuote(dir))}
+		}
+		if err != nil {
+			return nil, "", nil, err
+		}
+		plan = p
+		cfg, err := runtime.LoadConfig(p, os.Environ(), filepath.Join(dir, ".env.local"))
+		if err != nil && p.Store != nil && p.Store.Database != nil && p.Store.Database.Config != "" {
+			return nil, "", nil, configProblems(err)
+		}
+		if cfg == nil {
+			cfg = runtime.EmptyConfig()
+		}
+		if url, from, err = storeURL(dir, p, cfg, ""); err != nil {
+			return nil, "", nil, startupError{msg: err.Error()}
+		}
+	}
+	if err != nil {
+		return nil, "", nil, startupError{msg: err.Error()}
+	}
+	st, err := openExistingStore(ctx, url)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if format != "json" {
+		fmt.Fprintf(e.stderr, "store: %s (%s)\n", shownStore(url), from)
+	}
+	return st, url, plan, nil
 }
 
 func (e *env) listEntries(ctx context.Context, open storeOpener, state, format, command string) error {

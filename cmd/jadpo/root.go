@@ -116,7 +116,7 @@ func (e *env) rootCommand(args []string) *cobra.Command {
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(e.checkCommand(), e.buildCommand(), e.runCommand(), e.tickCommand(), e.deliveriesCommand(), e.storeCommand(), e.devCommand(), e.packageCommand(), e.initCommand(), e.explainCommand(), e.fmtCommand(), e.lspCommand(), e.versionCommand())
+	root.AddCommand(e.checkCommand(), e.buildCommand(), e.runCommand(), e.tickCommand(), e.deliveriesCommand(), e.consoleCommand(), e.storeCommand(), e.devCommand(), e.packageCommand(), e.initCommand(), e.explainCommand(), e.fmtCommand(), e.lspCommand(), e.versionCommand())
 	root.InitDefaultCompletionCmd()
 	completionExamples(root)
 	var wrapAll func(cs []*cobra.Command)

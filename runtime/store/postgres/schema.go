@@ -131,6 +131,14 @@ CREATE INDEX jadpo_parked_messages_dismissed ON jadpo_parked_messages (dismissed
 	SQL: `
 ALTER TABLE jadpo_deliveries ADD COLUMN last_error text;
 `,
+}, {
+	Version: 7,
+	Name:    "parked messages found by message id (the console)",
+	// jadpo console finds a parked message by the producer's id; newest first, so the
+	// id is in the index too. Rows parked without an id are left out.
+	SQL: `
+CREATE INDEX jadpo_parked_messages_received_id ON jadpo_parked_messages (received_id, id) WHERE received_id IS NOT NULL;
+`,
 }}
 
 // SchemaSQL is the store's whole PostgreSQL schema as one SQL text, written by jadpo build

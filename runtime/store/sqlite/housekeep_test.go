@@ -32,20 +32,7 @@ func TestHousekeepingUsesIndexes(t *testing.T) {
 		if strings.Contains(q, "json_each(?1)") {
 			args = []any{"[1,2,3]"}
 		}
-		rows, err := raw.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
-		if err != nil {
-			t.Fatalf("EXPLAIN %s: %v", name, err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
+		plan := explainPlan(t, raw, q, args...)
 		text := strings.Join(plan, "\n")
 		t.Logf("%s:\n%s", name, text)
 		for _, line := range plan {

@@ -141,6 +141,13 @@ CREATE INDEX jadpo_parked_messages_dismissed ON jadpo_parked_messages (dismissed
 	SQL: `
 ALTER TABLE jadpo_deliveries ADD COLUMN last_error TEXT;
 `,
+}, {
+	Version: 7,
+	Name:    "parked messages found by message id (the console)",
+	// As on PostgreSQL; an SQLite index holds the rowid (id) already.
+	SQL: `
+CREATE INDEX jadpo_parked_messages_received_id ON jadpo_parked_messages (received_id) WHERE received_id IS NOT NULL;
+`,
 }}
 
 // SchemaSQL is the store's whole SQLite schema as one SQL text, written by jadpo build to
