@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/jadpo/jadpo/lang/diag"
+	"github.com/jadpo/jadpo/lang/source"
 )
 
 // TestReportStartsWithTheEnvelope holds check's report (lang/diag, which cannot
@@ -27,6 +28,22 @@ func TestReportStartsWithTheEnvelope(t *testing.T) {
 		if !ok || rf.typ != f.typ {
 			t.Errorf("diag.Report has no field %q of type %s, as Envelope has", f.name, f.typ)
 		}
+	}
+	passed := diag.NewReport("check", "p", 1, 1, diag.List{})
+	var l diag.List
+	l.Add("toolchain.usage_invalid", source.Range{}, "wrong")
+	failed := diag.NewReport("check", "p", 1, 1, l)
+	for _, c := range []struct {
+		rep  diag.Report
+		want string
+	}{{passed, StatusOK}, {failed, StatusFailed}} {
+		head := DiagnosticReport{c.rep}.Head()
+		if head != (Envelope{SchemaVersion: SchemaVersion, Kind: "diagnostic_report", Command: "check", Status: c.want}) {
+			t.Errorf("the report's envelope is %+v; want status %q, as every other kind spells it", head, c.want)
+		}
+	}
+	if diag.StatusOK != StatusOK || diag.StatusFailed != StatusFailed {
+		t.Errorf("diag spells status %q/%q, jsonout %q/%q", diag.StatusOK, diag.StatusFailed, StatusOK, StatusFailed)
 	}
 }
 
