@@ -10,9 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/source"
@@ -233,4 +235,96 @@ func untypedJSON(t *testing.T, file string, encodes bool) []string {
 		return true
 	})
 	return out
+}
+
+// TestEntryKeepsItsBytes: an entry's keys in the order the map it was built
+// from printed them (sorted), null for a budget not read, the fields of the
+// other kind of entry left out. A script diffing two outputs sees no change.
+func TestEntryKeepsItsBytes(t *testing.T) {
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	sub, attempts, budget, sum, body := "pack_order", 1, Budget(0), "ab12", "{\"id\":\"1\"}"
+	delivery := Entry{Attempts: &attempts, Code: "status_400", CreatedAt: at, Event: "OrderShipped", ID: "d1", Kind: "delivery",
+		MaxAttempts: &budget, MessageID: "m-1", Problems: []Problem{}, Source: "queue q", State: "failed", Subscriber: &sub, UpdatedAt: at, What: "subscriber pack_order · OrderShipped"}
+	parked := Entry{BodySHA256: &sum, Body: &body, Code: "unreadable", CreatedAt: at, Headers: map[string]string{"tenant": "acme"}, ID: "p2", Kind: "parked_message",
+		Problems: []Problem{{Rule: "json"}}, Source: "queue q", State: "failed", UpdatedAt: at, What: "queue q · ?"}
+	var b bytes.Buffer
+	if err := Write(&b, DeliveryList{Envelope: NewEnvelope("delivery_list", "deliveries", StatusOK), Entries: []Entry{delivery, parked}, State: "all", Store: "sqlite:x"}); err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "schemaVersion": 1,
+  "kind": "delivery_list",
+  "command": "deliveries",
+  "status": "ok",
+  "entries": [
+    {
+      "attempts": 1,
+      "code": "status_400",
+      "createdAt": "2026-11-30T10:00:00Z",
+      "error": "",
+      "event": "OrderShipped",
+      "id": "d1",
+      "kind": "delivery",
+      "maxAttempts": null,
+      "messageId": "m-1",
+      "problems": [],
+      "source": "queue q",
+      "state": "failed",
+      "subscriber": "pack_order",
+      "updatedAt": "2026-11-30T10:00:00Z",
+      "what": "subscriber pack_order · OrderShipped",
+      "wireType": ""
+    },
+    {
+      "body": "{\"id\":\"1\"}",
+      "bodySha256": "ab12",
+      "code": "unreadable",
+      "createdAt": "2026-11-30T10:00:00Z",
+      "error": "",
+      "event": "",
+      "headers": {
+        "tenant": "acme"
+      },
+      "id": "p2",
+      "kind": "parked_message",
+      "messageId": "",
+      "problems": [
+        {
+          "field": "",
+          "rule": "json"
+        }
+      ],
+      "source": "queue q",
+      "state": "failed",
+      "updatedAt": "2026-11-30T10:00:00Z",
+      "what": "queue q · ?",
+      "wireType": ""
+    }
+  ],
+  "state": "all",
+  "store": "sqlite:x"
+}
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	// A field out of the sorted order in one of the map-built kinds would change the bytes.
+	for _, k := range Kinds {
+		switch k.Name {
+		case "delivery_list", "delivery_entry", "delivery_change", "package_list", "package_catalogue":
+		default:
+			continue
+		}
+		for _, o := range objects(k.Type) {
+			var names []string
+			for _, f := range o.fields {
+				if _, env := objectOf(reflect.TypeFor[Envelope]()).field(f.name); !env || o.typ != k.Type {
+					names = append(names, f.name)
+				}
+			}
+			if !slices.IsSorted(names) {
+				t.Errorf("%s: %s's fields %v are not in the sorted order its map printed", k.Name, o.typ, names)
+			}
+		}
+	}
 }
