@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/cmd/internal/jsonout"
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/source"
 )
@@ -66,7 +67,7 @@ func projectOrReport(dir string) (check.Result, bool) {
 // report prints a check's result: JSON on stdout, or text on stderr.
 func (e *env) report(command, dir, format string, res check.Result) {
 	if format == "json" {
-		_ = diag.WriteJSON(e.stdout, diag.NewReport(command, dir, res.Files, res.Declarations, res.Diags))
+		_ = jsonout.Write(e.stdout, jsonout.DiagnosticReport{Report: diag.NewReport(command, dir, res.Files, res.Declarations, res.Diags)})
 		return
 	}
 	diag.WriteText(e.stderr, res.Diags, diag.TextOptions{Color: colorFor(e.stderr), Dir: shownPath(dir)})

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/cmd/internal/jsonout"
 	"github.com/jadpo/jadpo/lang/termtext"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -143,8 +144,9 @@ func (e *env) deliveriesCommand() *cobra.Command {
 				return err
 			}
 			if format == "json" {
-				return writeEnvelope(e.stdout, "delivery_entry", commandName(c), "ok", map[string]any{
-					"store": store.RedactURL(url), "entry": entryJSON(en, withBody)})
+				return jsonout.Write(e.stdout, jsonout.DeliveryEntry{
+					Envelope: jsonout.NewEnvelope("delivery_entry", commandName(c), jsonout.StatusOK),
+					Store:    store.RedactURL(url), Entry: entryJSON(en, withBody)})
 			}
 			e.printEntry(en, withBody)
 			return nil
@@ -187,8 +189,9 @@ func (e *env) deliveriesCommand() *cobra.Command {
 					for i, id := range ids {
 						names[i] = id.String()
 					}
-					return writeEnvelope(e.stdout, "delivery_change", commandName(c), "ok", map[string]any{
-						"store": store.RedactURL(url), "action": action, "ids": names, "state": string(newState)})
+					return jsonout.Write(e.stdout, jsonout.DeliveryChange{
+						Envelope: jsonout.NewEnvelope("delivery_change", commandName(c), jsonout.StatusOK),
+						Store:    store.RedactURL(url), Action: action, IDs: names, State: string(newState)})
 				}
 				for _, id := range ids {
 					fmt.Fprintf(e.stdout, "%s %s\n", id, done)
@@ -271,12 +274,13 @@ func (e *env) listEntries(ctx context.Context, open storeOpener, state, format, 
 		return err
 	}
 	if format == "json" {
-		out := make([]map[string]any, 0, len(entries))
+		out := make([]jsonout.Entry, 0, len(entries))
 		for _, en := range entries {
 			out = append(out, entryJSON(en, false))
 		}
-		return writeEnvelope(e.stdout, "delivery_list", command, "ok", map[string]any{
-			"store": store.RedactURL(url), "state": state, "entries": out})
+		return jsonout.Write(e.stdout, jsonout.DeliveryList{
+			Envelope: jsonout.NewEnvelope("delivery_list", command, jsonout.StatusOK),
+			Store:    store.RedactURL(url), State: state, Entries: out})
 	}
 	if len(entries) == 0 {
 		if ls == store.ListAll {
@@ -367,36 +371,38 @@ var stdoutIsTerminal = func(w io.Writer) bool {
 	return ok && isatty.IsTerminal(f.Fd())
 }
 
-func entryJSON(en store.Entry, withBody bool) map[string]any {
-	m := map[string]any{
-		"id": en.ID.String(), "state": string(en.State), "what": en.Label(), "source": en.Source,
-		"event": en.EventName, "wireType": en.WireType, "messageId": en.ReceivedID, "code": en.Code, "error": en.Error,
-		"problems": en.Problems, "createdAt": en.CreatedAt.UTC(), "updatedAt": en.UpdatedAt.UTC(),
+func entryJSON(en store.Entry, withBody bool) jsonout.Entry {
+	out := jsonout.Entry{
+		ID: en.ID.String(), State: string(en.State), What: en.Label(), Source: en.Source,
+		Event: en.EventName, WireType: en.WireType, MessageID: en.ReceivedID, Code: en.Code, Error: en.Error,
+		Problems: make([]jsonout.Problem, 0, len(en.Problems)), CreatedAt: en.CreatedAt.UTC(), UpdatedAt: en.UpdatedAt.UTC(),
 	}
-	if en.Problems == nil {
-		m["problems"] = []store.Problem{}
+	for _, p := range en.Problems {
+		out.Problems = append(out.Problems, jsonout.Problem{Field: p.Field, Rule: p.Rule})
 	}
 	if en.ID.Kind == store.KindDelivery {
-		m["kind"], m["subscriber"], m["attempts"], m["maxAttempts"] = "delivery", en.Subscriber, en.Attempts, en.MaxAttempts
-		if en.MaxAttempts == 0 {
-			m["maxAttempts"] = nil // the plan's, and no plan was read
-		}
+		// MaxAttempts 0 is null: the plan's budget, and no plan was read.
+		subscriber, attempts, budget := en.Subscriber, en.Attempts, jsonout.Budget(en.MaxAttempts)
+		out.Kind, out.Subscriber, out.Attempts, out.MaxAttempts = "delivery", &subscriber, &attempts, &budget
 	} else {
-		m["kind"], m["bodySha256"] = "parked_message", en.BodySHA256
+		sum := en.BodySHA256
+		out.Kind, out.BodySHA256 = "parked_message", &sum
 	}
 	if len(en.Headers) > 0 {
-		m["headers"] = en.Headers
+		out.Headers = en.Headers
 	}
 	if withBody && en.Body != nil {
 		// JSON text holds characters, not bytes: a body that is not
 		// valid UTF-8 gets bodyBase64 beside body, its exact bytes (body
 		// then shows each byte that is not UTF-8 as U+FFFD, for reading).
-		m["body"] = string(en.Body)
+		body := string(en.Body)
+		out.Body = &body
 		if !utf8.Valid(en.Body) {
-			m["bodyBase64"] = base64.StdEncoding.EncodeToString(en.Body)
+			b64 := base64.StdEncoding.EncodeToString(en.Body)
+			out.BodyBase64 = &b64
 		}
 	}
-	return m
+	return out
 }
 
 // quietPlan reads the plan for what the store does not hold (a delivery's

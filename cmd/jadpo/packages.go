@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jadpo/jadpo/cmd/internal/install"
+	"github.com/jadpo/jadpo/cmd/internal/jsonout"
 	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
@@ -99,7 +100,8 @@ func (e *env) packageCommand() *cobra.Command {
 			}
 			if fromCatalogue {
 				if format == "json" {
-					return writeEnvelope(e.stdout, "package_catalogue", commandName(c), "ok", map[string]any{"packages": catalog.Names()})
+					return jsonout.Write(e.stdout, jsonout.PackageCatalogue{
+						Envelope: jsonout.NewEnvelope("package_catalogue", commandName(c), jsonout.StatusOK), Packages: catalog.Names()})
 				}
 				for _, n := range catalog.Names() {
 					fmt.Fprintln(e.stdout, n)
@@ -123,23 +125,24 @@ func (e *env) packageCommand() *cobra.Command {
 				}
 			}
 			if format == "json" {
-				pkgs := []map[string]any{}
+				pkgs := []jsonout.Package{}
 				for _, en := range lock.Entries {
 					st := status[en.Name]
 					if st == "" {
 						st = "ok"
 					}
-					pkgs = append(pkgs, map[string]any{"name": en.Name, "files": len(en.Files), "status": st, "digest": en.Digest})
+					pkgs = append(pkgs, jsonout.Package{Name: en.Name, Files: len(en.Files), Status: st, Digest: en.Digest})
 				}
-				probs := []map[string]string{}
+				probs := []jsonout.PackageProblem{}
 				for _, p := range problems {
-					probs = append(probs, map[string]string{"package": p.Package, "kind": string(p.Kind), "path": p.Path, "message": p.Message})
+					probs = append(probs, jsonout.PackageProblem{Package: p.Package, Kind: string(p.Kind), Path: p.Path, Message: p.Message})
 				}
-				result := "ok"
+				result := jsonout.StatusOK
 				if len(problems) > 0 {
-					result = "failed"
+					result = jsonout.StatusFailed
 				}
-				if err := writeEnvelope(e.stdout, "package_list", commandName(c), result, map[string]any{"packages": pkgs, "problems": probs}); err != nil {
+				if err := jsonout.Write(e.stdout, jsonout.PackageList{
+					Envelope: jsonout.NewEnvelope("package_list", commandName(c), result), Packages: pkgs, Problems: probs}); err != nil {
 					return err
 				}
 				if len(problems) > 0 {

@@ -54,7 +54,7 @@ func TestStreamsCarryWhatTheySay(t *testing.T) {
 	}
 	out, errOut, code = runCLI("check", dir, "--format", "json")
 	var report map[string]any
-	if code != 0 || errOut != "" || json.Unmarshal([]byte(out), &report) != nil || report["status"] != "passed" {
+	if code != 0 || errOut != "" || json.Unmarshal([]byte(out), &report) != nil || report["status"] != "ok" {
 		t.Fatalf("check --format json: exit %d\nstdout %q\nstderr %q", code, out, errOut)
 	}
 	broken := t.TempDir()

@@ -11,6 +11,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/jadpo/jadpo/cmd/internal/jsonout"
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/source"
 )
@@ -88,7 +89,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case wantsJSON(args) && len(args) > 0 && (args[0] == "check" || args[0] == "build"):
 		l := diag.List{}
 		l.Addf("toolchain.usage_invalid", source.Range{}, "the command was used wrongly: %s", err.Error())
-		_ = diag.WriteJSON(stdout, diag.NewReport(args[0], "", 0, 0, l))
+		_ = jsonout.Write(stdout, jsonout.DiagnosticReport{Report: diag.NewReport(args[0], "", 0, 0, l)})
 	case wantsJSON(args):
 		writeErrorEnvelope(stdout, commandName(cmd), code, err.Error())
 	default:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jadpo/jadpo/cmd/internal/jsonout"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/store"
 )
@@ -108,30 +109,15 @@ func (e *env) statsStoreURL(dir string, f *appFlags, format string) (url, from s
 // writeStoreStatsJSON is `store stats --format json`: the envelope (kind store_stats),
 // then the figures.
 func writeStoreStatsJSON(w io.Writer, command, url string, s store.Stats, now time.Time) error {
-	type count struct {
-		Subscriber string `json:"subscriber,omitempty"`
-		Reason     string `json:"reason,omitempty"`
-		State      string `json:"state"`
-		Count      int64  `json:"count"`
+	out := jsonout.StoreStats{
+		Envelope: jsonout.NewEnvelope("store_stats", command, jsonout.StatusOK),
+		Store:    store.RedactURL(url), Deliveries: []jsonout.Count{}, Parked: []jsonout.Count{}, Tables: []jsonout.Table{},
 	}
-	type table struct {
-		Name  string `json:"name"`
-		Rows  int64  `json:"rows"`
-		Bytes *int64 `json:"bytes,omitempty"` // PostgreSQL only
-	}
-	out := struct {
-		Store            string   `json:"store"`
-		Deliveries       []count  `json:"deliveries"`
-		Parked           []count  `json:"parkedMessages"`
-		OldestPending    *string  `json:"oldestPendingAt"`
-		OldestPendingAge *float64 `json:"oldestPendingAgeSeconds"`
-		Tables           []table  `json:"tables"`
-	}{Store: store.RedactURL(url), Deliveries: []count{}, Parked: []count{}, Tables: []table{}}
 	for _, k := range subscriberKeys(s) {
-		out.Deliveries = append(out.Deliveries, count{Subscriber: k.Subscriber, State: string(k.State), Count: s.BySubscriber[k]})
+		out.Deliveries = append(out.Deliveries, jsonout.Count{Subscriber: k.Subscriber, State: string(k.State), Count: s.BySubscriber[k]})
 	}
 	for _, k := range parkedKeys(s) {
-		out.Parked = append(out.Parked, count{Reason: string(k.Reason), State: string(k.State), Count: s.Parked[k]})
+		out.Parked = append(out.Parked, jsonout.Count{Reason: string(k.Reason), State: string(k.State), Count: s.Parked[k]})
 	}
 	if !s.OldestPending.IsZero() {
 		at := s.OldestPending.UTC().Format(time.RFC3339Nano)
@@ -139,14 +125,14 @@ func writeStoreStatsJSON(w io.Writer, command, url string, s store.Stats, now ti
 		out.OldestPending, out.OldestPendingAge = &at, &age
 	}
 	for _, t := range s.Tables {
-		tb := table{Name: t.Name, Rows: t.Rows}
+		tb := jsonout.Table{Name: t.Name, Rows: t.Rows}
 		if t.Bytes >= 0 {
 			b := t.Bytes
 			tb.Bytes = &b
 		}
 		out.Tables = append(out.Tables, tb)
 	}
-	return writeEnvelope(w, "store_stats", command, "ok", out)
+	return jsonout.Write(w, out)
 }
 
 func subscriberKeys(s store.Stats) []store.SubscriberKey {

@@ -154,6 +154,13 @@ func forward(b []byte, i, hi, n int) int {
 	return i
 }
 
+// The report's status, spelled as every other JSON document of the CLI spells it
+// (cmd/internal/jsonout's StatusOK and StatusFailed, held equal by its tests).
+const (
+	StatusOK     = "ok"
+	StatusFailed = "failed"
+)
+
 // Report is the JSON document editors and scripts read (diagnostics.md).
 type Report struct {
 	SchemaVersion int `json:"schemaVersion"`
@@ -216,13 +223,13 @@ func NewReport(command, project string, files, declarations int, l List) Report 
 		SchemaMinor:   1,
 		Kind:          "diagnostic_report",
 		Command:       command,
-		Status:        "passed",
+		Status:        StatusOK,
 		Project:       project,
 		Summary:       Totals{Files: files, Declarations: declarations, Errors: l.Errors(), Warnings: l.Warnings()},
 		Diagnostics:   []JSONRecord{},
 	}
 	if l.HasErrors() {
-		r.Status = "failed"
+		r.Status = StatusFailed
 	}
 	for _, d := range l {
 		rec := JSONRecord{
