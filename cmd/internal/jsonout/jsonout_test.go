@@ -3,6 +3,7 @@ package jsonout
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/jadpo/jadpo/providers/testclock"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -241,7 +242,7 @@ func untypedJSON(t *testing.T, file string, encodes bool) []string {
 // from printed them (sorted), null for a budget not read, the fields of the
 // other kind of entry left out. A script diffing two outputs sees no change.
 func TestEntryKeepsItsBytes(t *testing.T) {
-	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	at := testclock.Epoch()
 	sub, attempts, budget, sum, body := "pack_order", 1, Budget(0), "ab12", "{\"id\":\"1\"}"
 	delivery := Entry{Attempts: &attempts, Code: "status_400", CreatedAt: at, Event: "OrderShipped", ID: "d1", Kind: "delivery",
 		MaxAttempts: &budget, MessageID: "m-1", Problems: []Problem{}, Source: "queue q", State: "failed", Subscriber: &sub, UpdatedAt: at, What: "subscriber pack_order · OrderShipped"}
@@ -260,7 +261,7 @@ func TestEntryKeepsItsBytes(t *testing.T) {
     {
       "attempts": 1,
       "code": "status_400",
-      "createdAt": "2026-11-30T10:00:00Z",
+      "createdAt": "AT",
       "error": "",
       "event": "OrderShipped",
       "id": "d1",
@@ -271,7 +272,7 @@ func TestEntryKeepsItsBytes(t *testing.T) {
       "source": "queue q",
       "state": "failed",
       "subscriber": "pack_order",
-      "updatedAt": "2026-11-30T10:00:00Z",
+      "updatedAt": "AT",
       "what": "subscriber pack_order · OrderShipped",
       "wireType": ""
     },
@@ -279,7 +280,7 @@ func TestEntryKeepsItsBytes(t *testing.T) {
       "body": "{\"id\":\"1\"}",
       "bodySha256": "ab12",
       "code": "unreadable",
-      "createdAt": "2026-11-30T10:00:00Z",
+      "createdAt": "AT",
       "error": "",
       "event": "",
       "headers": {
@@ -296,7 +297,7 @@ func TestEntryKeepsItsBytes(t *testing.T) {
       ],
       "source": "queue q",
       "state": "failed",
-      "updatedAt": "2026-11-30T10:00:00Z",
+      "updatedAt": "AT",
       "what": "queue q · ?",
       "wireType": ""
     }
@@ -305,6 +306,7 @@ func TestEntryKeepsItsBytes(t *testing.T) {
   "store": "sqlite:x"
 }
 `
+	want = strings.ReplaceAll(want, `"AT"`, `"`+at.Format(time.RFC3339Nano)+`"`)
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
