@@ -159,6 +159,12 @@ func (r *Runtime) Deliver(ctx context.Context) (DeliverReport, error) {
 type claim struct {
 	c      store.Claimed
 	budget int
+	// leaseEnd is the soonest the lease can end, on the process's clock: the
+	// lease from when the claim was asked for. The store's clock, not the
+	// process's, ends the lease; measuring it from the request, with the
+	// process's own (monotonic) clock, can only make it look shorter than it
+	// is, whatever the two clocks say.
+	leaseEnd time.Time
 	// jitter is the pause before the next attempt should this one fail
 	// temporarily; drawn only when the budget allows another attempt.
 	jitter time.Duration
@@ -186,9 +192,9 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 		return nil
 	}
 	deadline := time.Now().Add(d.budget)
-	// A claimed delivery starts only while its lease (as the store wrote
-	// it) has its handler timeout and half the margin over that left;
-	// one that waited longer is released.
+	// A claimed delivery starts only while its lease (as the process
+	// measures it, from the claim's request) has its handler timeout and
+	// half the margin over that left; one that waited longer is released.
 	releaseAfter := (d.lease - d.timeout) / 2
 	mustLeave := d.lease - releaseAfter
 	results := make(chan attempted, d.workers)
@@ -212,7 +218,7 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 		now, stopping := d.now(), ctx.Err() != nil
 		waiting := ready[:0]
 		for _, cl := range ready {
-			if stopping || cl.c.LeaseExpiresAt.Sub(now) < mustLeave {
+			if stopping || cl.leaseEnd.Sub(now) < mustLeave {
 				aheadOff = true
 				pending = append(pending, attempted{cl: cl, s: store.Settlement{ID: cl.c.ID, Token: cl.c.Token, Outcome: store.SettleReleased}})
 			} else {
@@ -257,7 +263,7 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 		}
 		more = more && len(w.claimed) == w.want
 		rep.Claimed += len(w.claimed)
-		ready = append(ready, d.prepare(w.claimed)...)
+		ready = append(ready, d.prepare(w.claimed, w.asked)...)
 	}
 	for {
 		for drained := false; !drained; {
@@ -354,6 +360,7 @@ type written struct {
 	errs     []error
 	want     int
 	claimed  []store.Claimed
+	asked    time.Time // when the claim was asked for, on the process's clock
 	claimErr error
 }
 
@@ -373,7 +380,8 @@ func (d *deliverer) write(ctx context.Context, done []attempted, want int) writt
 		if try > 0 {
 			time.Sleep(time.Duration(try) * 100 * time.Millisecond)
 		}
-		ok, w.claimed, err = d.store.SettleAndClaim(ctx, d.now(), sts, want, d.lease)
+		w.asked = d.now()
+		ok, w.claimed, err = d.store.SettleAndClaim(ctx, sts, want, d.lease)
 		if err == nil || !store.IsTransient(err) {
 			break
 		}
@@ -394,13 +402,13 @@ func (d *deliverer) write(ctx context.Context, done []attempted, want int) writt
 
 // prepare draws each claim's jitter, in claim order, so that a seeded
 // Options.Rand gives the same schedule however the handlers interleave.
-func (d *deliverer) prepare(claimed []store.Claimed) []claim {
+func (d *deliverer) prepare(claimed []store.Claimed, asked time.Time) []claim {
 	out := make([]claim, len(claimed))
 	d.randMu.Lock()
 	defer d.randMu.Unlock()
 	for i, c := range claimed {
 		budget := d.retry[c.Subscriber].Budget(c.MaxAttempts)
-		out[i] = claim{c: c, budget: budget}
+		out[i] = claim{c: c, budget: budget, leaseEnd: asked.Add(d.lease)}
 		if c.Attempt < budget {
 			out[i].jitter = d.backoff(d.retry[c.Subscriber], c.Attempt)
 		}
@@ -434,7 +442,7 @@ func (d *deliverer) attempt(ctx context.Context, cl claim) attempted {
 			s.ErrorCode = code
 			if temporary && c.Attempt < cl.budget {
 				s.Outcome = store.SettleRetryWait
-				s.NextAttemptAt = d.now().Add(cl.jitter)
+				s.RetryAfter = cl.jitter
 			} else {
 				s.Outcome = store.SettleFailed
 			}
@@ -483,7 +491,7 @@ func (d *deliverer) finish(ctx context.Context, a attempted, ok bool, err error,
 			args = append(args, "error", a.callErr.Error())
 		}
 		if s.Outcome == store.SettleRetryWait {
-			args = append(args, "next_attempt_at", s.NextAttemptAt)
+			args = append(args, "retry_after", s.RetryAfter)
 		}
 		d.log.Info("delivery settled", args...)
 	}
@@ -498,7 +506,7 @@ func (d *deliverer) settle(ctx context.Context, s store.Settlement) (bool, error
 			time.Sleep(time.Duration(try) * 100 * time.Millisecond)
 		}
 		var ok bool
-		ok, err = d.store.SettleDelivery(ctx, d.now(), s)
+		ok, err = d.store.SettleDelivery(ctx, s)
 		if err == nil || !store.IsTransient(err) {
 			return ok, err
 		}

@@ -60,24 +60,24 @@ type recordedSettle struct {
 	ok bool
 }
 
-func (r *recordingStore) ClaimDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]store.Claimed, error) {
-	c, err := r.Store.ClaimDeliveries(ctx, now, limit, lease)
+func (r *recordingStore) ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]store.Claimed, error) {
+	c, err := r.Store.ClaimDeliveries(ctx, limit, lease)
 	r.mu.Lock()
 	r.claims = append(r.claims, c...)
 	r.mu.Unlock()
 	return c, err
 }
 
-func (r *recordingStore) SettleDelivery(ctx context.Context, now time.Time, s store.Settlement) (bool, error) {
-	ok, err := r.Store.SettleDelivery(ctx, now, s)
+func (r *recordingStore) SettleDelivery(ctx context.Context, s store.Settlement) (bool, error) {
+	ok, err := r.Store.SettleDelivery(ctx, s)
 	r.mu.Lock()
 	r.settles = append(r.settles, recordedSettle{s, ok})
 	r.mu.Unlock()
 	return ok, err
 }
 
-func (r *recordingStore) SettleAndClaim(ctx context.Context, now time.Time, ss []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
-	ok, c, err := r.Store.SettleAndClaim(ctx, now, ss, limit, lease)
+func (r *recordingStore) SettleAndClaim(ctx context.Context, ss []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
+	ok, c, err := r.Store.SettleAndClaim(ctx, ss, limit, lease)
 	r.mu.Lock()
 	for i, s := range ss {
 		r.settles = append(r.settles, recordedSettle{s, err == nil && ok[i]})
@@ -119,6 +119,7 @@ func newDeliverWorld(t *testing.T, kind string, opts runtime.Options) *deliverWo
 func (w *deliverWorld) runtime(st store.Store, opts runtime.Options) *runtime.Runtime {
 	opts.Now = w.clock.Now
 	opts.Rand = rand.New(rand.NewPCG(deliverSeed1, deliverSeed2))
+	st.SetClock(w.clock.Now) // the store's clock is the world's too
 	return w.env.Runtime(st, opts)
 }
 
@@ -129,14 +130,14 @@ func orderJSON(n string) []byte {
 
 // keep keeps OrderShipped events for pack_order, as the tick would, and
 // returns their deliveries' IDs in order.
-func keepOrders(t testing.TB, st store.Store, now time.Time, ns ...string) []store.ID {
+func keepOrders(t testing.TB, st store.Store, ns ...string) []store.ID {
 	t.Helper()
 	keeps := make([]store.Keep, len(ns))
 	for i, n := range ns {
 		keeps[i] = store.Keep{Source: "queue warehouse_queue", ReceivedID: n, EventName: "OrderShipped",
 			EventJSON: orderJSON(n), Subscribers: []string{"pack_order"}}
 	}
-	res, err := st.KeepBatch(context.Background(), now, keeps)
+	res, err := st.KeepBatch(context.Background(), keeps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func keepOrders(t testing.TB, st store.Store, now time.Time, ns ...string) []sto
 	return ids
 }
 
-func (w *deliverWorld) keep(n string) store.ID { return keepOrders(w.t, w.st, w.clock.Now(), n)[0] }
+func (w *deliverWorld) keep(n string) store.ID { return keepOrders(w.t, w.st, n)[0] }
 
 func (w *deliverWorld) deliver(want runtime.DeliverReport) {
 	w.t.Helper()
@@ -294,7 +295,7 @@ func TestDeliverServerErrorsUntilBudgetThenFails(t *testing.T) {
 		w.deliver(runtime.DeliverReport{}) // failed is never claimed
 
 		// `jadpo deliveries retry`: a fresh budget, from attempt 1 again.
-		if err := w.st.Retry(ctx, w.clock.Now(), []store.ID{id}); err != nil {
+		if err := w.st.Retry(ctx, []store.ID{id}); err != nil {
 			t.Fatal(err)
 		}
 		w.expect(id, store.DeliveryPending, 0, "status_500", time.Time{})
@@ -321,12 +322,12 @@ func TestDeliverPermanentRefusalFailsAtOnce(t *testing.T) {
 
 		// `jadpo deliveries dismiss`: set aside; then neither retried nor
 		// dismissed again, and never claimed.
-		if err := w.st.Dismiss(ctx, w.clock.Now(), []store.ID{id}); err != nil {
+		if err := w.st.Dismiss(ctx, []store.ID{id}); err != nil {
 			t.Fatal(err)
 		}
 		w.expect(id, store.DeliveryDismissed, 1, "status_400", time.Time{})
 		var se *store.StateError
-		if err := w.st.Retry(ctx, w.clock.Now(), []store.ID{id}); !errors.As(err, &se) {
+		if err := w.st.Retry(ctx, []store.ID{id}); !errors.As(err, &se) {
 			t.Fatalf("retrying a dismissed delivery: %v", err)
 		}
 		w.clock.Advance(24 * time.Hour)
@@ -448,7 +449,7 @@ func TestDeliverBudgetSpentByLostLeases(t *testing.T) {
 		ctx := context.Background()
 		id := w.keep("1")
 		for n := 1; n <= packOrderRetry.MaxAttempts; n++ {
-			c, err := w.st.ClaimDeliveries(ctx, w.clock.Now(), 10, runtime.Lease)
+			c, err := w.st.ClaimDeliveries(ctx, 10, runtime.Lease)
 			if err != nil || len(c) != 1 || c[0].Attempt != n {
 				t.Fatalf("claim %d: %+v %v", n, c, err)
 			}
@@ -480,7 +481,7 @@ func claimsOnlyWhatWorkersCanStart(t *testing.T, pace time.Duration) {
 		for i := range ns {
 			ns[i] = fmt.Sprint(i + 1)
 		}
-		keepOrders(t, w.st, deliverT0, ns...)
+		keepOrders(t, w.st, ns...)
 		arrived := make(chan struct{}, len(ns))
 		release := make(chan struct{})
 		w.env.Target.Answer(func(r *http.Request) (int, string) {
@@ -583,10 +584,11 @@ func TestDeliverArgumentPaths(t *testing.T) {
 	}}
 	args["tags"] = ir.Expr{List: []ir.Expr{{Path: []string{"carrier"}}, {Literal: json.RawMessage(`"x"`)}}}
 	now := func() time.Time { return deliverT0 }
+	st.SetClock(now)
 	rt := env.Runtime(st, runtime.Options{Now: now})
 	ctx := context.Background()
-	keepOrders(t, st, deliverT0, "1")
-	if _, err := st.KeepBatch(ctx, deliverT0, []store.Keep{{Source: "queue warehouse_queue", ReceivedID: "2", EventName: "OrderShipped",
+	keepOrders(t, st, "1")
+	if _, err := st.KeepBatch(ctx, []store.Keep{{Source: "queue warehouse_queue", ReceivedID: "2", EventName: "OrderShipped",
 		EventJSON:   []byte(`{"carrier":"ups","lines":[{"quantity":2,"sku":"A-1"},{"quantity":5,"sku":"A-2"}],"order_id":"o-2","shipped_at":"2026-11-30T10:00:00Z"}`),
 		Subscribers: []string{"pack_order"}}}); err != nil {
 		t.Fatal(err)
@@ -615,7 +617,7 @@ func TestDeliverArgumentPaths(t *testing.T) {
 	// A required member from an absent path: refused before any call.
 	args["order_id"] = ir.Expr{Path: []string{"note"}}
 	rt = env.Runtime(st, runtime.Options{Now: now})
-	ids := keepOrders(t, st, deliverT0, "3")
+	ids := keepOrders(t, st, "3")
 	before := len(env.Target.Calls())
 	if rep, err := rt.Deliver(ctx); err != nil || rep.Failed != 1 {
 		t.Fatalf("report %+v %v", rep, err)

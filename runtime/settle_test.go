@@ -38,7 +38,7 @@ func (g *gatedStore) record(w write) {
 	g.mu.Unlock()
 }
 
-func (g *gatedStore) SettleAndClaim(ctx context.Context, now time.Time, ss []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
+func (g *gatedStore) SettleAndClaim(ctx context.Context, ss []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
 	if len(ss) > 0 {
 		<-g.gate
 	}
@@ -46,14 +46,14 @@ func (g *gatedStore) SettleAndClaim(ctx context.Context, now time.Time, ss []sto
 		g.record(write{len(ss), -1})
 		return nil, nil, errors.New("refused")
 	}
-	ok, claimed, err := g.Store.SettleAndClaim(ctx, now, ss, limit, lease)
+	ok, claimed, err := g.Store.SettleAndClaim(ctx, ss, limit, lease)
 	g.record(write{len(ss), len(claimed)})
 	return ok, claimed, err
 }
 
-func (g *gatedStore) SettleDelivery(ctx context.Context, now time.Time, s store.Settlement) (bool, error) {
+func (g *gatedStore) SettleDelivery(ctx context.Context, s store.Settlement) (bool, error) {
 	g.record(write{1, 0})
-	return g.Store.SettleDelivery(ctx, now, s)
+	return g.Store.SettleDelivery(ctx, s)
 }
 
 // Issue 16, point 4: deliveries that finish while a settlement is being
@@ -118,7 +118,7 @@ func settleTogether(t *testing.T, kind string, refuse bool, n int) []write {
 	for i := range ns {
 		ns[i] = fmt.Sprint("m-", i)
 	}
-	ids := keepOrders(t, w.st, w.clock.Now(), ns...)
+	ids := keepOrders(t, w.st, ns...)
 	succeeded := 0
 	for succeeded < len(ns) {
 		rep, err := rt.Deliver(context.Background())

@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/jadpo/jadpo/check/checktest"
@@ -378,7 +377,7 @@ func TestDeliveriesShowHeaders(t *testing.T) {
 			w := newDeliveriesWorld(t, kind)
 			ctx := context.Background()
 			headers := map[string]string{"tenant": "acme", "attempt_note": "a=b c", "région": "Zürich"}
-			res, err := w.st.KeepBatch(ctx, time.Now(), []store.Keep{{
+			res, err := w.st.KeepBatch(ctx, []store.Keep{{
 				Source: "sql_inbox jobs", ReceivedID: "job-7", EventName: "JobQueued",
 				EventJSON: []byte(`{"job_id":"job-7","card":"4111"}`), Subscribers: []string{"run_job"}, Headers: headers,
 			}})

@@ -192,7 +192,10 @@ type Claimed struct {
 	// Attempt is this attempt's number, from 1; it was counted at the claim.
 	Attempt int
 	// MaxAttempts is the delivery's own attempt budget, 0 when the plan's applies.
-	MaxAttempts    int
+	MaxAttempts int
+	// LeaseExpiresAt is the lease's end as the store wrote it, on the store's clock: for
+	// showing, not for comparing with the process's clock (the delivery engine measures
+	// the lease from when it asked for the claim).
 	LeaseExpiresAt time.Time
 	Subscriber     string
 	OutboxID       int64
@@ -208,7 +211,8 @@ type SettleOutcome uint8
 // The outcomes of a delivery's attempt.
 const (
 	SettleSucceeded SettleOutcome = iota + 1
-	// SettleRetryWait: try again at Settlement.NextAttemptAt.
+	// SettleRetryWait: try again Settlement.RetryAfter after the settlement, on the
+	// store's clock.
 	SettleRetryWait
 	// SettleFailed: given up; the delivery is listed for operators.
 	SettleFailed
@@ -253,8 +257,9 @@ type Settlement struct {
 	ID      int64
 	Token   int64
 	Outcome SettleOutcome
-	// NextAttemptAt is when to try again, for SettleRetryWait.
-	NextAttemptAt time.Time
+	// RetryAfter is how long after the settlement (by the store's clock) to try again,
+	// for SettleRetryWait; never negative.
+	RetryAfter time.Duration
 	// ErrorCode is the last error's code ("http.429", "timeout"), "" for none.
 	ErrorCode string
 }

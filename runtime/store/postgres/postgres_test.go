@@ -275,7 +275,7 @@ func TestRefusalCodes(t *testing.T) {
 	keep := func(id string, event []byte) store.Keep {
 		return store.Keep{Source: "queue q", ReceivedID: id, EventName: "E", EventJSON: event, Subscribers: []string{"s"}}
 	}
-	res, err := s.KeepBatch(context.Background(), time.Now(), []store.Keep{
+	res, err := s.KeepBatch(context.Background(), []store.Keep{
 		keep("a", []byte("{\"x\":\"\x00\"}")),
 		keep("b", []byte(`{"x":`)),
 		keep("", []byte(`{}`)),
@@ -355,7 +355,7 @@ VALUES ('queue q', 'unreadable', '{}', 'sha', 'failed', $1, $1)`, at); err != ni
 		}
 	}
 	// The old message is a repeat; a new one keeps its headers.
-	res, err := s.KeepBatch(ctx, at, []store.Keep{
+	res, err := storetest.Timed{Store: s}.KeepBatch(ctx, at, []store.Keep{
 		{Source: "queue q", ReceivedID: "old", EventName: "E", EventJSON: []byte(`{}`), Subscribers: []string{"s1"}, Headers: map[string]string{"h": "v"}},
 		{Source: "queue q", ReceivedID: "new", EventName: "E", EventJSON: []byte(`{}`), Subscribers: []string{"s1"}, Headers: map[string]string{"h": "v"}},
 	})

@@ -133,6 +133,18 @@ CREATE INDEX jadpo_deliveries_succeeded ON jadpo_deliveries (settled_at) WHERE s
 CREATE INDEX jadpo_deliveries_dismissed ON jadpo_deliveries (dismissed_at) WHERE state = 'dismissed';
 CREATE INDEX jadpo_parked_messages_dismissed ON jadpo_parked_messages (dismissed_at) WHERE state = 'dismissed';
 `,
+}, {
+	Version: 6,
+	Name:    "the clock: the latest time the store gave",
+	// One row: the high-water mark of the store's clock (docs/design/store.md, "One
+	// clock: the store's"). It starts at 0: the first write takes the machine's time.
+	SQL: `
+CREATE TABLE jadpo_clock (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    mark_us INTEGER NOT NULL
+) STRICT;
+INSERT INTO jadpo_clock (id, mark_us) VALUES (1, 0);
+`,
 }}
 
 // SchemaSQL is the store's whole SQLite schema as one SQL text, written by jadpo build to

@@ -10,6 +10,8 @@ const (
 	tDeliveries = sqlcommon.TableDeliveries
 	tParked     = sqlcommon.TableParked
 	tMigrations = sqlcommon.TableMigrations
+	// tClock holds the store's clock: the latest time it gave (mark_us, in microseconds).
+	tClock = "jadpo_clock"
 )
 
 // statement is a statement of the store and the connection pool it runs on.
@@ -30,6 +32,11 @@ func reader(name string, sql string, tables ...string) statement {
 // Lists of ids and states are passed as one JSON array, read with json_each.
 
 var (
+	// The store's time: the machine's clock (?1), never before the latest time the store
+	// gave (the mark), which it becomes.
+	stmtClock = writer("read the clock", `UPDATE jadpo_clock SET mark_us = max(mark_us, ?1) WHERE id = 1
+RETURNING mark_us`, tClock)
+
 	stmtRecordReceived = writer("record received id", `INSERT INTO jadpo_received_events (source, received_id, received_at)
 VALUES (?1, ?2, ?3)
 ON CONFLICT (source, received_id) DO NOTHING`, tReceived)
@@ -192,7 +199,7 @@ WHERE o.id = g.outbox_id`, tOutbox, tDeliveries)
 
 // statements are every statement the store runs after migrating; Migrate prepares each.
 var statements = []statement{
-	stmtRecordReceived, stmtWriteOutbox, stmtWriteDeliveries, stmtDeleteParked,
+	stmtClock, stmtRecordReceived, stmtWriteOutbox, stmtWriteDeliveries, stmtDeleteParked,
 	stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtClaimedEvents, stmtSettle,
 	stmtListDeliveries, stmtShowDelivery, stmtListParked, stmtShowParked,
 	stmtStatesDeliveries, stmtStatesParked, stmtRetryDeliveries, stmtRetryParked,

@@ -102,16 +102,16 @@ const (
 	eventShipped = "OrderShipped"
 )
 
-func migrated(t *testing.T, db Database) store.Store {
+func migrated(t *testing.T, db Database) Timed {
 	t.Helper()
 	s := db.Open(t)
 	if err := s.Migrate(context.Background()); err != nil {
 		t.Fatalf("Migrate: %v", err)
 	}
-	return s
+	return Timed{s}
 }
 
-func fresh(t *testing.T, h Harness) (Database, store.Store) {
+func fresh(t *testing.T, h Harness) (Database, Timed) {
 	t.Helper()
 	db := h.NewDatabase(t)
 	return db, migrated(t, db)
@@ -127,7 +127,7 @@ func keepOf(source, id string, subscribers ...string) store.Keep {
 	}
 }
 
-func keepBatch(t *testing.T, s store.Store, now time.Time, keeps ...store.Keep) []store.KeepResult {
+func keepBatch(t *testing.T, s Timed, now time.Time, keeps ...store.Keep) []store.KeepResult {
 	t.Helper()
 	res, err := s.KeepBatch(context.Background(), now, keeps)
 	if err != nil {
@@ -154,7 +154,7 @@ func wantOutcomes(t *testing.T, res []store.KeepResult, want ...store.KeepOutcom
 	}
 }
 
-func stats(t *testing.T, s store.Store) store.Stats {
+func stats(t *testing.T, s Timed) store.Stats {
 	t.Helper()
 	st, err := s.Stats(context.Background())
 	if err != nil {
@@ -172,21 +172,21 @@ func countsOf(st store.Stats) counts {
 	return counts{st.ReceivedIDs, st.Outbox, st.DeliveriesTotal(), st.ParkedTotal()}
 }
 
-func wantCounts(t *testing.T, s store.Store, want counts) {
+func wantCounts(t *testing.T, s Timed, want counts) {
 	t.Helper()
 	if got := countsOf(stats(t, s)); got != want {
 		t.Fatalf("counts = %+v, want %+v", got, want)
 	}
 }
 
-func park(t *testing.T, s store.Store, now time.Time, p store.Parked) store.ParkResult {
+func park(t *testing.T, s Timed, now time.Time, p store.Parked) store.ParkResult {
 	t.Helper()
 	r, _ := parkAs(t, s, now, p)
 	return r
 }
 
 // parkAs parks p and returns what Park did and the id it named.
-func parkAs(t *testing.T, s store.Store, now time.Time, p store.Parked) (store.ParkResult, store.ID) {
+func parkAs(t *testing.T, s Timed, now time.Time, p store.Parked) (store.ParkResult, store.ID) {
 	t.Helper()
 	r, id, err := s.Park(context.Background(), now, p)
 	if err != nil {
@@ -197,7 +197,7 @@ func parkAs(t *testing.T, s store.Store, now time.Time, p store.Parked) (store.P
 
 // parkID parks p, which must be new, and returns its operator ID (ids are the database's
 // to choose: PostgreSQL's sequences skip numbers a conflict or a rollback used).
-func parkID(t *testing.T, s store.Store, now time.Time, p store.Parked) store.ID {
+func parkID(t *testing.T, s Timed, now time.Time, p store.Parked) store.ID {
 	t.Helper()
 	r, id := parkAs(t, s, now, p)
 	if r != store.ParkAdded {
@@ -225,7 +225,7 @@ func parkedOf(source, body string) store.Parked {
 	}
 }
 
-func claim(t *testing.T, s store.Store, now time.Time, limit int, lease time.Duration) []store.Claimed {
+func claim(t *testing.T, s Timed, now time.Time, limit int, lease time.Duration) []store.Claimed {
 	t.Helper()
 	c, err := s.ClaimDeliveries(context.Background(), now, limit, lease)
 	if err != nil {
@@ -234,7 +234,7 @@ func claim(t *testing.T, s store.Store, now time.Time, limit int, lease time.Dur
 	return c
 }
 
-func settle(t *testing.T, s store.Store, now time.Time, st store.Settlement) bool {
+func settle(t *testing.T, s Timed, now time.Time, st store.Settlement) bool {
 	t.Helper()
 	ok, err := s.SettleDelivery(context.Background(), now, st)
 	if err != nil {
@@ -243,7 +243,7 @@ func settle(t *testing.T, s store.Store, now time.Time, st store.Settlement) boo
 	return ok
 }
 
-func list(t *testing.T, s store.Store, f store.Filter) []store.Entry {
+func list(t *testing.T, s Timed, f store.Filter) []store.Entry {
 	t.Helper()
 	es, err := s.List(context.Background(), f)
 	if err != nil {
@@ -252,7 +252,7 @@ func list(t *testing.T, s store.Store, f store.Filter) []store.Entry {
 	return es
 }
 
-func show(t *testing.T, s store.Store, id store.ID, body bool) store.Entry {
+func show(t *testing.T, s Timed, id store.ID, body bool) store.Entry {
 	t.Helper()
 	e, err := s.Show(context.Background(), id, body)
 	if err != nil {
@@ -282,14 +282,14 @@ func wantIDs(t *testing.T, what string, es []store.Entry, want ...store.ID) {
 
 // failedDelivery keeps a message for one subscriber and fails its delivery; it returns the
 // delivery's id.
-func failedDelivery(t *testing.T, s store.Store, now time.Time, receivedID, subscriber string) int64 {
+func failedDelivery(t *testing.T, s Timed, now time.Time, receivedID, subscriber string) int64 {
 	t.Helper()
 	wantOutcomes(t, keepBatch(t, s, now, keepOf(srcWarehouse, receivedID, subscriber)), store.Kept)
 	var target *store.Claimed
 	for _, c := range claim(t, s, now, 100, time.Minute) {
 		if c.ReceivedID == receivedID {
 			target = &c
-		} else if !settle(t, s, now, store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleRetryWait, NextAttemptAt: now.Add(time.Hour)}) {
+		} else if !settle(t, s, now, store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleRetryWait, RetryAfter: time.Hour}) {
 			t.Fatalf("could not put d%d back", c.ID)
 		}
 	}
@@ -313,9 +313,9 @@ func testMigrateIsIdempotent(t *testing.T, h Harness) {
 func testMigrateConcurrently(t *testing.T, h Harness) {
 	db := h.NewDatabase(t)
 	const n = 4
-	stores := make([]store.Store, n)
+	stores := make([]Timed, n)
 	for i := range stores {
-		stores[i] = db.Open(t)
+		stores[i] = Timed{db.Open(t)}
 	}
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -528,7 +528,7 @@ func testKeepTransientFailureCommitsNothing(t *testing.T, h Harness) {
 	k1 := keepOf(srcWarehouse, "t1", "pack_order")
 	k1.RetriedParkedID = p1.N
 	keeps := []store.Keep{k1, keepOf(srcWarehouse, "t2", "pack_order"), keepOf(BlockedSource, BlockedID, "pack_order")}
-	err := db.FailTransiently(t, s, func() error {
+	err := db.FailTransiently(t, s.Store, func() error {
 		res, err := s.KeepBatch(ctx, t0, keeps)
 		if err == nil {
 			return fmt.Errorf("KeepBatch succeeded (%v) under a transient fault", outcomes(res))
@@ -547,7 +547,7 @@ func testKeepTransientFailureCommitsNothing(t *testing.T, h Harness) {
 
 // deliveriesOf returns the ids of the deliveries of the message (source, receivedID) that
 // List shows (pending, failed or dismissed), in id order.
-func deliveriesOf(t *testing.T, s store.Store, source, receivedID string) []store.ID {
+func deliveriesOf(t *testing.T, s Timed, source, receivedID string) []store.ID {
 	t.Helper()
 	var out []store.ID
 	for _, e := range list(t, s, store.Filter{State: store.ListAll}) {
@@ -561,7 +561,7 @@ func deliveriesOf(t *testing.T, s store.Store, source, receivedID string) []stor
 
 // wantHeaders checks that Show of each id, with and without the body, gives exactly want
 // (nil: none).
-func wantHeaders(t *testing.T, s store.Store, want map[string]string, ids ...store.ID) {
+func wantHeaders(t *testing.T, s Timed, want map[string]string, ids ...store.ID) {
 	t.Helper()
 	if len(ids) == 0 {
 		t.Fatal("no ids to show")
@@ -836,7 +836,7 @@ func testClaimAndSettle(t *testing.T, h Harness) {
 		t.Fatal("a settled delivery was settled again")
 	}
 	next := t0.Add(time.Minute)
-	if !settle(t, s, t0.Add(time.Second), store.Settlement{ID: retry.ID, Token: retry.Token, Outcome: store.SettleRetryWait, NextAttemptAt: next, ErrorCode: "http.429"}) {
+	if !settle(t, s, t0.Add(time.Second), store.Settlement{ID: retry.ID, Token: retry.Token, Outcome: store.SettleRetryWait, RetryAfter: next.Sub(t0.Add(time.Second)), ErrorCode: "http.429"}) {
 		t.Fatal("settling a held delivery as retry_wait changed nothing")
 	}
 	if early := claim(t, s, next.Add(-time.Microsecond), 10, lease); len(early) != 0 {
@@ -861,8 +861,8 @@ func testClaimAndSettle(t *testing.T, h Harness) {
 		t.Fatalf("failed entry = %+v (label %q)", e, e.Label())
 	}
 	// A settlement that is not one is refused before the store is touched.
-	if _, err := s.SettleDelivery(context.Background(), next, store.Settlement{ID: retry.ID, Token: second[0].Token, Outcome: store.SettleRetryWait}); err == nil {
-		t.Fatal("retry_wait without a next attempt time was accepted")
+	if _, err := s.SettleDelivery(context.Background(), next, store.Settlement{ID: retry.ID, Token: second[0].Token, Outcome: store.SettleRetryWait, RetryAfter: -time.Second}); err == nil {
+		t.Fatal("retry_wait with a negative delay was accepted")
 	}
 }
 
@@ -925,7 +925,7 @@ func testSettleDeliveriesEachUnderItsToken(t *testing.T, h Harness) {
 	ok, err := s.SettleDeliveries(ctx, later, []store.Settlement{
 		{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleFailed, ErrorCode: "late"},
 		{ID: others[0].ID, Token: others[0].Token, Outcome: store.SettleSucceeded},
-		{ID: others[1].ID, Token: others[1].Token, Outcome: store.SettleRetryWait, NextAttemptAt: next, ErrorCode: "http.429"},
+		{ID: others[1].ID, Token: others[1].Token, Outcome: store.SettleRetryWait, RetryAfter: next.Sub(later), ErrorCode: "http.429"},
 	})
 	if err != nil || len(ok) != 3 || ok[0] || !ok[1] || !ok[2] {
 		t.Fatalf("SettleDeliveries = %v, %v; want [false true true]", ok, err)
@@ -942,9 +942,9 @@ func testSettleDeliveriesEachUnderItsToken(t *testing.T, h Harness) {
 	// An invalid settlement fails the call: nothing is committed, not even the valid one.
 	if _, err := s.SettleDeliveries(ctx, later, []store.Settlement{
 		{ID: taken.ID, Token: taken.Token, Outcome: store.SettleSucceeded},
-		{ID: others[1].ID, Token: others[1].Token, Outcome: store.SettleRetryWait},
+		{ID: others[1].ID, Token: others[1].Token, Outcome: store.SettleRetryWait, RetryAfter: -time.Second},
 	}); err == nil {
-		t.Fatal("a batch holding retry_wait without a next attempt time was accepted")
+		t.Fatal("a batch holding retry_wait with a negative delay was accepted")
 	}
 	if e := show(t, s, store.DeliveryID(taken.ID), false); e.RowState != "running" {
 		t.Fatalf("after the refused batch: %s, want running", e.RowState)
@@ -976,7 +976,7 @@ func testSettleManyAndClaim(t *testing.T, h Harness) {
 	}
 	at := t0.Add(time.Second)
 	ok, claimed, err := s.SettleAndClaim(ctx, at, []store.Settlement{
-		{ID: held[2].ID, Token: held[2].Token, Outcome: store.SettleRetryWait, NextAttemptAt: at, ErrorCode: "http.503"},
+		{ID: held[2].ID, Token: held[2].Token, Outcome: store.SettleRetryWait, ErrorCode: "http.503"},
 		{ID: held[0].ID, Token: held[0].Token - 1, Outcome: store.SettleSucceeded}, // stale
 		{ID: held[1].ID, Token: held[1].Token, Outcome: store.SettleFailed, ErrorCode: "http.400"},
 	}, 10, lease)
@@ -1015,7 +1015,7 @@ func testReleaseUncountsTheAttempt(t *testing.T, h Harness) {
 	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "m1", "pack_order")), store.Kept)
 	lease := 30 * time.Second
 	first := claim(t, s, t0, 1, lease)
-	if len(first) != 1 || !settle(t, s, t0, store.Settlement{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleRetryWait, NextAttemptAt: t0, ErrorCode: "http.503"}) {
+	if len(first) != 1 || !settle(t, s, t0, store.Settlement{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleRetryWait, ErrorCode: "http.503"}) {
 		t.Fatalf("claiming and retrying: %+v", first)
 	}
 	second := claim(t, s, t0.Add(time.Second), 1, lease)
@@ -1073,7 +1073,7 @@ func testSettleAndClaim(t *testing.T, h Harness) {
 		t.Fatalf("settled: %s", e.RowState)
 	}
 	// A retry due at once is claimed again by the same call, attempt 2.
-	ok, claimed, err = s.SettleAndClaim(ctx, at, []store.Settlement{{ID: held[1].ID, Token: held[1].Token, Outcome: store.SettleRetryWait, NextAttemptAt: at, ErrorCode: "http.503"}}, 10, lease)
+	ok, claimed, err = s.SettleAndClaim(ctx, at, []store.Settlement{{ID: held[1].ID, Token: held[1].Token, Outcome: store.SettleRetryWait, ErrorCode: "http.503"}}, 10, lease)
 	if err != nil || !ok[0] || len(claimed) != 1 || claimed[0].ID != held[1].ID || claimed[0].Attempt != 2 || claimed[0].Token == held[1].Token {
 		t.Fatalf("settle a retry due now and claim: %v %+v %v", ok, claimed, err)
 	}
@@ -1377,7 +1377,7 @@ func deletedOf(h store.Housekept) deleted {
 	return deleted{h.ReceivedIDs, h.ParkedMessages, h.Deliveries, h.Outbox}
 }
 
-func housekeep(t *testing.T, s store.Store, now time.Time, o store.Housekeeping) store.Housekept {
+func housekeep(t *testing.T, s Timed, now time.Time, o store.Housekeeping) store.Housekept {
 	t.Helper()
 	h, err := s.Housekeep(context.Background(), now, o)
 	if err != nil {
@@ -1401,7 +1401,7 @@ func testHousekeepRetentionRules(t *testing.T, h Harness) {
 	for _, c := range cs {
 		st := store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleSucceeded}
 		if c.ReceivedID == "two" && c.Subscriber == "notify" {
-			st = store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleRetryWait, NextAttemptAt: t0.Add(100 * 24 * time.Hour)}
+			st = store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleRetryWait, RetryAfter: 100 * 24 * time.Hour}
 		}
 		if !settle(t, s, t0, st) {
 			t.Fatalf("could not settle d%d", c.ID)
@@ -1503,7 +1503,7 @@ SELECT source, event_name, event_json, received_id, created_at, headers, settled
 		var wg sync.WaitGroup
 		var hs [2]store.Housekept
 		var errs [2]error
-		for i, st := range []store.Store{s, s2} {
+		for i, st := range []Timed{s, s2} {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
