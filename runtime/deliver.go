@@ -206,6 +206,10 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 	aheadOff := false       // set once this run has released a delivery
 	var ready []claim       // claimed, waiting for a worker
 	var pending []attempted // handlers finished (or claims released), settlements not yet written
+	// marks are the starts of handlers already running, not yet written:
+	// they go with the next write, and make one of their own only when no
+	// write is in flight.
+	var marks []attempted
 	var errs []error
 	hctx := context.WithoutCancel(ctx) // a signal lets the handlers in hand finish
 	// Ready deliveries are looked at while they wait, on the lease's
@@ -214,6 +218,14 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 	wake := time.NewTicker(max(min(releaseAfter/4, 100*time.Millisecond), time.Millisecond))
 	defer wake.Stop()
 	stop := ctx.Done()
+	launch := func(cl claim) {
+		go func() {
+			results <- d.attempt(hctx, cl)
+			if h := d.queuedHook; h != nil {
+				h()
+			}
+		}()
+	}
 	start := func() {
 		now, stopping := d.now(), ctx.Err() != nil
 		waiting := ready[:0]
@@ -230,12 +242,24 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 			cl := ready[0]
 			ready = ready[1:]
 			running++
-			go func() {
-				results <- d.attempt(hctx, cl)
-				if h := d.queuedHook; h != nil {
-					h()
-				}
-			}()
+			if !d.calls(cl) {
+				launch(cl) // settled without a call: no start to write
+				continue
+			}
+			// The handler's start is written with the next write, so that a
+			// claim whose handler never started (the process killed while it
+			// waited) is not an attempt. A delivery on its last attempt
+			// waits for that write, so that an attempt that may have
+			// reached the target is always counted; an earlier one starts
+			// at once (docs/design/runtime.md, "Claiming ahead").
+			mark := attempted{cl: cl, s: store.Settlement{ID: cl.c.ID, Token: cl.c.Token, Outcome: store.SettleStarted}}
+			if cl.c.Attempt >= cl.budget {
+				mark.gated = true
+				pending = append(pending, mark)
+			} else {
+				marks = append(marks, mark)
+				launch(cl)
+			}
 		}
 	}
 	finished := func(a attempted) {
@@ -249,6 +273,23 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 		inFlight--
 		reserved -= w.want
 		for i, a := range w.done {
+			if a.s.Outcome == store.SettleStarted {
+				switch {
+				case !a.gated:
+				case w.errs[i] == nil && w.ok[i]:
+					launch(a.cl)
+				default:
+					// Its start could not be written, or another claim took
+					// the delivery over: the handler does not run.
+					running--
+					if w.errs[i] != nil {
+						pending = append(pending, attempted{cl: a.cl, s: store.Settlement{ID: a.cl.c.ID, Token: a.cl.c.Token, Outcome: store.SettleReleased}})
+					} else {
+						d.finish(hctx, attempted{cl: a.cl, s: a.s}, false, nil, rep, &errs)
+					}
+				}
+				continue
+			}
 			d.finish(hctx, a, w.ok[i], w.errs[i], rep, &errs)
 		}
 		if w.want == 0 {
@@ -285,19 +326,19 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 		free := d.workers + ahead - held
 		canClaim := more && ctx.Err() == nil && time.Now().Before(deadline) &&
 			(held == 0 || free >= max(1, d.workers/2))
-		if inFlight < MaxWritesInFlight && (len(pending) > 0 || canClaim) {
+		if inFlight < MaxWritesInFlight && (len(pending) > 0 || canClaim || len(marks) > 0 && inFlight == 0) {
 			want := 0
 			if canClaim {
 				want = min(free, ClaimLimit)
 			}
-			done := pending
-			pending = nil
+			done := append(marks, pending...)
+			marks, pending = nil, nil
 			inFlight++
 			reserved += want
 			go func() { writes <- d.write(hctx, done, want) }()
 			continue
 		}
-		if running == 0 && inFlight == 0 && len(ready) == 0 {
+		if running == 0 && inFlight == 0 && len(ready) == 0 && len(marks) == 0 {
 			break
 		}
 		var tick <-chan time.Time
@@ -344,12 +385,14 @@ func (d *deliverer) paced(took time.Duration) {
 const MaxWritesInFlight = 2
 
 // attempted is a delivery whose handler has run: its settlement, to be
-// written, and the handler's error for the log.
+// written, and the handler's error for the log. A SettleStarted one is a
+// handler's start, to be written; gated: the handler waits for it.
 type attempted struct {
 	cl      claim
 	s       store.Settlement
 	callErr error
 	took    time.Duration // the handler's wall time, 0 when none ran
+	gated   bool
 }
 
 // written is what one write did: for each settlement whether it took (ok)
@@ -414,6 +457,12 @@ func (d *deliverer) prepare(claimed []store.Claimed, asked time.Time) []claim {
 		}
 	}
 	return out
+}
+
+// calls reports whether attempt would run cl's handler (and so may reach
+// a target), rather than settle it failed at once.
+func (d *deliverer) calls(cl claim) bool {
+	return cl.c.Attempt <= cl.budget && d.handlers[cl.c.Subscriber][cl.c.EventName] != nil
 }
 
 // attempt runs one delivery's handler and says how to settle it.

@@ -53,6 +53,14 @@ type recordingStore struct {
 	mu      sync.Mutex
 	claims  []store.Claimed
 	settles []recordedSettle
+	starts  int // handlers' starts written
+}
+
+// startsWritten is how many handlers' starts were written.
+func (r *recordingStore) startsWritten() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.starts
 }
 
 type recordedSettle struct {
@@ -71,7 +79,11 @@ func (r *recordingStore) ClaimDeliveries(ctx context.Context, limit int, lease t
 func (r *recordingStore) SettleDelivery(ctx context.Context, s store.Settlement) (bool, error) {
 	ok, err := r.Store.SettleDelivery(ctx, s)
 	r.mu.Lock()
-	r.settles = append(r.settles, recordedSettle{s, ok})
+	if s.Outcome != store.SettleStarted { // a start ends no claim
+		r.settles = append(r.settles, recordedSettle{s, ok})
+	} else if ok {
+		r.starts++
+	}
 	r.mu.Unlock()
 	return ok, err
 }
@@ -80,7 +92,11 @@ func (r *recordingStore) SettleAndClaim(ctx context.Context, ss []store.Settleme
 	ok, c, err := r.Store.SettleAndClaim(ctx, ss, limit, lease)
 	r.mu.Lock()
 	for i, s := range ss {
-		r.settles = append(r.settles, recordedSettle{s, err == nil && ok[i]})
+		if s.Outcome != store.SettleStarted { // a start ends no claim
+			r.settles = append(r.settles, recordedSettle{s, err == nil && ok[i]})
+		} else if err == nil && ok[i] {
+			r.starts++
+		}
 	}
 	r.claims = append(r.claims, c...)
 	r.mu.Unlock()
@@ -373,6 +389,11 @@ func TestDeliverLateWorkerChangesNothing(t *testing.T) {
 			slowDone <- rep
 		}()
 		<-arrived
+		// Its start is written with the engine's next write (an attempt
+		// whose start is never written is not counted).
+		for rec.startsWritten() == 0 {
+			time.Sleep(time.Millisecond)
+		}
 		// The slow handler is still running when its lease runs out.
 		w.clock.Advance(runtime.Lease + time.Second)
 		takeover := w.clock.Now()
@@ -440,9 +461,9 @@ func TestDeliverOptionsRefuseATimeoutLongerThanTheLease(t *testing.T) {
 	}
 }
 
-// The budget counts attempts at the claim: attempts whose process died
-// before settling use it up, and the claim after the last one fails the
-// delivery without calling anything.
+// The budget counts attempts at the claim: attempts whose handler started
+// and whose process died before settling use it up, and the claim after
+// the last one fails the delivery without calling anything.
 func TestDeliverBudgetSpentByLostLeases(t *testing.T) {
 	eachStore(t, func(t *testing.T, kind string) {
 		w := newDeliverWorld(t, kind, runtime.Options{})
@@ -452,6 +473,9 @@ func TestDeliverBudgetSpentByLostLeases(t *testing.T) {
 			c, err := w.st.ClaimDeliveries(ctx, 10, runtime.Lease)
 			if err != nil || len(c) != 1 || c[0].Attempt != n {
 				t.Fatalf("claim %d: %+v %v", n, c, err)
+			}
+			if ok, err := w.st.SettleDelivery(ctx, store.Settlement{ID: c[0].ID, Token: c[0].Token, Outcome: store.SettleStarted}); !ok || err != nil {
+				t.Fatalf("start %d: %v %v", n, ok, err)
 			}
 			w.clock.Advance(runtime.Lease + time.Second) // the process died
 		}

@@ -189,7 +189,9 @@ type Claimed struct {
 	ID int64
 	// Token is the fencing token of this claim.
 	Token int64
-	// Attempt is this attempt's number, from 1; it was counted at the claim.
+	// Attempt is this attempt's number, from 1; it was counted at the claim, and is
+	// uncounted if the lease ends before the claim's holder writes that its handler
+	// started (SettleStarted).
 	Attempt int
 	// MaxAttempts is the delivery's own attempt budget, 0 when the plan's applies.
 	MaxAttempts int
@@ -221,6 +223,11 @@ const (
 	// process is stopping): the delivery is pending again, due at once, and
 	// the attempt counted at its claim is uncounted. Its last error stays.
 	SettleReleased
+	// SettleStarted: the claim's handler has started; the claim goes on (the
+	// delivery stays running under the same token and lease). Until it is written,
+	// a lease that ends uncounts the attempt its claim counted: the delivery was
+	// claimed (ahead of a free worker, say) and never run.
+	SettleStarted
 )
 
 func (o SettleOutcome) String() string {
@@ -233,6 +240,8 @@ func (o SettleOutcome) String() string {
 		return string(DeliveryFailed)
 	case SettleReleased:
 		return "released"
+	case SettleStarted:
+		return "started"
 	}
 	return "unknown"
 }
@@ -248,6 +257,8 @@ func (o SettleOutcome) State() DeliveryState {
 		return DeliveryFailed
 	case SettleReleased:
 		return DeliveryPending
+	case SettleStarted:
+		return DeliveryRunning
 	}
 	return ""
 }

@@ -122,6 +122,16 @@ CREATE INDEX jadpo_deliveries_succeeded ON jadpo_deliveries (settled_at) WHERE s
 CREATE INDEX jadpo_deliveries_dismissed ON jadpo_deliveries (dismissed_at) WHERE state = 'dismissed';
 CREATE INDEX jadpo_parked_messages_dismissed ON jadpo_parked_messages (dismissed_at) WHERE state = 'dismissed';
 `,
+}, {
+	Version: 6,
+	Name:    "a claim whose handler never started is not an attempt",
+	// false from a claim until the engine writes that the delivery's handler
+	// started (store.SettleStarted); a lease that ends on a claim whose handler
+	// never started uncounts its attempt. Rows claimed before count as started,
+	// as they did. A constant default: added without rewriting the table.
+	SQL: `
+ALTER TABLE jadpo_deliveries ADD COLUMN handler_started boolean NOT NULL DEFAULT true;
+`,
 }}
 
 // SchemaSQL is the store's whole PostgreSQL schema as one SQL text, written by jadpo build

@@ -140,7 +140,8 @@ var stmtClaim = sqlcommon.Statement{
 )
 UPDATE jadpo_deliveries AS d
 SET state = 'running',
-    attempts = d.attempts + 1,
+    attempts = d.attempts + CASE WHEN d.state = 'running' AND NOT d.handler_started THEN 0 ELSE 1 END,
+    handler_started = false,
     lease_expires_at = c.now + $2::bigint * interval '1 microsecond',
     next_attempt_at = c.now + $2::bigint * interval '1 microsecond',
     fencing_token = d.fencing_token + 1,
@@ -152,17 +153,19 @@ RETURNING d.id, d.fencing_token, d.attempts, d.max_attempts, d.lease_expires_at,
 }
 
 // Settling to 'pending' is a released claim (store.SettleReleased): the attempt its claim
-// counted is uncounted and the last error kept. $4 is the pause before the next attempt in
-// microseconds (NULL: the row keeps its time), $6 the clock.
+// counted is uncounted and the last error kept. Settling to 'running' is a started handler
+// (store.SettleStarted): the claim goes on, its attempt counted for good. $4 is the pause
+// before the next attempt in microseconds (NULL: the row keeps its time), $6 the clock.
 var stmtSettle = sqlcommon.Statement{
 	Name:   "settle delivery",
 	Tables: []string{tDeliveries},
 	SQL: `UPDATE jadpo_deliveries
 SET state = $3::text,
     attempts = CASE WHEN $3::text = 'pending' THEN attempts - 1 ELSE attempts END,
+    handler_started = true,
     next_attempt_at = COALESCE(COALESCE($6::timestamptz, now()) + $4::bigint * interval '1 microsecond', next_attempt_at),
-    last_error_code = CASE WHEN $3::text = 'pending' THEN last_error_code ELSE $5::text END,
-    lease_expires_at = NULL,
+    last_error_code = CASE WHEN $3::text IN ('pending', 'running') THEN last_error_code ELSE $5::text END,
+    lease_expires_at = CASE WHEN $3::text = 'running' THEN lease_expires_at END,
     settled_at = CASE WHEN $3::text IN ('succeeded', 'failed') THEN COALESCE($6::timestamptz, now()) END,
     updated_at = COALESCE($6::timestamptz, now())
 WHERE id = $1 AND fencing_token = $2 AND state = 'running'`,

@@ -145,6 +145,13 @@ CREATE TABLE jadpo_clock (
 ) STRICT;
 INSERT INTO jadpo_clock (id, mark_us) VALUES (1, 0);
 `,
+}, {
+	Version: 7,
+	Name:    "a claim whose handler never started is not an attempt",
+	// As on PostgreSQL: 0 from a claim until the handler's start is written.
+	SQL: `
+ALTER TABLE jadpo_deliveries ADD COLUMN handler_started INTEGER NOT NULL DEFAULT 1 CHECK (handler_started IN (0, 1));
+`,
 }}
 
 // SchemaSQL is the store's whole SQLite schema as one SQL text, written by jadpo build to

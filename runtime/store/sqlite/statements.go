@@ -74,7 +74,8 @@ LIMIT ?1`, tParked)
 
 	stmtClaim = writer("claim deliveries", `UPDATE jadpo_deliveries
 SET state = 'running',
-    attempts = attempts + 1,
+    attempts = attempts + CASE WHEN state = 'running' AND handler_started = 0 THEN 0 ELSE 1 END,
+    handler_started = 0,
     lease_expires_at = ?2,
     next_attempt_at = ?2,
     fencing_token = fencing_token + 1,
@@ -92,13 +93,15 @@ RETURNING id, fencing_token, attempts, max_attempts, lease_expires_at, subscribe
 FROM jadpo_outbox WHERE id IN (SELECT value FROM json_each(?1))`, tOutbox)
 
 	// Settling to 'pending' is a released claim (store.SettleReleased): the attempt its
-	// claim counted is uncounted and the last error kept.
+	// claim counted is uncounted and the last error kept. Settling to 'running' is a
+	// started handler (store.SettleStarted): the claim goes on, its attempt counted.
 	stmtSettle = writer("settle delivery", `UPDATE jadpo_deliveries
 SET state = ?3,
     attempts = CASE WHEN ?3 = 'pending' THEN attempts - 1 ELSE attempts END,
+    handler_started = 1,
     next_attempt_at = COALESCE(?4, next_attempt_at),
-    last_error_code = CASE WHEN ?3 = 'pending' THEN last_error_code ELSE ?5 END,
-    lease_expires_at = NULL,
+    last_error_code = CASE WHEN ?3 IN ('pending', 'running') THEN last_error_code ELSE ?5 END,
+    lease_expires_at = CASE WHEN ?3 = 'running' THEN lease_expires_at END,
     settled_at = CASE WHEN ?3 IN ('succeeded', 'failed') THEN ?6 END,
     updated_at = ?6
 WHERE id = ?1 AND fencing_token = ?2 AND state = 'running'`, tDeliveries)

@@ -77,6 +77,7 @@ func Run(t *testing.T, h Harness) {
 		{"ClaimAndSettle", testClaimAndSettle},
 		{"ClaimLimitAndDue", testClaimLimitAndDue},
 		{"LeaseExpiryTakeover", testLeaseExpiryTakeover},
+		{"UnstartedClaimIsNotAnAttempt", testUnstartedClaimIsNotAnAttempt},
 		{"SettleDeliveriesEachUnderItsToken", testSettleDeliveriesEachUnderItsToken},
 		{"SettleAndClaimInOneTransaction", testSettleAndClaim},
 		{"SettleManyAndClaim", testSettleManyAndClaim},
@@ -904,6 +905,9 @@ func testSettleDeliveriesEachUnderItsToken(t *testing.T, h Harness) {
 		keepOf(srcWarehouse, "m3", "pack_order")), store.Kept, store.Kept, store.Kept)
 	lease := 30 * time.Second
 	first := claim(t, s, t0, 1, lease)
+	if len(first) != 1 || !settle(t, s, t0, store.Settlement{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleStarted}) {
+		t.Fatalf("claimed %+v, its start not written", first)
+	}
 	later := t0.Add(lease + time.Second)
 	second := claim(t, s, later, 10, lease)
 	if len(first) != 1 || len(second) != 3 {
@@ -1097,6 +1101,9 @@ func testLeaseExpiryTakeover(t *testing.T, h Harness) {
 	if c := claim(t, s, t0.Add(lease), 10, lease); len(c) != 0 {
 		t.Fatalf("claimed at the lease's end: %+v", c)
 	}
+	if !settle(t, s, t0, store.Settlement{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleStarted}) {
+		t.Fatal("the handler's start was not written")
+	}
 	// The first worker crashed: its lease expires, another takes the delivery over.
 	later := t0.Add(lease + time.Second)
 	second := claim(t, s, later, 10, lease)
@@ -1116,6 +1123,49 @@ func testLeaseExpiryTakeover(t *testing.T, h Harness) {
 	}
 	if e := show(t, s, store.DeliveryID(first[0].ID), false); e.RowState != "succeeded" {
 		t.Fatalf("state = %s, want succeeded", e.RowState)
+	}
+}
+
+// A claim whose handler never started (its holder died before writing SettleStarted)
+// is not an attempt: when its lease ends, the next claim has the same attempt number.
+// SettleStarted keeps the claim (running, same token, same lease) and counts it for good;
+// under a stale token it changes nothing.
+func testUnstartedClaimIsNotAnAttempt(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "m1", "pack_order")), store.Kept)
+	lease := 30 * time.Second
+	first := claim(t, s, t0, 10, lease)
+	at := t0
+	for i := range 3 {
+		at = at.Add(lease + time.Second)
+		again := claim(t, s, at, 10, lease)
+		if len(again) != 1 || again[0].Attempt != 1 || again[0].Token == first[0].Token {
+			t.Fatalf("claim %d after an unstarted lease ended: %+v, want attempt 1, a new token", i+2, again)
+		}
+		if settle(t, s, at, store.Settlement{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleStarted}) {
+			t.Fatal("a stale token wrote a handler's start")
+		}
+		first = again
+	}
+	if !settle(t, s, at.Add(time.Second), store.Settlement{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleStarted}) {
+		t.Fatal("the handler's start was not written")
+	}
+	e := show(t, s, store.DeliveryID(first[0].ID), false)
+	if e.RowState != "running" || e.Attempts != 1 {
+		t.Fatalf("after the start: %+v, want running, attempt 1", e)
+	}
+	if c := claim(t, s, at.Add(lease-time.Microsecond), 10, lease); len(c) != 0 {
+		t.Fatalf("the start changed the lease: claimed %+v before it ended", c)
+	}
+	taken := claim(t, s, at.Add(lease+time.Second), 10, lease)
+	if len(taken) != 1 || taken[0].Attempt != 2 {
+		t.Fatalf("after a started lease ended: %+v, want attempt 2", taken)
+	}
+	if !settle(t, s, at.Add(lease+time.Second), store.Settlement{ID: taken[0].ID, Token: taken[0].Token, Outcome: store.SettleSucceeded}) {
+		t.Fatal("a claim whose start was never written did not settle")
+	}
+	if e := show(t, s, store.DeliveryID(taken[0].ID), false); e.RowState != "succeeded" || e.Attempts != 2 {
+		t.Fatalf("settled: %+v", e)
 	}
 }
 

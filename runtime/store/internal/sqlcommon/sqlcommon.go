@@ -35,7 +35,7 @@ var Columns = map[string][]string{
 	TableDeliveries: {
 		"id", "outbox_id", "subscriber", "state", "attempts", "max_attempts", "next_attempt_at",
 		"lease_expires_at", "fencing_token", "last_error_code", "created_at", "updated_at",
-		"settled_at", "dismissed_at",
+		"settled_at", "dismissed_at", "handler_started",
 	},
 	TableParked: {
 		"id", "source", "wire_type", "event_name", "reason", "problems", "body", "body_sha256",
