@@ -608,8 +608,20 @@ func (s *Store) SettleAndClaim(ctx context.Context, sts []store.Settlement, limi
 	}
 	now := s.clock()
 	b := &pgx.Batch{}
+	// The handlers' starts first, in one statement; then each settlement.
+	var startIDs, startTokens []int64
 	for _, st := range sts {
-		b.Queue(stmtSettle.SQL, settleArgs(st, now)...)
+		if st.Outcome == store.SettleStarted {
+			startIDs, startTokens = append(startIDs, st.ID), append(startTokens, st.Token)
+		}
+	}
+	if len(startIDs) > 0 {
+		b.Queue(stmtStarted.SQL, startIDs, startTokens)
+	}
+	for _, st := range sts {
+		if st.Outcome != store.SettleStarted {
+			b.Queue(stmtSettle.SQL, settleArgs(st, now)...)
+		}
 	}
 	if limit > 0 {
 		b.Queue(stmtClaim.SQL, now, lease.Microseconds(), limit)
@@ -619,7 +631,27 @@ func (s *Store) SettleAndClaim(ctx context.Context, sts []store.Settlement, limi
 		br.Close()
 		return nil, nil, wrap("settle deliveries", err)
 	}
-	for i := range sts {
+	if len(startIDs) > 0 {
+		rows, err := br.Query()
+		if err != nil {
+			return fail(err)
+		}
+		type claim struct{ id, token int64 }
+		took := make(map[claim]bool, len(startIDs))
+		var c claim
+		if _, err := pgx.ForEachRow(rows, []any{&c.id, &c.token}, func() error { took[c] = true; return nil }); err != nil {
+			return fail(err)
+		}
+		for i, st := range sts {
+			if st.Outcome == store.SettleStarted {
+				ok[i] = took[claim{st.ID, st.Token}]
+			}
+		}
+	}
+	for i, st := range sts {
+		if st.Outcome == store.SettleStarted {
+			continue
+		}
 		tag, err := br.Exec()
 		if err != nil {
 			return fail(err)

@@ -171,6 +171,17 @@ SET state = $3::text,
 WHERE id = $1 AND fencing_token = $2 AND state = 'running'`,
 }
 
+// The handlers' starts of one write (store.SettleStarted) in one statement: each
+// (id, token) pair whose claim still holds is marked started; the pairs returned are those.
+var stmtStarted = sqlcommon.Statement{
+	Name:   "write handlers' starts",
+	Tables: []string{tDeliveries},
+	SQL: `UPDATE jadpo_deliveries AS d SET handler_started = true
+FROM unnest($1::bigint[], $2::bigint[]) AS s (id, token)
+WHERE d.id = s.id AND d.fencing_token = s.token AND d.state = 'running'
+RETURNING d.id, d.fencing_token`,
+}
+
 const deliveryColumns = `d.id, d.state, d.subscriber, d.attempts, d.max_attempts, d.next_attempt_at,
     d.last_error_code, d.created_at, d.updated_at, d.settled_at, d.dismissed_at,
     o.source, o.event_name, o.received_id`
@@ -363,7 +374,7 @@ var stmtMigrationVersions = sqlcommon.Statement{
 // statements are every statement the store runs after migrating; Migrate checks each
 // against the schema.
 var statements = []sqlcommon.Statement{
-	stmtKeep, stmtKeepBatch, stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtSettle,
+	stmtKeep, stmtKeepBatch, stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtSettle, stmtStarted,
 	stmtListDeliveries, stmtShowDelivery, stmtListParked, stmtShowParked,
 	stmtLockDeliveries, stmtLockParked, stmtRetryDeliveries, stmtRetryParked,
 	stmtDismissDeliveries, stmtDismissParked,

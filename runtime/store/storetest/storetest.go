@@ -1147,8 +1147,19 @@ func testUnstartedClaimIsNotAnAttempt(t *testing.T, h Harness) {
 		}
 		first = again
 	}
-	if !settle(t, s, at.Add(time.Second), store.Settlement{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleStarted}) {
-		t.Fatal("the handler's start was not written")
+	// Starts written together with other settlements, each under its own token.
+	wantOutcomes(t, keepBatch(t, s, at, keepOf(srcWarehouse, "m2", "pack_order")), store.Kept)
+	other := claim(t, s, at, 10, lease)
+	if len(other) != 1 {
+		t.Fatalf("claimed %+v, want m2's delivery", other)
+	}
+	ok, err := s.SettleDeliveries(context.Background(), at.Add(time.Second), []store.Settlement{
+		{ID: first[0].ID, Token: first[0].Token - 1, Outcome: store.SettleStarted},
+		{ID: other[0].ID, Token: other[0].Token, Outcome: store.SettleSucceeded},
+		{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleStarted},
+	})
+	if err != nil || !slices.Equal(ok, []bool{false, true, true}) {
+		t.Fatalf("SettleDeliveries with starts = %v, %v; want [false true true]", ok, err)
 	}
 	e := show(t, s, store.DeliveryID(first[0].ID), false)
 	if e.RowState != "running" || e.Attempts != 1 {
