@@ -331,7 +331,7 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 			if canClaim {
 				want = min(free, ClaimLimit)
 			}
-			done := append(marks, pending...)
+			done := append(unsettled(marks, pending), pending...)
 			marks, pending = nil, nil
 			inFlight++
 			reserved += want
@@ -357,6 +357,25 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 	}
 	rep.Full = more && ctx.Err() == nil
 	return errors.Join(errs...)
+}
+
+// unsettled drops from marks the starts of deliveries whose settlement is
+// in pending: settling writes the start too.
+func unsettled(marks, pending []attempted) []attempted {
+	if len(marks) == 0 || len(pending) == 0 {
+		return marks
+	}
+	settled := make(map[int64]int64, len(pending))
+	for _, a := range pending {
+		settled[a.s.ID] = a.s.Token
+	}
+	out := marks[:0]
+	for _, m := range marks {
+		if tok, ok := settled[m.s.ID]; !ok || tok != m.s.Token {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // ahead is how many deliveries to claim beyond the workers: as many as
