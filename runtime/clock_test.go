@@ -42,13 +42,18 @@ func tickOK(t *testing.T, rt *runtime.Runtime) runtime.TickReport {
 	return rep
 }
 
-// Two processes on one PostgreSQL store, one 3.5 s ahead of the other,
-// with a 4 s lease and a 3 s handler timeout: the one ahead never claims a
-// delivery the other is still running, so the target never sees two calls
-// at once. (Each process measuring the lease on its own clock, the one
-// ahead took the delivery over half a second into its run.)
+// Two processes on one store, one 3.5 s ahead of the other, with a 4 s
+// lease and a 3 s handler timeout: the one ahead never claims a delivery the
+// other is still running, so the target never sees two calls at once.
+// (Each process measuring the lease on its own clock, the one ahead took the
+// delivery over half a second into its run.) On SQLite both processes run
+// on one machine, whose clock is the store's.
 func TestClockSkewedProcessDoesNotTakeOverARunningDelivery(t *testing.T) {
-	env, st := clockEnv(t, "postgres")
+	eachStore(t, testClockSkewedProcess)
+}
+
+func testClockSkewedProcess(t *testing.T, kind string) {
+	env, st := clockEnv(t, kind)
 	opts := func(now func() time.Time) runtime.Options {
 		return runtime.Options{Now: now, Lease: 4 * time.Second, HandlerTimeout: 3 * time.Second}
 	}
