@@ -210,6 +210,11 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 	// they go with the next write, and make one of their own only when no
 	// write is in flight.
 	var marks []attempted
+	// A settlement waits while its delivery's start is in a write in
+	// flight: two transactions updating the same rows in different orders
+	// could deadlock.
+	marking := map[int64]bool{} // deliveries whose start is in a write in flight
+	var behind []attempted      // settlements waiting for such a write
 	var errs []error
 	hctx := context.WithoutCancel(ctx) // a signal lets the handlers in hand finish
 	// Ready deliveries are looked at while they wait, on the lease's
@@ -264,7 +269,11 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 	}
 	finished := func(a attempted) {
 		running--
-		pending = append(pending, a)
+		if marking[a.s.ID] {
+			behind = append(behind, a)
+		} else {
+			pending = append(pending, a)
+		}
 		if a.took > 0 {
 			d.paced(a.took)
 		}
@@ -272,6 +281,22 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 	written := func(w written) {
 		inFlight--
 		reserved -= w.want
+		for _, a := range w.done {
+			if a.s.Outcome == store.SettleStarted {
+				delete(marking, a.s.ID)
+			}
+		}
+		if len(behind) > 0 {
+			still := behind[:0]
+			for _, a := range behind {
+				if marking[a.s.ID] {
+					still = append(still, a)
+				} else {
+					pending = append(pending, a)
+				}
+			}
+			behind = still
+		}
 		for i, a := range w.done {
 			if a.s.Outcome == store.SettleStarted {
 				switch {
@@ -333,12 +358,17 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 			}
 			done := append(unsettled(marks, pending), pending...)
 			marks, pending = nil, nil
+			for _, a := range done {
+				if a.s.Outcome == store.SettleStarted {
+					marking[a.s.ID] = true
+				}
+			}
 			inFlight++
 			reserved += want
 			go func() { writes <- d.write(hctx, done, want) }()
 			continue
 		}
-		if running == 0 && inFlight == 0 && len(ready) == 0 && len(marks) == 0 {
+		if running == 0 && inFlight == 0 && len(ready) == 0 && len(marks) == 0 && len(behind) == 0 {
 			break
 		}
 		var tick <-chan time.Time

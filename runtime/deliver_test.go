@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -691,4 +692,58 @@ func TestDeliverEnumVariantArgumentOnTheWire(t *testing.T) {
 	if calls := env.Target.Calls(); len(calls) != 1 || calls[0].Body["carrier"] != "express" {
 		t.Fatalf("calls %+v, want one with carrier express", calls)
 	}
+}
+
+// startsStore notes when a handler's start for a delivery has been
+// written.
+type startsStore struct {
+	store.Store
+	written atomic.Bool
+}
+
+func (s *startsStore) SettleAndClaim(ctx context.Context, ss []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
+	ok, c, err := s.Store.SettleAndClaim(ctx, ss, limit, lease)
+	for i, st := range ss {
+		if err == nil && ok[i] && st.Outcome == store.SettleStarted {
+			s.written.Store(true)
+		}
+	}
+	return ok, c, err
+}
+
+// Issue 24: a delivery on its last attempt has its handler's start written
+// before the handler calls anything, so that an attempt that may reach the
+// target is always counted; an earlier attempt calls at once, its start
+// written with the engine's next write.
+func TestDeliverLastAttemptWritesItsStartBeforeCalling(t *testing.T) {
+	eachStore(t, func(t *testing.T, kind string) {
+		w := newDeliverWorld(t, kind, runtime.Options{})
+		ctx := context.Background()
+		id := w.keep("1")
+		// Attempts 1 to 7 started and lost with their process.
+		for n := 1; n < packOrderRetry.MaxAttempts; n++ {
+			c, err := w.st.ClaimDeliveries(ctx, 10, runtime.Lease)
+			if err != nil || len(c) != 1 || c[0].Attempt != n {
+				t.Fatalf("claim %d: %+v %v", n, c, err)
+			}
+			if ok, err := w.st.SettleDelivery(ctx, store.Settlement{ID: c[0].ID, Token: c[0].Token, Outcome: store.SettleStarted}); !ok || err != nil {
+				t.Fatalf("start %d: %v %v", n, ok, err)
+			}
+			w.clock.Advance(runtime.Lease + time.Second)
+		}
+		st := &startsStore{Store: w.st}
+		rt := w.runtime(st, runtime.Options{})
+		var sawStart atomic.Bool
+		w.env.Target.Answer(func(r *http.Request) (int, string) {
+			sawStart.Store(st.written.Load())
+			return 200, `{"job_id":"j","state":"queued"}`
+		})
+		if rep, err := rt.Deliver(ctx); err != nil || rep.Succeeded != 1 {
+			t.Fatalf("deliver: %+v %v", rep, err)
+		}
+		if !sawStart.Load() {
+			t.Fatal("the last attempt called the target before its start was written")
+		}
+		w.expect(id, store.DeliverySucceeded, packOrderRetry.MaxAttempts, "", time.Time{})
+	})
 }
