@@ -22,8 +22,8 @@ type heldStore struct {
 	mostHeld int
 }
 
-func (h *heldStore) SettleAndClaim(ctx context.Context, now time.Time, ss []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
-	ok, c, err := h.Store.SettleAndClaim(ctx, now, ss, limit, lease)
+func (h *heldStore) SettleAndClaim(ctx context.Context, ss []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
+	ok, c, err := h.Store.SettleAndClaim(ctx, ss, limit, lease)
 	if err == nil {
 		h.mu.Lock()
 		h.held += len(c) - len(ss)
@@ -86,7 +86,7 @@ func TestDeliverClaimsAheadOfQuickHandlers(t *testing.T) {
 		for i := range ns {
 			ns[i] = fmt.Sprint(i + 1)
 		}
-		ids := keepOrders(t, w.st, deliverT0, ns...)
+		ids := keepOrders(t, w.st, ns...)
 		rep := deliverAll(t, rt, len(ns))
 		if rep.Claimed != len(ns) || rep.Released != 0 || rep.Lost != 0 {
 			t.Errorf("report %+v", rep)
@@ -120,7 +120,7 @@ func newAheadWorld(t *testing.T, kind string) *aheadWorld {
 	for i := range ns {
 		ns[i] = fmt.Sprint(i + 1)
 	}
-	w.ids = keepOrders(t, w.st, deliverT0, ns...)
+	w.ids = keepOrders(t, w.st, ns...)
 	var calls atomic.Int64
 	w.env.Target.Answer(func(r *http.Request) (int, string) {
 		if calls.Add(1) > quick {
@@ -270,7 +270,7 @@ func TestDeliverStoppingReleasesWhatWaits(t *testing.T) {
 // wait for a worker: nothing is claimed ahead for long, and the step runs.
 func TestDeliverWithTheNarrowestLeaseMargin(t *testing.T) {
 	w := newDeliverWorld(t, "sqlite", runtime.Options{Lease: time.Second, HandlerTimeout: time.Second - time.Nanosecond})
-	ids := keepOrders(t, w.st, deliverT0, "1", "2", "3")
+	ids := keepOrders(t, w.st, "1", "2", "3")
 	if rep := deliverAll(t, w.rt, len(ids)); rep.Succeeded != len(ids) {
 		t.Fatalf("report %+v", rep)
 	}

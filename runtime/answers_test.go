@@ -219,7 +219,7 @@ func TestAnswersMalformedItemIsParkedAlone(t *testing.T) {
 					// alone, so a good body is kept then.
 					if c.name == "no_md5_of_body" {
 						ps := w.parked("failed")
-						if err := w.raw.Retry(w.ctx, w.clock.Now(), []store.ID{ps[0].ID}); err != nil {
+						if err := w.raw.Retry(w.ctx, []store.ID{ps[0].ID}); err != nil {
 							t.Fatal(err)
 						}
 						rep := w.tick()

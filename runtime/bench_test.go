@@ -170,10 +170,10 @@ type benchTimedStore struct {
 	keep atomic.Int64
 }
 
-func (s *benchTimedStore) KeepBatch(ctx context.Context, now time.Time, keeps []store.Keep) ([]store.KeepResult, error) {
+func (s *benchTimedStore) KeepBatch(ctx context.Context, keeps []store.Keep) ([]store.KeepResult, error) {
 	start := time.Now()
 	defer func() { s.keep.Add(int64(time.Since(start))) }()
-	return s.Store.KeepBatch(ctx, now, keeps)
+	return s.Store.KeepBatch(ctx, keeps)
 }
 
 // benchTimedTransport adds up the time spent in ReceiveMessage and

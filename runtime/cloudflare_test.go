@@ -183,7 +183,7 @@ type slowKeep struct {
 	during func()
 }
 
-func (s slowKeep) KeepBatch(ctx context.Context, now time.Time, keeps []store.Keep) ([]store.KeepResult, error) {
+func (s slowKeep) KeepBatch(ctx context.Context, keeps []store.Keep) ([]store.KeepResult, error) {
 	s.during()
-	return s.Store.KeepBatch(ctx, now, keeps)
+	return s.Store.KeepBatch(ctx, keeps)
 }

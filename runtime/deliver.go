@@ -159,6 +159,12 @@ func (r *Runtime) Deliver(ctx context.Context) (DeliverReport, error) {
 type claim struct {
 	c      store.Claimed
 	budget int
+	// leaseEnd is the soonest the lease can end, on the process's clock: the
+	// lease from when the claim was asked for. The store's clock, not the
+	// process's, ends the lease; measuring it from the request, with the
+	// process's own (monotonic) clock, can only make it look shorter than it
+	// is, whatever the two clocks say.
+	leaseEnd time.Time
 	// jitter is the pause before the next attempt should this one fail
 	// temporarily; drawn only when the budget allows another attempt.
 	jitter time.Duration
@@ -186,9 +192,9 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 		return nil
 	}
 	deadline := time.Now().Add(d.budget)
-	// A claimed delivery starts only while its lease (as the store wrote
-	// it) has its handler timeout and half the margin over that left;
-	// one that waited longer is released.
+	// A claimed delivery starts only while its lease (as the process
+	// measures it, from the claim's request) has its handler timeout and
+	// half the margin over that left; one that waited longer is released.
 	releaseAfter := (d.lease - d.timeout) / 2
 	mustLeave := d.lease - releaseAfter
 	results := make(chan attempted, d.workers)
@@ -200,6 +206,15 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 	aheadOff := false       // set once this run has released a delivery
 	var ready []claim       // claimed, waiting for a worker
 	var pending []attempted // handlers finished (or claims released), settlements not yet written
+	// marks are the starts of handlers already running, not yet written:
+	// they go with the next write, and make one of their own only when no
+	// write is in flight.
+	var marks []attempted
+	// A settlement waits while its delivery's start is in a write in
+	// flight: two transactions updating the same rows in different orders
+	// could deadlock.
+	marking := map[int64]bool{} // deliveries whose start is in a write in flight
+	var behind []attempted      // settlements waiting for such a write
 	var errs []error
 	hctx := context.WithoutCancel(ctx) // a signal lets the handlers in hand finish
 	// Ready deliveries are looked at while they wait, on the lease's
@@ -208,11 +223,19 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 	wake := time.NewTicker(max(min(releaseAfter/4, 100*time.Millisecond), time.Millisecond))
 	defer wake.Stop()
 	stop := ctx.Done()
+	launch := func(cl claim) {
+		go func() {
+			results <- d.attempt(hctx, cl)
+			if h := d.queuedHook; h != nil {
+				h()
+			}
+		}()
+	}
 	start := func() {
 		now, stopping := d.now(), ctx.Err() != nil
 		waiting := ready[:0]
 		for _, cl := range ready {
-			if stopping || cl.c.LeaseExpiresAt.Sub(now) < mustLeave {
+			if stopping || cl.leaseEnd.Sub(now) < mustLeave {
 				aheadOff = true
 				pending = append(pending, attempted{cl: cl, s: store.Settlement{ID: cl.c.ID, Token: cl.c.Token, Outcome: store.SettleReleased}})
 			} else {
@@ -224,17 +247,33 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 			cl := ready[0]
 			ready = ready[1:]
 			running++
-			go func() {
-				results <- d.attempt(hctx, cl)
-				if h := d.queuedHook; h != nil {
-					h()
-				}
-			}()
+			if !d.calls(cl) {
+				launch(cl) // settled without a call: no start to write
+				continue
+			}
+			// The handler's start is written with the next write, so that a
+			// claim whose handler never started (the process killed while it
+			// waited) is not an attempt. A delivery on its last attempt
+			// waits for that write, so that an attempt that may have
+			// reached the target is always counted; an earlier one starts
+			// at once (docs/design/runtime.md, "Claiming ahead").
+			mark := attempted{cl: cl, s: store.Settlement{ID: cl.c.ID, Token: cl.c.Token, Outcome: store.SettleStarted}}
+			if cl.c.Attempt >= cl.budget {
+				mark.gated = true
+				pending = append(pending, mark)
+			} else {
+				marks = append(marks, mark)
+				launch(cl)
+			}
 		}
 	}
 	finished := func(a attempted) {
 		running--
-		pending = append(pending, a)
+		if marking[a.s.ID] {
+			behind = append(behind, a)
+		} else {
+			pending = append(pending, a)
+		}
 		if a.took > 0 {
 			d.paced(a.took)
 		}
@@ -242,7 +281,40 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 	written := func(w written) {
 		inFlight--
 		reserved -= w.want
+		for _, a := range w.done {
+			if a.s.Outcome == store.SettleStarted {
+				delete(marking, a.s.ID)
+			}
+		}
+		if len(behind) > 0 {
+			still := behind[:0]
+			for _, a := range behind {
+				if marking[a.s.ID] {
+					still = append(still, a)
+				} else {
+					pending = append(pending, a)
+				}
+			}
+			behind = still
+		}
 		for i, a := range w.done {
+			if a.s.Outcome == store.SettleStarted {
+				switch {
+				case !a.gated:
+				case w.errs[i] == nil && w.ok[i]:
+					launch(a.cl)
+				default:
+					// Its start could not be written, or another claim took
+					// the delivery over: the handler does not run.
+					running--
+					if w.errs[i] != nil {
+						pending = append(pending, attempted{cl: a.cl, s: store.Settlement{ID: a.cl.c.ID, Token: a.cl.c.Token, Outcome: store.SettleReleased}})
+					} else {
+						d.finish(hctx, attempted{cl: a.cl, s: a.s}, false, nil, rep, &errs)
+					}
+				}
+				continue
+			}
 			d.finish(hctx, a, w.ok[i], w.errs[i], rep, &errs)
 		}
 		if w.want == 0 {
@@ -257,7 +329,7 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 		}
 		more = more && len(w.claimed) == w.want
 		rep.Claimed += len(w.claimed)
-		ready = append(ready, d.prepare(w.claimed)...)
+		ready = append(ready, d.prepare(w.claimed, w.asked)...)
 	}
 	for {
 		for drained := false; !drained; {
@@ -279,19 +351,24 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 		free := d.workers + ahead - held
 		canClaim := more && ctx.Err() == nil && time.Now().Before(deadline) &&
 			(held == 0 || free >= max(1, d.workers/2))
-		if inFlight < MaxWritesInFlight && (len(pending) > 0 || canClaim) {
+		if inFlight < MaxWritesInFlight && (len(pending) > 0 || canClaim || len(marks) > 0 && inFlight == 0) {
 			want := 0
 			if canClaim {
 				want = min(free, ClaimLimit)
 			}
-			done := pending
-			pending = nil
+			done := append(unsettled(marks, pending), pending...)
+			marks, pending = nil, nil
+			for _, a := range done {
+				if a.s.Outcome == store.SettleStarted {
+					marking[a.s.ID] = true
+				}
+			}
 			inFlight++
 			reserved += want
 			go func() { writes <- d.write(hctx, done, want) }()
 			continue
 		}
-		if running == 0 && inFlight == 0 && len(ready) == 0 {
+		if running == 0 && inFlight == 0 && len(ready) == 0 && len(marks) == 0 && len(behind) == 0 {
 			break
 		}
 		var tick <-chan time.Time
@@ -310,6 +387,25 @@ func (d *deliverer) run(ctx context.Context, rep *DeliverReport) error {
 	}
 	rep.Full = more && ctx.Err() == nil
 	return errors.Join(errs...)
+}
+
+// unsettled drops from marks the starts of deliveries whose settlement is
+// in pending: settling writes the start too.
+func unsettled(marks, pending []attempted) []attempted {
+	if len(marks) == 0 || len(pending) == 0 {
+		return marks
+	}
+	settled := make(map[int64]int64, len(pending))
+	for _, a := range pending {
+		settled[a.s.ID] = a.s.Token
+	}
+	out := marks[:0]
+	for _, m := range marks {
+		if tok, ok := settled[m.s.ID]; !ok || tok != m.s.Token {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // ahead is how many deliveries to claim beyond the workers: as many as
@@ -338,12 +434,14 @@ func (d *deliverer) paced(took time.Duration) {
 const MaxWritesInFlight = 2
 
 // attempted is a delivery whose handler has run: its settlement, to be
-// written, and the handler's error for the log.
+// written, and the handler's error for the log. A SettleStarted one is a
+// handler's start, to be written; gated: the handler waits for it.
 type attempted struct {
 	cl      claim
 	s       store.Settlement
 	callErr error
 	took    time.Duration // the handler's wall time, 0 when none ran
+	gated   bool
 }
 
 // written is what one write did: for each settlement whether it took (ok)
@@ -354,6 +452,7 @@ type written struct {
 	errs     []error
 	want     int
 	claimed  []store.Claimed
+	asked    time.Time // when the claim was asked for, on the process's clock
 	claimErr error
 }
 
@@ -373,7 +472,8 @@ func (d *deliverer) write(ctx context.Context, done []attempted, want int) writt
 		if try > 0 {
 			time.Sleep(time.Duration(try) * 100 * time.Millisecond)
 		}
-		ok, w.claimed, err = d.store.SettleAndClaim(ctx, d.now(), sts, want, d.lease)
+		w.asked = d.now()
+		ok, w.claimed, err = d.store.SettleAndClaim(ctx, sts, want, d.lease)
 		if err == nil || !store.IsTransient(err) {
 			break
 		}
@@ -394,18 +494,24 @@ func (d *deliverer) write(ctx context.Context, done []attempted, want int) writt
 
 // prepare draws each claim's jitter, in claim order, so that a seeded
 // Options.Rand gives the same schedule however the handlers interleave.
-func (d *deliverer) prepare(claimed []store.Claimed) []claim {
+func (d *deliverer) prepare(claimed []store.Claimed, asked time.Time) []claim {
 	out := make([]claim, len(claimed))
 	d.randMu.Lock()
 	defer d.randMu.Unlock()
 	for i, c := range claimed {
 		budget := d.retry[c.Subscriber].Budget(c.MaxAttempts)
-		out[i] = claim{c: c, budget: budget}
+		out[i] = claim{c: c, budget: budget, leaseEnd: asked.Add(d.lease)}
 		if c.Attempt < budget {
 			out[i].jitter = d.backoff(d.retry[c.Subscriber], c.Attempt)
 		}
 	}
 	return out
+}
+
+// calls reports whether attempt would run cl's handler (and so may reach
+// a target), rather than settle it failed at once.
+func (d *deliverer) calls(cl claim) bool {
+	return cl.c.Attempt <= cl.budget && d.handlers[cl.c.Subscriber][cl.c.EventName] != nil
 }
 
 // attempt runs one delivery's handler and says how to settle it.
@@ -435,7 +541,7 @@ func (d *deliverer) attempt(ctx context.Context, cl claim) attempted {
 			s.ErrorCode, s.Error = code, callErr.Error()
 			if temporary && c.Attempt < cl.budget {
 				s.Outcome = store.SettleRetryWait
-				s.NextAttemptAt = d.now().Add(cl.jitter)
+				s.RetryAfter = cl.jitter
 			} else {
 				s.Outcome = store.SettleFailed
 			}
@@ -484,7 +590,7 @@ func (d *deliverer) finish(ctx context.Context, a attempted, ok bool, err error,
 			args = append(args, "error", a.callErr.Error())
 		}
 		if s.Outcome == store.SettleRetryWait {
-			args = append(args, "next_attempt_at", s.NextAttemptAt)
+			args = append(args, "retry_after", s.RetryAfter)
 		}
 		d.log.Info("delivery settled", args...)
 	}
@@ -499,7 +605,7 @@ func (d *deliverer) settle(ctx context.Context, s store.Settlement) (bool, error
 			time.Sleep(time.Duration(try) * 100 * time.Millisecond)
 		}
 		var ok bool
-		ok, err = d.store.SettleDelivery(ctx, d.now(), s)
+		ok, err = d.store.SettleDelivery(ctx, s)
 		if err == nil || !store.IsTransient(err) {
 			return ok, err
 		}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,6 +54,14 @@ type recordingStore struct {
 	mu      sync.Mutex
 	claims  []store.Claimed
 	settles []recordedSettle
+	starts  int // handlers' starts written
+}
+
+// startsWritten is how many handlers' starts were written.
+func (r *recordingStore) startsWritten() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.starts
 }
 
 type recordedSettle struct {
@@ -60,27 +69,35 @@ type recordedSettle struct {
 	ok bool
 }
 
-func (r *recordingStore) ClaimDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]store.Claimed, error) {
-	c, err := r.Store.ClaimDeliveries(ctx, now, limit, lease)
+func (r *recordingStore) ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]store.Claimed, error) {
+	c, err := r.Store.ClaimDeliveries(ctx, limit, lease)
 	r.mu.Lock()
 	r.claims = append(r.claims, c...)
 	r.mu.Unlock()
 	return c, err
 }
 
-func (r *recordingStore) SettleDelivery(ctx context.Context, now time.Time, s store.Settlement) (bool, error) {
-	ok, err := r.Store.SettleDelivery(ctx, now, s)
+func (r *recordingStore) SettleDelivery(ctx context.Context, s store.Settlement) (bool, error) {
+	ok, err := r.Store.SettleDelivery(ctx, s)
 	r.mu.Lock()
-	r.settles = append(r.settles, recordedSettle{s, ok})
+	if s.Outcome != store.SettleStarted { // a start ends no claim
+		r.settles = append(r.settles, recordedSettle{s, ok})
+	} else if ok {
+		r.starts++
+	}
 	r.mu.Unlock()
 	return ok, err
 }
 
-func (r *recordingStore) SettleAndClaim(ctx context.Context, now time.Time, ss []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
-	ok, c, err := r.Store.SettleAndClaim(ctx, now, ss, limit, lease)
+func (r *recordingStore) SettleAndClaim(ctx context.Context, ss []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
+	ok, c, err := r.Store.SettleAndClaim(ctx, ss, limit, lease)
 	r.mu.Lock()
 	for i, s := range ss {
-		r.settles = append(r.settles, recordedSettle{s, err == nil && ok[i]})
+		if s.Outcome != store.SettleStarted { // a start ends no claim
+			r.settles = append(r.settles, recordedSettle{s, err == nil && ok[i]})
+		} else if err == nil && ok[i] {
+			r.starts++
+		}
 	}
 	r.claims = append(r.claims, c...)
 	r.mu.Unlock()
@@ -119,6 +136,7 @@ func newDeliverWorld(t *testing.T, kind string, opts runtime.Options) *deliverWo
 func (w *deliverWorld) runtime(st store.Store, opts runtime.Options) *runtime.Runtime {
 	opts.Now = w.clock.Now
 	opts.Rand = rand.New(rand.NewPCG(deliverSeed1, deliverSeed2))
+	st.SetClock(w.clock.Now) // the store's clock is the world's too
 	return w.env.Runtime(st, opts)
 }
 
@@ -129,14 +147,14 @@ func orderJSON(n string) []byte {
 
 // keep keeps OrderShipped events for pack_order, as the tick would, and
 // returns their deliveries' IDs in order.
-func keepOrders(t testing.TB, st store.Store, now time.Time, ns ...string) []store.ID {
+func keepOrders(t testing.TB, st store.Store, ns ...string) []store.ID {
 	t.Helper()
 	keeps := make([]store.Keep, len(ns))
 	for i, n := range ns {
 		keeps[i] = store.Keep{Source: "queue warehouse_queue", ReceivedID: n, EventName: "OrderShipped",
 			EventJSON: orderJSON(n), Subscribers: []string{"pack_order"}}
 	}
-	res, err := st.KeepBatch(context.Background(), now, keeps)
+	res, err := st.KeepBatch(context.Background(), keeps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +182,7 @@ func keepOrders(t testing.TB, st store.Store, now time.Time, ns ...string) []sto
 	return ids
 }
 
-func (w *deliverWorld) keep(n string) store.ID { return keepOrders(w.t, w.st, w.clock.Now(), n)[0] }
+func (w *deliverWorld) keep(n string) store.ID { return keepOrders(w.t, w.st, n)[0] }
 
 func (w *deliverWorld) deliver(want runtime.DeliverReport) {
 	w.t.Helper()
@@ -294,7 +312,7 @@ func TestDeliverServerErrorsUntilBudgetThenFails(t *testing.T) {
 		w.deliver(runtime.DeliverReport{}) // failed is never claimed
 
 		// `jadpo deliveries retry`: a fresh budget, from attempt 1 again.
-		if err := w.st.Retry(ctx, w.clock.Now(), []store.ID{id}); err != nil {
+		if err := w.st.Retry(ctx, []store.ID{id}); err != nil {
 			t.Fatal(err)
 		}
 		w.expect(id, store.DeliveryPending, 0, "status_500", time.Time{})
@@ -321,12 +339,12 @@ func TestDeliverPermanentRefusalFailsAtOnce(t *testing.T) {
 
 		// `jadpo deliveries dismiss`: set aside; then neither retried nor
 		// dismissed again, and never claimed.
-		if err := w.st.Dismiss(ctx, w.clock.Now(), []store.ID{id}); err != nil {
+		if err := w.st.Dismiss(ctx, []store.ID{id}); err != nil {
 			t.Fatal(err)
 		}
 		w.expect(id, store.DeliveryDismissed, 1, "status_400", time.Time{})
 		var se *store.StateError
-		if err := w.st.Retry(ctx, w.clock.Now(), []store.ID{id}); !errors.As(err, &se) {
+		if err := w.st.Retry(ctx, []store.ID{id}); !errors.As(err, &se) {
 			t.Fatalf("retrying a dismissed delivery: %v", err)
 		}
 		w.clock.Advance(24 * time.Hour)
@@ -372,6 +390,11 @@ func TestDeliverLateWorkerChangesNothing(t *testing.T) {
 			slowDone <- rep
 		}()
 		<-arrived
+		// Its start is written with the engine's next write (an attempt
+		// whose start is never written is not counted).
+		for rec.startsWritten() == 0 {
+			time.Sleep(time.Millisecond)
+		}
 		// The slow handler is still running when its lease runs out.
 		w.clock.Advance(runtime.Lease + time.Second)
 		takeover := w.clock.Now()
@@ -439,18 +462,21 @@ func TestDeliverOptionsRefuseATimeoutLongerThanTheLease(t *testing.T) {
 	}
 }
 
-// The budget counts attempts at the claim: attempts whose process died
-// before settling use it up, and the claim after the last one fails the
-// delivery without calling anything.
+// The budget counts attempts at the claim: attempts whose handler started
+// and whose process died before settling use it up, and the claim after
+// the last one fails the delivery without calling anything.
 func TestDeliverBudgetSpentByLostLeases(t *testing.T) {
 	eachStore(t, func(t *testing.T, kind string) {
 		w := newDeliverWorld(t, kind, runtime.Options{})
 		ctx := context.Background()
 		id := w.keep("1")
 		for n := 1; n <= packOrderRetry.MaxAttempts; n++ {
-			c, err := w.st.ClaimDeliveries(ctx, w.clock.Now(), 10, runtime.Lease)
+			c, err := w.st.ClaimDeliveries(ctx, 10, runtime.Lease)
 			if err != nil || len(c) != 1 || c[0].Attempt != n {
 				t.Fatalf("claim %d: %+v %v", n, c, err)
+			}
+			if ok, err := w.st.SettleDelivery(ctx, store.Settlement{ID: c[0].ID, Token: c[0].Token, Outcome: store.SettleStarted}); !ok || err != nil {
+				t.Fatalf("start %d: %v %v", n, ok, err)
 			}
 			w.clock.Advance(runtime.Lease + time.Second) // the process died
 		}
@@ -480,7 +506,7 @@ func claimsOnlyWhatWorkersCanStart(t *testing.T, pace time.Duration) {
 		for i := range ns {
 			ns[i] = fmt.Sprint(i + 1)
 		}
-		keepOrders(t, w.st, deliverT0, ns...)
+		keepOrders(t, w.st, ns...)
 		arrived := make(chan struct{}, len(ns))
 		release := make(chan struct{})
 		w.env.Target.Answer(func(r *http.Request) (int, string) {
@@ -583,10 +609,11 @@ func TestDeliverArgumentPaths(t *testing.T) {
 	}}
 	args["tags"] = ir.Expr{List: []ir.Expr{{Path: []string{"carrier"}}, {Literal: json.RawMessage(`"x"`)}}}
 	now := func() time.Time { return deliverT0 }
+	st.SetClock(now)
 	rt := env.Runtime(st, runtime.Options{Now: now})
 	ctx := context.Background()
-	keepOrders(t, st, deliverT0, "1")
-	if _, err := st.KeepBatch(ctx, deliverT0, []store.Keep{{Source: "queue warehouse_queue", ReceivedID: "2", EventName: "OrderShipped",
+	keepOrders(t, st, "1")
+	if _, err := st.KeepBatch(ctx, []store.Keep{{Source: "queue warehouse_queue", ReceivedID: "2", EventName: "OrderShipped",
 		EventJSON:   []byte(`{"carrier":"ups","lines":[{"quantity":2,"sku":"A-1"},{"quantity":5,"sku":"A-2"}],"order_id":"o-2","shipped_at":"2026-11-30T10:00:00Z"}`),
 		Subscribers: []string{"pack_order"}}}); err != nil {
 		t.Fatal(err)
@@ -615,7 +642,7 @@ func TestDeliverArgumentPaths(t *testing.T) {
 	// A required member from an absent path: refused before any call.
 	args["order_id"] = ir.Expr{Path: []string{"note"}}
 	rt = env.Runtime(st, runtime.Options{Now: now})
-	ids := keepOrders(t, st, deliverT0, "3")
+	ids := keepOrders(t, st, "3")
 	before := len(env.Target.Calls())
 	if rep, err := rt.Deliver(ctx); err != nil || rep.Failed != 1 {
 		t.Fatalf("report %+v %v", rep, err)
@@ -665,4 +692,58 @@ func TestDeliverEnumVariantArgumentOnTheWire(t *testing.T) {
 	if calls := env.Target.Calls(); len(calls) != 1 || calls[0].Body["carrier"] != "express" {
 		t.Fatalf("calls %+v, want one with carrier express", calls)
 	}
+}
+
+// startsStore notes when a handler's start for a delivery has been
+// written.
+type startsStore struct {
+	store.Store
+	written atomic.Bool
+}
+
+func (s *startsStore) SettleAndClaim(ctx context.Context, ss []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
+	ok, c, err := s.Store.SettleAndClaim(ctx, ss, limit, lease)
+	for i, st := range ss {
+		if err == nil && ok[i] && st.Outcome == store.SettleStarted {
+			s.written.Store(true)
+		}
+	}
+	return ok, c, err
+}
+
+// Issue 24: a delivery on its last attempt has its handler's start written
+// before the handler calls anything, so that an attempt that may reach the
+// target is always counted; an earlier attempt calls at once, its start
+// written with the engine's next write.
+func TestDeliverLastAttemptWritesItsStartBeforeCalling(t *testing.T) {
+	eachStore(t, func(t *testing.T, kind string) {
+		w := newDeliverWorld(t, kind, runtime.Options{})
+		ctx := context.Background()
+		id := w.keep("1")
+		// Attempts 1 to 7 started and lost with their process.
+		for n := 1; n < packOrderRetry.MaxAttempts; n++ {
+			c, err := w.st.ClaimDeliveries(ctx, 10, runtime.Lease)
+			if err != nil || len(c) != 1 || c[0].Attempt != n {
+				t.Fatalf("claim %d: %+v %v", n, c, err)
+			}
+			if ok, err := w.st.SettleDelivery(ctx, store.Settlement{ID: c[0].ID, Token: c[0].Token, Outcome: store.SettleStarted}); !ok || err != nil {
+				t.Fatalf("start %d: %v %v", n, ok, err)
+			}
+			w.clock.Advance(runtime.Lease + time.Second)
+		}
+		st := &startsStore{Store: w.st}
+		rt := w.runtime(st, runtime.Options{})
+		var sawStart atomic.Bool
+		w.env.Target.Answer(func(r *http.Request) (int, string) {
+			sawStart.Store(st.written.Load())
+			return 200, `{"job_id":"j","state":"queued"}`
+		})
+		if rep, err := rt.Deliver(ctx); err != nil || rep.Succeeded != 1 {
+			t.Fatalf("deliver: %+v %v", rep, err)
+		}
+		if !sawStart.Load() {
+			t.Fatal("the last attempt called the target before its start was written")
+		}
+		w.expect(id, store.DeliverySucceeded, packOrderRetry.MaxAttempts, "", time.Time{})
+	})
 }

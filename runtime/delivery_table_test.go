@@ -128,7 +128,7 @@ func TestDeliveryTable(t *testing.T) {
 }
 
 // deliveryTableSettle runs one settle case on the warehouse's pack_order
-// (budget 8): attempt-1 claims that never settled, then one delivery run
+// (budget 8): attempt-1 claims whose handlers started and never settled, then one delivery run
 // against a target answering as the case says.
 func deliveryTableSettle(t *testing.T, attempt, budget int, handler bool, result, state, code string, calls *int) {
 	if budget != packOrderRetry.MaxAttempts {
@@ -140,7 +140,7 @@ func deliveryTableSettle(t *testing.T, attempt, budget int, handler bool, result
 	if !handler {
 		event = "NoSuchEvent"
 	}
-	res, err := w.st.KeepBatch(ctx, w.clock.Now(), []store.Keep{{Source: "queue warehouse_queue", ReceivedID: "1",
+	res, err := w.st.KeepBatch(ctx, []store.Keep{{Source: "queue warehouse_queue", ReceivedID: "1",
 		EventName: event, EventJSON: orderJSON("1"), Subscribers: []string{"pack_order"}}})
 	if err != nil || res[0].Outcome != store.Kept {
 		t.Fatalf("keep: %+v %v", res, err)
@@ -150,10 +150,15 @@ func deliveryTableSettle(t *testing.T, attempt, budget int, handler bool, result
 		t.Fatalf("pending: %+v %v", pending, err)
 	}
 	for n := 1; n < attempt; n++ {
-		if c, err := w.st.ClaimDeliveries(ctx, w.clock.Now(), 10, runtime.Lease); err != nil || len(c) != 1 || c[0].Attempt != n {
+		c, err := w.st.ClaimDeliveries(ctx, 10, runtime.Lease)
+		if err != nil || len(c) != 1 || c[0].Attempt != n {
 			t.Fatalf("claim %d: %+v %v", n, c, err)
 		}
-		w.clock.Advance(runtime.Lease + time.Second) // the claim never settled
+		// Its handler started (so the attempt counts) and never settled: a kill mid-run.
+		if ok, err := w.st.SettleDelivery(ctx, store.Settlement{ID: c[0].ID, Token: c[0].Token, Outcome: store.SettleStarted}); !ok || err != nil {
+			t.Fatalf("start %d: %v %v", n, ok, err)
+		}
+		w.clock.Advance(runtime.Lease + time.Second)
 	}
 	switch result {
 	case "temporary":

@@ -49,6 +49,7 @@ func newMailWorld(t *testing.T, kind string) *mailWorld {
 		t.Fatalf("the example's subscribers are %+v, the tests expect mail_customer with retry %+v", s, mailRetry)
 	}
 	w.st = w.env.Store()
+	w.st.SetClock(w.clock.Now)
 	w.rt = w.runtime()
 	return w
 }
@@ -66,7 +67,7 @@ func (w *mailWorld) keep(n, to, text, html string) store.ID {
 		fields["summary_html"] = html
 	}
 	ev, _ := json.Marshal(fields)
-	res, err := w.st.KeepBatch(context.Background(), w.clock.Now(), []store.Keep{{Source: "queue orders_queue", ReceivedID: n,
+	res, err := w.st.KeepBatch(context.Background(), []store.Keep{{Source: "queue orders_queue", ReceivedID: n,
 		EventName: "OrderShipped", EventJSON: ev, Subscribers: []string{"mail_customer"}}})
 	if err != nil || res[0].Outcome != store.Kept {
 		w.t.Fatalf("keep: %+v %v", res, err)

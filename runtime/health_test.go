@@ -29,11 +29,11 @@ func (s *statsStore) Stats(ctx context.Context) (store.Stats, error) {
 	return s.Store.Stats(ctx)
 }
 
-func (s *statsStore) Housekeep(ctx context.Context, now time.Time, o store.Housekeeping) (store.Housekept, error) {
+func (s *statsStore) Housekeep(ctx context.Context, o store.Housekeeping) (store.Housekept, error) {
 	if s.down.Load() {
 		return store.Housekept{}, errKilled
 	}
-	return s.Store.Housekeep(ctx, now, o)
+	return s.Store.Housekeep(ctx, o)
 }
 
 // Issue 11, point 12: /healthz (Runtime.Healthy) said unhealthy at the first

@@ -35,7 +35,7 @@ func newHousekeeper(sh shared, s *ir.Store, statsEvery time.Duration) *housekeep
 func (k *housekeeper) run(ctx context.Context, deadline time.Time) error {
 	o := k.retention
 	o.Deadline = deadline
-	h, err := k.store.Housekeep(ctx, k.now(), o)
+	h, err := k.store.Housekeep(ctx, o)
 	// What went before an error went: it is counted either way.
 	k.metrics.housekept(h)
 	if h.Total() > 0 {

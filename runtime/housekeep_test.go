@@ -67,6 +67,7 @@ func TestTickHousekeepsWithPlanRetention(t *testing.T) {
 			ps.Retention.OutboxMS = time.Hour.Milliseconds()
 			plan.Store = &ps
 			clock := testclock.NewManual(testclock.Epoch())
+			st.SetClock(clock.Now) // the store's clock and the runtime's, moved together
 			m := runtime.NewMetrics(nil)
 			rt := env.RuntimeFor(&plan, st, runtime.Options{Now: clock.Now, Metrics: m})
 			ctx := context.Background()

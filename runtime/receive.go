@@ -256,7 +256,7 @@ func (qr *queueRunner) keepAndPark(ctx context.Context, msgs []*message, rep *Ti
 		sortedKeeps[i], sortedMsgs[i] = keeps[j], keptMsgs[j]
 	}
 	keeps, keptMsgs = sortedKeeps, sortedMsgs
-	results, err := qr.store.KeepBatch(ctx, qr.now(), keeps)
+	results, err := qr.store.KeepBatch(ctx, keeps)
 	if err != nil {
 		// Nothing was committed: the messages stay on the queue, which sends
 		// them again; its dead-letter queue takes one that keeps failing.
@@ -299,7 +299,7 @@ func (qr *queueRunner) park(ctx context.Context, m *message, reason store.Reason
 	if m.out.Event != nil {
 		p.EventName = m.out.Event.Name
 	}
-	res, id, err := qr.store.Park(ctx, qr.now(), p)
+	res, id, err := qr.store.Park(ctx, p)
 	if err != nil {
 		qr.log.Warn("the store cannot park a message now; it stays on the queue", "queue", qr.q.Name, "message_id", m.out.ID, "error", err)
 		qr.metrics.storeUnavailable.Inc()
@@ -364,7 +364,7 @@ func (r *Runtime) rereadRetried(ctx context.Context, rep *TickReport) error {
 		m := &message{Message: &queue.Message{Body: string(pm.Body)}}
 		if qr == nil {
 			// The queue is gone from the plan: park it again, as it was.
-			_, _, err := r.store.Park(ctx, r.now(), store.Parked{Source: pm.Source, ReceivedID: pm.ReceivedID, WireType: pm.WireType, EventName: pm.EventName,
+			_, _, err := r.store.Park(ctx, store.Parked{Source: pm.Source, ReceivedID: pm.ReceivedID, WireType: pm.WireType, EventName: pm.EventName,
 				Reason: pm.Reason, Problems: append(pm.Problems, store.Problem{Field: "", Rule: "queue"}), Body: pm.Body, RetriedParkedID: pm.ID})
 			if err == nil {
 				rep.RetriedParked++
@@ -381,7 +381,7 @@ func (r *Runtime) rereadRetried(ctx context.Context, rep *TickReport) error {
 			rep.RetriedParked += parked.Parked
 			continue
 		}
-		results, err := r.store.KeepBatch(ctx, r.now(), []store.Keep{qr.keepOf(m.out, nil, pm.ID)})
+		results, err := r.store.KeepBatch(ctx, []store.Keep{qr.keepOf(m.out, nil, pm.ID)})
 		if err != nil {
 			errs = append(errs, err)
 			continue

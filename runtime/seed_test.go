@@ -62,6 +62,8 @@ func newWorld(t *testing.T, kind string, fo *runtimetest.FakeOptions) *world {
 		w.fakeClock = env.UseFake(*fo)
 	}
 	w.raw = env.Store()
+	// The store's clock is the world's too: the test moves both.
+	w.raw.SetClock(w.clock.Now)
 	w.st = runtimetest.NewFlakyStore(w.raw)
 	w.rt = w.runtime(env.Plan, runtime.Options{})
 	return w
@@ -574,7 +576,7 @@ func TestSeedParkedNeverDropped(t *testing.T) {
 				if len(ps) != 2 {
 					t.Fatalf("parked %d", len(ps))
 				}
-				if err := w.raw.Retry(w.ctx, w.clock.Now(), []store.ID{ps[0].ID, ps[1].ID}); err != nil {
+				if err := w.raw.Retry(w.ctx, []store.ID{ps[0].ID, ps[1].ID}); err != nil {
 					t.Fatal(err)
 				}
 				if p := w.parked(store.ListPending); len(p) != 2 || len(w.parked(store.ListFailed)) != 0 {
@@ -590,7 +592,7 @@ func TestSeedParkedNeverDropped(t *testing.T) {
 					t.Fatalf("parked again %+v", again)
 				}
 				// A new build that lists order_delayed: kept, the parked row gone.
-				if err := w.raw.Retry(w.ctx, w.clock.Now(), []store.ID{ps[0].ID, ps[1].ID}); err != nil {
+				if err := w.raw.Retry(w.ctx, []store.ID{ps[0].ID, ps[1].ID}); err != nil {
 					t.Fatal(err)
 				}
 				var logged bytes.Buffer
@@ -630,7 +632,7 @@ func TestSeedParkedNeverDropped(t *testing.T) {
 				if len(ps) != 1 {
 					t.Fatalf("parked %d", len(ps))
 				}
-				if err := w.raw.Dismiss(w.ctx, w.clock.Now(), []store.ID{ps[0].ID}); err != nil {
+				if err := w.raw.Dismiss(w.ctx, []store.ID{ps[0].ID}); err != nil {
 					t.Fatal(err)
 				}
 				if len(w.parked(store.ListFailed)) != 0 || len(w.parked(store.ListDismissed)) != 1 {
@@ -658,7 +660,7 @@ func TestSeedParkedNeverDropped(t *testing.T) {
 			fake:     &runtimetest.FakeOptions{ManualClock: true},
 			run: func(t *testing.T, w *world) {
 				w.st.FailKeeps(1)
-				if _, err := w.st.KeepBatch(w.ctx, w.clock.Now(), nil); !store.IsTransient(err) {
+				if _, err := w.st.KeepBatch(w.ctx, nil); !store.IsTransient(err) {
 					t.Fatalf("the injected failure %v is not transient", err)
 				}
 				w.st.FailKeeps(1)
@@ -929,7 +931,7 @@ func TestSeedWhenItIsReceived(t *testing.T) {
 				if len(ids) != 25 {
 					t.Fatalf("parked %d", len(ids))
 				}
-				if err := w.raw.Retry(w.ctx, w.clock.Now(), ids); err != nil {
+				if err := w.raw.Retry(w.ctx, ids); err != nil {
 					t.Fatal(err)
 				}
 				rt := w.runtime(planWithDelayed(t), runtime.Options{})
@@ -956,7 +958,7 @@ func TestSeedWhenItIsReceived(t *testing.T) {
 				w.send("warehouse_queue", delayed("m-1"))
 				w.tick()
 				ps := w.parked(store.ListFailed)
-				if err := w.raw.Retry(w.ctx, w.clock.Now(), []store.ID{ps[0].ID}); err != nil {
+				if err := w.raw.Retry(w.ctx, []store.ID{ps[0].ID}); err != nil {
 					t.Fatal(err)
 				}
 				w.send("warehouse_queue", delayed("m-1"))

@@ -136,7 +136,7 @@ func TestSQLInboxDriver(t *testing.T) {
 			if len(ps) != 1 {
 				t.Fatalf("parked %+v", ps)
 			}
-			if err := w.raw.Retry(w.ctx, w.clock.Now(), []store.ID{ps[0].ID}); err != nil {
+			if err := w.raw.Retry(w.ctx, []store.ID{ps[0].ID}); err != nil {
 				t.Fatal(err)
 			}
 			rep := w.tick()

@@ -66,20 +66,19 @@ func startConsole(t *testing.T, extra ...string) *consoleWorld {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	now := time.Now()
-	if _, _, err := st.Park(ctx, now, store.Parked{Source: "queue warehouse_queue", WireType: "order.cancelled",
+	if _, _, err := st.Park(ctx, store.Parked{Source: "queue warehouse_queue", WireType: "order.cancelled",
 		Reason: store.ReasonUnlistedType, Body: []byte(`<script>alert(1)</script>`)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.KeepBatch(ctx, now, []store.Keep{{Source: "queue warehouse_queue", ReceivedID: "m-2001", EventName: "OrderShipped",
+	if _, err := st.KeepBatch(ctx, []store.Keep{{Source: "queue warehouse_queue", ReceivedID: "m-2001", EventName: "OrderShipped",
 		EventJSON: []byte(`{"order_id":"o-2001","carrier":"dhl"}`), Subscribers: []string{"pack_order"}}}); err != nil {
 		t.Fatal(err)
 	}
-	claimed, err := st.ClaimDeliveries(ctx, now, 10, time.Minute)
+	claimed, err := st.ClaimDeliveries(ctx, 10, time.Minute)
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("claim: %v %v", claimed, err)
 	}
-	if ok, err := st.SettleDelivery(ctx, now, store.Settlement{ID: claimed[0].ID, Token: claimed[0].Token, Outcome: store.SettleFailed, ErrorCode: "http.503"}); !ok || err != nil {
+	if ok, err := st.SettleDelivery(ctx, store.Settlement{ID: claimed[0].ID, Token: claimed[0].Token, Outcome: store.SettleFailed, ErrorCode: "http.503"}); !ok || err != nil {
 		t.Fatalf("settle: %v %v", ok, err)
 	}
 	w := &consoleWorld{st: st, stdout: &syncBuffer{}, stderr: &syncBuffer{}}
@@ -279,7 +278,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	screenshot(t, ctx, "overview")
 
 	// The overview refreshes itself: a message parked now shows without a reload.
-	if _, _, err := w.st.Park(context.Background(), time.Now(), store.Parked{Source: "queue warehouse_queue", WireType: "order.lost",
+	if _, _, err := w.st.Park(context.Background(), store.Parked{Source: "queue warehouse_queue", WireType: "order.lost",
 		Reason: store.ReasonUnlistedType, Body: []byte(`{"late":true}`)}); err != nil {
 		t.Fatal(err)
 	}

@@ -138,7 +138,7 @@ func TestConsoleShowsNoSecret(t *testing.T) {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := st.Park(ctx, time.Now(), store.Parked{Source: "queue q", Reason: store.ReasonUnlistedType, Body: []byte(`{}`)}); err != nil {
+	if _, _, err := st.Park(ctx, store.Parked{Source: "queue q", Reason: store.ReasonUnlistedType, Body: []byte(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

@@ -153,7 +153,7 @@ func (e *env) deliveriesCommand() *cobra.Command {
 		},
 	}
 	show.Flags().BoolVar(&withBody, "body", false, "print the message body too")
-	change := func(use, short, done, action string, newState store.ListState, apply func(store.Store, context.Context, time.Time, []store.ID) error) *cobra.Command {
+	change := func(use, short, done, action string, newState store.ListState, apply func(store.Store, context.Context, []store.ID) error) *cobra.Command {
 		return &cobra.Command{
 			Use:               use + " ID...",
 			Short:             short,
@@ -177,7 +177,7 @@ func (e *env) deliveriesCommand() *cobra.Command {
 					return err
 				}
 				defer st.Close()
-				if err := apply(st, c.Context(), time.Now(), ids); err != nil {
+				if err := apply(st, c.Context(), ids); err != nil {
 					var se *store.StateError
 					if errors.As(err, &se) {
 						return cmdError{code: "wrong_state", exit: exitFound, msg: err.Error()}
@@ -201,12 +201,12 @@ func (e *env) deliveriesCommand() *cobra.Command {
 		}
 	}
 	retry := change("retry", "Make failed deliveries and parked messages pending again (read on the next tick)", "is pending again", "retry", store.ListPending,
-		func(s store.Store, ctx context.Context, now time.Time, ids []store.ID) error {
-			return s.Retry(ctx, now, ids)
+		func(s store.Store, ctx context.Context, ids []store.ID) error {
+			return s.Retry(ctx, ids)
 		})
 	dismiss := change("dismiss", "Set failed deliveries and parked messages aside (deleted 30 days later)", "is dismissed", "dismiss", store.ListDismissed,
-		func(s store.Store, ctx context.Context, now time.Time, ids []store.ID) error {
-			return s.Dismiss(ctx, now, ids)
+		func(s store.Store, ctx context.Context, ids []store.ID) error {
+			return s.Dismiss(ctx, ids)
 		})
 	root.AddCommand(list, show, retry, dismiss)
 	return root

@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/jadpo/jadpo/check/checktest"
@@ -377,7 +376,7 @@ func TestDeliveriesShowHeaders(t *testing.T) {
 			w := newDeliveriesWorld(t, kind)
 			ctx := context.Background()
 			headers := map[string]string{"tenant": "acme", "attempt_note": "a=b c", "région": "Zürich"}
-			res, err := w.st.KeepBatch(ctx, time.Now(), []store.Keep{{
+			res, err := w.st.KeepBatch(ctx, []store.Keep{{
 				Source: "sql_inbox jobs", ReceivedID: "job-7", EventName: "JobQueued",
 				EventJSON: []byte(`{"job_id":"job-7","card":"4111"}`), Subscribers: []string{"run_job"}, Headers: headers,
 			}})
@@ -637,7 +636,7 @@ func TestDeliveriesShowJSONBodyEveryByte(t *testing.T) {
 			env := runtimetest.New(t, kind, checktest.ExamplePlan(t, "warehouse"))
 			st := env.Store()
 			for _, body := range [][]byte{every, []byte(text.String()), {0xff}, {'a', 0xc3}} {
-				_, id, err := st.Park(context.Background(), time.Now(), store.Parked{Source: "queue warehouse_queue", Reason: store.ReasonUnreadable, Body: body})
+				_, id, err := st.Park(context.Background(), store.Parked{Source: "queue warehouse_queue", Reason: store.ReasonUnreadable, Body: body})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -130,7 +130,7 @@ func (e *env) runDemo(ctx context.Context, dir string) error {
 	}
 	defer w2.close()
 	fmt.Fprintf(out, "\n   $ %s deliveries retry %s --dir %s\n", prog, unlisted.ID, project)
-	if err := w2.st.Retry(ctx, w2.rt.Now(), []store.ID{unlisted.ID}); err != nil {
+	if err := w2.st.Retry(ctx, []store.ID{unlisted.ID}); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "   %s is pending again\n\n   One tick with the new build:\n", unlisted.ID)

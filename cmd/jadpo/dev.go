@@ -312,7 +312,7 @@ func (w *devWorld) command(ctx context.Context, e *env, line string) {
 			}
 			ids = append(ids, id)
 		}
-		if err := w.st.Retry(ctx, time.Now(), ids); err != nil {
+		if err := w.st.Retry(ctx, ids); err != nil {
 			fmt.Fprintf(e.stderr, "jadpo dev: /retry: %s\n", termtext.Line(err.Error()))
 			return
 		}

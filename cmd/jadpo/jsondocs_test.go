@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jadpo/jadpo/runtime/store"
 )
@@ -95,7 +94,7 @@ func TestJSONFieldsAreDocumented(t *testing.T) {
 
 	w := newDeliveriesWorld(t, "sqlite")
 	ctx := context.Background()
-	if _, err := w.st.KeepBatch(ctx, time.Now(), []store.Keep{{
+	if _, err := w.st.KeepBatch(ctx, []store.Keep{{
 		Source: "queue jobs", ReceivedID: "job-7", EventName: "JobQueued",
 		EventJSON: []byte(`{"job_id":"job-7"}`), Subscribers: []string{"run_job"}, Headers: map[string]string{"tenant": "acme"},
 	}}); err != nil {

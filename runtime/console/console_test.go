@@ -3,6 +3,7 @@ package console_test
 import (
 	"context"
 	"fmt"
+	"github.com/jadpo/jadpo/runtime/store/storetest"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -63,9 +64,12 @@ func newWorld(t *testing.T, mod func(*console.Options)) *world {
 	return w
 }
 
+// timed is the store with a time given per call (the store's clock pinned to it).
+func (w *world) timed() storetest.Timed { return storetest.Timed{Store: w.st} }
+
 func (w *world) park(p store.Parked) store.ID {
 	w.t.Helper()
-	_, id, err := w.st.Park(context.Background(), t0, p)
+	_, id, err := w.timed().Park(context.Background(), t0, p)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -420,13 +424,13 @@ func TestListsPageByKeyset(t *testing.T) {
 func TestOverviewCountsAndRefreshes(t *testing.T) {
 	w := newWorld(t, nil)
 	at := t0.Add(time.Hour - 3*time.Minute)
-	if _, err := w.st.KeepBatch(context.Background(), at, []store.Keep{
+	if _, err := w.timed().KeepBatch(context.Background(), at, []store.Keep{
 		{Source: "queue warehouse_queue", ReceivedID: "m1", EventName: "OrderShipped", EventJSON: []byte(`{}`), Subscribers: []string{"pack_order"}},
 		{Source: "queue warehouse_queue", ReceivedID: "m2", EventName: "OrderShipped", EventJSON: []byte(`{}`), Subscribers: []string{"pack_order"}},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := w.st.Park(context.Background(), at, parked(`{}`, store.ReasonUnlistedType)); err != nil {
+	if _, _, err := w.timed().Park(context.Background(), at, parked(`{}`, store.ReasonUnlistedType)); err != nil {
 		t.Fatal(err)
 	}
 	c := w.loggedIn()

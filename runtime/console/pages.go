@@ -588,12 +588,11 @@ func (h *Handler) change(w http.ResponseWriter, r *http.Request, s *session) {
 		http.Redirect(w, r, back, http.StatusSeeOther)
 		return
 	}
-	now := h.o.Now()
-	var err error
+	var err error // the store's clock stamps the change (docs/design/store.md, "One clock")
 	if action == "retry" {
-		err = h.o.Store.Retry(r.Context(), now, ids)
+		err = h.o.Store.Retry(r.Context(), ids)
 	} else {
-		err = h.o.Store.Dismiss(r.Context(), now, ids)
+		err = h.o.Store.Dismiss(r.Context(), ids)
 	}
 	names := make([]string, len(ids))
 	for i, id := range ids {

@@ -257,7 +257,7 @@ func take(n *int) bool {
 }
 
 // KeepBatch fails transiently when told to, else keeps.
-func (f *FlakyStore) KeepBatch(ctx context.Context, now time.Time, keeps []store.Keep) ([]store.KeepResult, error) {
+func (f *FlakyStore) KeepBatch(ctx context.Context, keeps []store.Keep) ([]store.KeepResult, error) {
 	f.mu.Lock()
 	f.keepCalls++
 	fail := take(&f.failKeeps)
@@ -270,7 +270,7 @@ func (f *FlakyStore) KeepBatch(ctx context.Context, now time.Time, keeps []store
 	if fail {
 		err = transient("keep")
 	} else {
-		res, err = f.Store.KeepBatch(ctx, now, keeps)
+		res, err = f.Store.KeepBatch(ctx, keeps)
 	}
 	if f.AfterKeep != nil {
 		f.AfterKeep(keeps, res, err)
@@ -279,7 +279,7 @@ func (f *FlakyStore) KeepBatch(ctx context.Context, now time.Time, keeps []store
 }
 
 // Park fails transiently when told to, else parks.
-func (f *FlakyStore) Park(ctx context.Context, now time.Time, p store.Parked) (store.ParkResult, store.ID, error) {
+func (f *FlakyStore) Park(ctx context.Context, p store.Parked) (store.ParkResult, store.ID, error) {
 	f.mu.Lock()
 	f.parkCalls++
 	fail := take(&f.failParks)
@@ -287,7 +287,7 @@ func (f *FlakyStore) Park(ctx context.Context, now time.Time, p store.Parked) (s
 	if fail {
 		return 0, store.ID{}, transient("park")
 	}
-	return f.Store.Park(ctx, now, p)
+	return f.Store.Park(ctx, p)
 }
 
 // ChildEnviron is this process's environment without DATABASE_URL (a

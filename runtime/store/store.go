@@ -12,8 +12,12 @@
 //		_ "github.com/jadpo/jadpo/runtime/store/sqlite"
 //	)
 //
-// Every method takes the time as an argument (now) instead of reading the clock, so the
-// caller, and a test, decides what time it is. Times are kept to the microsecond, in UTC.
+// The store keeps its own clock: every time it writes or compares (when a message was
+// received, a lease's end, when a delivery is due, when it settled, the housekeeping's
+// cut-offs) is the store's, never the calling process's. On PostgreSQL that is the
+// database server's clock (now() in the statements); on SQLite, the machine's, held so
+// that it never goes backwards (docs/design/store.md, "One clock: the store's"). Only a
+// test sets the time (Store.SetClock). Times are kept to the microsecond, in UTC.
 package store
 
 import (
@@ -38,34 +42,39 @@ type Store interface {
 	Migrate(ctx context.Context) error
 	// Close releases the store's connections.
 	Close() error
+	// SetClock pins the store's time to what now returns, for tests: the conformance
+	// suite and the runtime's tests move the store's clock with it. Nothing but a test
+	// calls it; nil gives the store its own clock back.
+	SetClock(now func() time.Time)
 
 	// KeepBatch keeps received messages in one read-committed transaction, one savepoint
 	// each, and reports per message whether it was kept, a repeat or refused. A transient
 	// failure fails the whole call (IsTransient) and commits nothing.
-	KeepBatch(ctx context.Context, now time.Time, keeps []Keep) ([]KeepResult, error)
+	KeepBatch(ctx context.Context, keeps []Keep) ([]KeepResult, error)
 	// Park keeps a message whole, once per (source, sha256 of the body). The id is the
 	// parked row's: the one added, the one parked already with the same body, or the
 	// retried one failed again (zero for ParkGone).
-	Park(ctx context.Context, now time.Time, p Parked) (ParkResult, ID, error)
+	Park(ctx context.Context, p Parked) (ParkResult, ID, error)
 	// RetriedParked returns up to limit parked messages an operator retried (state
 	// pending), oldest first. It claims nothing: see docs/design/store.md.
 	RetriedParked(ctx context.Context, limit int) ([]ParkedMessage, error)
 
 	// ClaimDeliveries claims up to limit due deliveries for lease: each is running, its
-	// attempt counted and a new fencing token given.
-	ClaimDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]Claimed, error)
+	// attempt counted and a new fencing token given. The lease runs on the store's clock
+	// from the claim.
+	ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]Claimed, error)
 	// SettleDelivery settles a claimed delivery if it is still running under s.Token; it
 	// reports false, changing nothing, when another claim took the delivery over.
-	SettleDelivery(ctx context.Context, now time.Time, s Settlement) (bool, error)
+	SettleDelivery(ctx context.Context, s Settlement) (bool, error)
 	// SettleDeliveries settles many claimed deliveries in one transaction (one commit),
 	// each under its own token: ok[i] is false, and that row unchanged, when another claim
 	// took settlements[i]'s delivery over; a stale token changes no other row. An invalid
 	// settlement, or any failure, fails the whole call and commits nothing.
-	SettleDeliveries(ctx context.Context, now time.Time, settlements []Settlement) (ok []bool, err error)
+	SettleDeliveries(ctx context.Context, settlements []Settlement) (ok []bool, err error)
 	// SettleAndClaim settles as SettleDeliveries does, then claims up to limit due
 	// deliveries for lease as ClaimDeliveries does, in the same transaction: one commit
 	// serves a worker pool's finished deliveries and its next ones. limit 0 claims nothing.
-	SettleAndClaim(ctx context.Context, now time.Time, settlements []Settlement, limit int, lease time.Duration) (ok []bool, claimed []Claimed, err error)
+	SettleAndClaim(ctx context.Context, settlements []Settlement, limit int, lease time.Duration) (ok []bool, claimed []Claimed, err error)
 
 	// List lists failed deliveries and parked messages (and, by filter, pending and
 	// dismissed ones), oldest first.
@@ -76,20 +85,20 @@ type Store interface {
 	// Retry makes failed deliveries and parked messages pending again (a delivery with a
 	// fresh attempt budget). Any id unknown or not failed refuses the whole call with a
 	// *StateError, and nothing changes.
-	Retry(ctx context.Context, now time.Time, ids []ID) error
+	Retry(ctx context.Context, ids []ID) error
 	// Dismiss sets failed deliveries and parked messages aside (dismissed), under the same
 	// rule as Retry.
-	Dismiss(ctx context.Context, now time.Time, ids []ID) error
+	Dismiss(ctx context.Context, ids []ID) error
 
 	// Housekeep deletes, in batches of at most o.Batch rows a statement, what the
-	// retention no longer keeps: received ids after 30 days (HousekeepAfter), succeeded
+	// retention no longer keeps, by the store's clock: received ids after 30 days (HousekeepAfter), succeeded
 	// deliveries o.Succeeded after they succeeded, dismissed deliveries and parked
 	// messages 30 days after their dismissal, and outbox rows o.Outbox after their last
 	// delivery was settled (an outbox row stays while any delivery of it does). It stops
 	// when every table is clean, after o.MaxBatches batches of a table, or at o.Deadline,
 	// and reports how many rows went. Processes housekeeping at once skip each other's
 	// rows: none waits for another, and no row is counted twice.
-	Housekeep(ctx context.Context, now time.Time, o Housekeeping) (Housekept, error)
+	Housekeep(ctx context.Context, o Housekeeping) (Housekept, error)
 	// Stats counts the rows of the store, for tests and metrics.
 	Stats(ctx context.Context) (Stats, error)
 }

@@ -189,10 +189,15 @@ type Claimed struct {
 	ID int64
 	// Token is the fencing token of this claim.
 	Token int64
-	// Attempt is this attempt's number, from 1; it was counted at the claim.
+	// Attempt is this attempt's number, from 1; it was counted at the claim, and is
+	// uncounted if the lease ends before the claim's holder writes that its handler
+	// started (SettleStarted).
 	Attempt int
 	// MaxAttempts is the delivery's own attempt budget, 0 when the plan's applies.
-	MaxAttempts    int
+	MaxAttempts int
+	// LeaseExpiresAt is the lease's end as the store wrote it, on the store's clock: for
+	// showing, not for comparing with the process's clock (the delivery engine measures
+	// the lease from when it asked for the claim).
 	LeaseExpiresAt time.Time
 	Subscriber     string
 	OutboxID       int64
@@ -208,7 +213,8 @@ type SettleOutcome uint8
 // The outcomes of a delivery's attempt.
 const (
 	SettleSucceeded SettleOutcome = iota + 1
-	// SettleRetryWait: try again at Settlement.NextAttemptAt.
+	// SettleRetryWait: try again Settlement.RetryAfter after the settlement, on the
+	// store's clock.
 	SettleRetryWait
 	// SettleFailed: given up; the delivery is listed for operators.
 	SettleFailed
@@ -217,6 +223,11 @@ const (
 	// process is stopping): the delivery is pending again, due at once, and
 	// the attempt counted at its claim is uncounted. Its last error stays.
 	SettleReleased
+	// SettleStarted: the claim's handler has started; the claim goes on (the
+	// delivery stays running under the same token and lease). Until it is written,
+	// a lease that ends uncounts the attempt its claim counted: the delivery was
+	// claimed (ahead of a free worker, say) and never run.
+	SettleStarted
 )
 
 func (o SettleOutcome) String() string {
@@ -229,6 +240,8 @@ func (o SettleOutcome) String() string {
 		return string(DeliveryFailed)
 	case SettleReleased:
 		return "released"
+	case SettleStarted:
+		return "started"
 	}
 	return "unknown"
 }
@@ -244,6 +257,8 @@ func (o SettleOutcome) State() DeliveryState {
 		return DeliveryFailed
 	case SettleReleased:
 		return DeliveryPending
+	case SettleStarted:
+		return DeliveryRunning
 	}
 	return ""
 }
@@ -253,8 +268,9 @@ type Settlement struct {
 	ID      int64
 	Token   int64
 	Outcome SettleOutcome
-	// NextAttemptAt is when to try again, for SettleRetryWait.
-	NextAttemptAt time.Time
+	// RetryAfter is how long after the settlement (by the store's clock) to try again,
+	// for SettleRetryWait; never negative.
+	RetryAfter time.Duration
 	// ErrorCode is the last error's code ("http.429", "timeout"), "" for none.
 	ErrorCode string
 	// Error is the last error's text as the log has it ("jobs.create_job refused:

@@ -90,7 +90,7 @@ func keepOrders(t *testing.T, st store.Store, n int) {
 				EventJSON:   fmt.Appendf(nil, `{"carrier":"dhl","lines":[{"quantity":2,"sku":"SKU-1"}],"order_id":"o-%d","shipped_at":"2026-11-30T10:00:00Z"}`, i),
 				Subscribers: []string{"pack_order"}})
 		}
-		res, err := st.KeepBatch(ctx, time.Now(), keeps)
+		res, err := st.KeepBatch(ctx, keeps)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -66,10 +66,9 @@ func BenchmarkKeepBatch(b *testing.B) { commitModes(b, benchKeepBatch) }
 
 func benchKeepBatch(b *testing.B, s *postgres.Store) {
 	ctx := context.Background()
-	now := time.Now()
 	i := 0
 	for b.Loop() {
-		res, err := s.KeepBatch(ctx, now, benchKeeps(i))
+		res, err := s.KeepBatch(ctx, benchKeeps(i))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -134,21 +133,20 @@ func BenchmarkClaimSettle(b *testing.B) { commitModes(b, benchClaimSettle) }
 
 func benchClaimSettle(b *testing.B, s *postgres.Store) {
 	ctx := context.Background()
-	now := time.Now()
 	for i := range 200 {
-		if _, err := s.KeepBatch(ctx, now, benchKeeps(i)); err != nil {
+		if _, err := s.KeepBatch(ctx, benchKeeps(i)); err != nil {
 			b.Fatal(err)
 		}
 	}
 	i := 200
 	for b.Loop() {
-		c, err := s.ClaimDeliveries(ctx, now, 10, time.Minute)
+		c, err := s.ClaimDeliveries(ctx, 10, time.Minute)
 		if err != nil {
 			b.Fatal(err)
 		}
 		if len(c) == 0 {
 			b.StopTimer()
-			if _, err := s.KeepBatch(ctx, now, benchKeeps(i)); err != nil {
+			if _, err := s.KeepBatch(ctx, benchKeeps(i)); err != nil {
 				b.Fatal(err)
 			}
 			i++
@@ -156,7 +154,7 @@ func benchClaimSettle(b *testing.B, s *postgres.Store) {
 			continue
 		}
 		for _, d := range c {
-			if _, err := s.SettleDelivery(ctx, now, store.Settlement{ID: d.ID, Token: d.Token, Outcome: store.SettleSucceeded}); err != nil {
+			if _, err := s.SettleDelivery(ctx, store.Settlement{ID: d.ID, Token: d.Token, Outcome: store.SettleSucceeded}); err != nil {
 				b.Fatal(err)
 			}
 		}

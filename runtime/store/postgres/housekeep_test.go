@@ -10,6 +10,7 @@ import (
 	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/postgres"
+	"github.com/jadpo/jadpo/runtime/store/storetest"
 )
 
 // TestHousekeepingUsesIndexes: on a store of 20,000 rows a table, analysed, each
@@ -43,7 +44,7 @@ ANALYZE;`)
 	for _, name := range names {
 		// The rows above are at the database's clock, now(); a cutoff 30 days
 		// before it leaves few rows due, as housekeeping finds them each tick.
-		rows, err := conn.Query(ctx, "EXPLAIN (COSTS OFF) "+stmts[name], time.Now().AddDate(0, 0, -30), 1000)
+		rows, err := conn.Query(ctx, "EXPLAIN (COSTS OFF) "+stmts[name], (30 * 24 * time.Hour).Microseconds(), 1000, nil)
 		if err != nil {
 			t.Fatalf("EXPLAIN %s: %v", name, err)
 		}
@@ -88,7 +89,7 @@ func TestMigratedOutboxRowsAreHousekept(t *testing.T) {
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	h, err := s.Housekeep(ctx, at, store.Housekeeping{})
+	h, err := storetest.Timed{Store: s}.Housekeep(ctx, at, store.Housekeeping{})
 	if err != nil || h.Outbox != 1 || h.Total() != 1 {
 		t.Fatalf("Housekeep = %+v, %v; want the old outbox row without deliveries", h, err)
 	}

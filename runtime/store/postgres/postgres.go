@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -37,6 +38,29 @@ const migrationLockKey int64 = 0x6a6164706f
 // Store is the events' store on PostgreSQL.
 type Store struct {
 	pool *pgxpool.Pool
+	// pinned is a test's clock (SetClock); nil: the database's.
+	pinned atomic.Pointer[func() time.Time]
+}
+
+// SetClock pins the store's time for a test (store.Store.SetClock): the statements get
+// now()'s time as a parameter instead. nil gives the database's clock back.
+func (s *Store) SetClock(now func() time.Time) {
+	if now == nil {
+		s.pinned.Store(nil)
+		return
+	}
+	s.pinned.Store(&now)
+}
+
+// clock is the statements' clock parameter: NULL (the database's now()) unless a test
+// pinned the time.
+func (s *Store) clock() *time.Time {
+	p := s.pinned.Load()
+	if p == nil {
+		return nil
+	}
+	t := sqlcommon.Micro((*p)())
+	return &t
 }
 
 var _ store.Store = (*Store)(nil)
@@ -223,12 +247,12 @@ func checkStatement(ctx context.Context, conn *pgx.Conn, name string, st sqlcomm
 // that statement as it would every time, nothing was written, and the batch is kept again
 // one statement and savepoint a message (keepEach), so that only the messages it refuses
 // are refused.
-func (s *Store) KeepBatch(ctx context.Context, now time.Time, keeps []store.Keep) ([]store.KeepResult, error) {
+func (s *Store) KeepBatch(ctx context.Context, keeps []store.Keep) ([]store.KeepResult, error) {
 	results := make([]store.KeepResult, len(keeps))
 	if len(keeps) == 0 {
 		return results, nil
 	}
-	now = sqlcommon.Micro(now)
+	now := s.clock()
 	err := s.keepAll(ctx, now, keeps, results)
 	if err == nil {
 		return results, nil
@@ -244,7 +268,7 @@ func (s *Store) KeepBatch(ctx context.Context, now time.Time, keeps []store.Keep
 // connection. A message whose (source, id) came earlier in the batch is a repeat, as the
 // second of two stmtKeep statements would find it; its re-read parked row is deleted all
 // the same.
-func (s *Store) keepAll(ctx context.Context, now time.Time, keeps []store.Keep, results []store.KeepResult) error {
+func (s *Store) keepAll(ctx context.Context, now *time.Time, keeps []store.Keep, results []store.KeepResult) error {
 	n := len(keeps)
 	idx, subCounts := make([]int32, 0, n), make([]int32, 0, n)
 	sources, ids, events, jsons := make([]string, 0, n), make([]string, 0, n), make([]string, 0, n), make([]string, 0, n)
@@ -328,7 +352,7 @@ func readKeepAll(br pgx.BatchResults, results []store.KeepResult) error {
 // and one statement (stmtKeep); all of them are pipelined in one round trip. A statement
 // the server refuses as it would every time rolls back to its savepoint, and the rest are
 // sent again after it.
-func (s *Store) keepEach(ctx context.Context, now time.Time, keeps []store.Keep, results []store.KeepResult) ([]store.KeepResult, error) {
+func (s *Store) keepEach(ctx context.Context, now *time.Time, keeps []store.Keep, results []store.KeepResult) ([]store.KeepResult, error) {
 	tx, err := s.pool.BeginTx(ctx, readCommitted())
 	if err != nil {
 		return nil, wrap("keep", err)
@@ -405,11 +429,11 @@ func headersParam(h map[string]string) *string {
 
 // Park writes the parked row once per (source, body), or sets a re-read parked row back
 // to failed.
-func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.ParkResult, store.ID, error) {
+func (s *Store) Park(ctx context.Context, p store.Parked) (store.ParkResult, store.ID, error) {
 	if err := sqlcommon.CheckParked(p); err != nil {
 		return 0, store.ID{}, err
 	}
-	now = sqlcommon.Micro(now)
+	now := s.clock()
 	problems := sqlcommon.ProblemsJSON(p.Problems)
 	wire, event, recv := nullText(p.WireType), nullText(p.EventName), nullText(p.ReceivedID)
 	if p.RetriedParkedID != 0 {
@@ -505,15 +529,14 @@ func utc(p *time.Time) time.Time {
 
 // ClaimDeliveries claims due deliveries, and running ones whose lease expired, in one
 // statement.
-func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]store.Claimed, error) {
+func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]store.Claimed, error) {
 	if err := sqlcommon.CheckLease(lease); err != nil {
 		return nil, err
 	}
 	if limit <= 0 {
 		return nil, nil
 	}
-	now = sqlcommon.Micro(now)
-	rows, err := s.pool.Query(ctx, stmtClaim.SQL, now, now.Add(lease), limit)
+	rows, err := s.pool.Query(ctx, stmtClaim.SQL, s.clock(), lease.Microseconds(), limit)
 	if err != nil {
 		return nil, wrap("claim deliveries", err)
 	}
@@ -546,37 +569,36 @@ func scanClaimed(rows pgx.Rows) ([]store.Claimed, error) {
 }
 
 // SettleDelivery settles a delivery if it is still running under the settlement's token.
-func (s *Store) SettleDelivery(ctx context.Context, now time.Time, st store.Settlement) (bool, error) {
+func (s *Store) SettleDelivery(ctx context.Context, st store.Settlement) (bool, error) {
 	if err := sqlcommon.CheckSettlement(st); err != nil {
 		return false, err
 	}
-	now = sqlcommon.Micro(now)
-	tag, err := s.pool.Exec(ctx, stmtSettle.SQL, settleArgs(st, now)...)
+	tag, err := s.pool.Exec(ctx, stmtSettle.SQL, settleArgs(st, s.clock())...)
 	if err != nil {
 		return false, wrap("settle delivery", err)
 	}
 	return tag.RowsAffected() == 1, nil
 }
 
-// settleArgs are stmtSettle's arguments for a settlement written at now.
-func settleArgs(st store.Settlement, now time.Time) []any {
-	var next *time.Time
-	if t, ok := sqlcommon.NextAttemptAt(st, now); ok {
-		t = sqlcommon.Micro(t)
-		next = &t
+// settleArgs are stmtSettle's arguments for a settlement written with the clock
+// parameter now.
+func settleArgs(st store.Settlement, now *time.Time) []any {
+	var after *int64
+	if us, ok := sqlcommon.RetryAfterMicros(st); ok {
+		after = &us
 	}
-	return []any{st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), now, nullText(sqlcommon.ErrorText(st))}
+	return []any{st.ID, st.Token, string(st.Outcome.State()), after, nullText(st.ErrorCode), now, nullText(sqlcommon.ErrorText(st))}
 }
 
 // SettleDeliveries settles many deliveries in one transaction, each under its own token.
-func (s *Store) SettleDeliveries(ctx context.Context, now time.Time, sts []store.Settlement) ([]bool, error) {
-	ok, _, err := s.SettleAndClaim(ctx, now, sts, 0, 0)
+func (s *Store) SettleDeliveries(ctx context.Context, sts []store.Settlement) ([]bool, error) {
+	ok, _, err := s.SettleAndClaim(ctx, sts, 0, 0)
 	return ok, err
 }
 
 // SettleAndClaim settles and claims in one batch, which PostgreSQL runs as one implicit
 // transaction: one round trip, one commit, and a failing statement rolls back every one.
-func (s *Store) SettleAndClaim(ctx context.Context, now time.Time, sts []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
+func (s *Store) SettleAndClaim(ctx context.Context, sts []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
 	ok := make([]bool, len(sts))
 	if err := sqlcommon.CheckSettleAndClaim(sts, limit, lease); err != nil {
 		return nil, nil, err
@@ -584,20 +606,52 @@ func (s *Store) SettleAndClaim(ctx context.Context, now time.Time, sts []store.S
 	if len(sts) == 0 && limit <= 0 {
 		return ok, nil, nil
 	}
-	now = sqlcommon.Micro(now)
+	now := s.clock()
 	b := &pgx.Batch{}
+	// The handlers' starts first, in one statement; then each settlement.
+	var startIDs, startTokens []int64
 	for _, st := range sts {
-		b.Queue(stmtSettle.SQL, settleArgs(st, now)...)
+		if st.Outcome == store.SettleStarted {
+			startIDs, startTokens = append(startIDs, st.ID), append(startTokens, st.Token)
+		}
+	}
+	if len(startIDs) > 0 {
+		b.Queue(stmtStarted.SQL, startIDs, startTokens)
+	}
+	for _, st := range sts {
+		if st.Outcome != store.SettleStarted {
+			b.Queue(stmtSettle.SQL, settleArgs(st, now)...)
+		}
 	}
 	if limit > 0 {
-		b.Queue(stmtClaim.SQL, now, now.Add(lease), limit)
+		b.Queue(stmtClaim.SQL, now, lease.Microseconds(), limit)
 	}
 	br := s.pool.SendBatch(ctx, b)
 	fail := func(err error) ([]bool, []store.Claimed, error) {
 		br.Close()
 		return nil, nil, wrap("settle deliveries", err)
 	}
-	for i := range sts {
+	if len(startIDs) > 0 {
+		rows, err := br.Query()
+		if err != nil {
+			return fail(err)
+		}
+		type claim struct{ id, token int64 }
+		took := make(map[claim]bool, len(startIDs))
+		var c claim
+		if _, err := pgx.ForEachRow(rows, []any{&c.id, &c.token}, func() error { took[c] = true; return nil }); err != nil {
+			return fail(err)
+		}
+		for i, st := range sts {
+			if st.Outcome == store.SettleStarted {
+				ok[i] = took[claim{st.ID, st.Token}]
+			}
+		}
+	}
+	for i, st := range sts {
+		if st.Outcome == store.SettleStarted {
+			continue
+		}
 		tag, err := br.Exec()
 		if err != nil {
 			return fail(err)
@@ -738,23 +792,23 @@ func collectParked(rows pgx.Rows) ([]store.Entry, error) {
 }
 
 // Retry makes failed deliveries and parked messages pending, all or none.
-func (s *Store) Retry(ctx context.Context, now time.Time, ids []store.ID) error {
-	return s.transition(ctx, "retry", now, ids, stmtRetryDeliveries, stmtRetryParked)
+func (s *Store) Retry(ctx context.Context, ids []store.ID) error {
+	return s.transition(ctx, "retry", ids, stmtRetryDeliveries, stmtRetryParked)
 }
 
 // Dismiss sets failed deliveries and parked messages aside, all or none.
-func (s *Store) Dismiss(ctx context.Context, now time.Time, ids []store.ID) error {
-	return s.transition(ctx, "dismiss", now, ids, stmtDismissDeliveries, stmtDismissParked)
+func (s *Store) Dismiss(ctx context.Context, ids []store.ID) error {
+	return s.transition(ctx, "dismiss", ids, stmtDismissDeliveries, stmtDismissParked)
 }
 
 // transition moves ids from failed with the two statements, in one transaction that first
 // locks the rows and reads their states: any id unknown or not failed refuses the call.
-func (s *Store) transition(ctx context.Context, op string, now time.Time, ids []store.ID, onDeliveries, onParked sqlcommon.Statement) error {
+func (s *Store) transition(ctx context.Context, op string, ids []store.ID, onDeliveries, onParked sqlcommon.Statement) error {
 	deliveries, parked, bad := sqlcommon.SplitIDs(ids)
 	if len(ids) == 0 {
 		return nil
 	}
-	now = sqlcommon.Micro(now)
+	now := s.clock()
 	tx, err := s.pool.BeginTx(ctx, readCommitted())
 	if err != nil {
 		return wrap(op, err)
@@ -804,30 +858,30 @@ func (s *Store) transition(ctx context.Context, op string, now time.Time, ids []
 
 // Housekeep deletes what the retention no longer keeps, in bounded batches
 // (store.Store.Housekeep). Each batch is one statement, its own transaction.
-func (s *Store) Housekeep(ctx context.Context, now time.Time, o store.Housekeeping) (store.Housekept, error) {
+func (s *Store) Housekeep(ctx context.Context, o store.Housekeeping) (store.Housekept, error) {
 	o = o.WithDefaults()
-	now = sqlcommon.Micro(now)
 	var h store.Housekept
-	step := func(st sqlcommon.Statement, before time.Time, n *int64, counted bool) store.HousekeepStep {
+	// Each statement's cut-off is the database's clock less the retention (a pinned
+	// clock's time when a test pinned one), read as the statement runs.
+	step := func(st sqlcommon.Statement, keep time.Duration, n *int64, counted bool) store.HousekeepStep {
 		return store.HousekeepStep{Table: st.Tables[0], N: n, Run: func(ctx context.Context, batch int) (int64, error) {
 			if counted {
 				var c int64
-				err := s.pool.QueryRow(ctx, st.SQL, before, batch).Scan(&c)
+				err := s.pool.QueryRow(ctx, st.SQL, keep.Microseconds(), batch, s.clock()).Scan(&c)
 				return c, err
 			}
-			tag, err := s.pool.Exec(ctx, st.SQL, before, batch)
+			tag, err := s.pool.Exec(ctx, st.SQL, keep.Microseconds(), batch, s.clock())
 			return tag.RowsAffected(), err
 		}}
 	}
-	old := now.Add(-store.HousekeepAfter)
 	// Deliveries before the outbox, so that an outbox row goes in the same call as its
 	// last delivery.
 	err := store.RunHousekeeping(ctx, o, &h, []store.HousekeepStep{
-		step(stmtForgetReceived, old, &h.ReceivedIDs, false),
-		step(stmtForgetParked, old, &h.ParkedMessages, false),
-		step(stmtForgetSucceeded, now.Add(-o.Succeeded), &h.Deliveries, true),
-		step(stmtForgetDismissed, old, &h.Deliveries, true),
-		step(stmtForgetOutbox, now.Add(-o.Outbox), &h.Outbox, false),
+		step(stmtForgetReceived, store.HousekeepAfter, &h.ReceivedIDs, false),
+		step(stmtForgetParked, store.HousekeepAfter, &h.ParkedMessages, false),
+		step(stmtForgetSucceeded, o.Succeeded, &h.Deliveries, true),
+		step(stmtForgetDismissed, store.HousekeepAfter, &h.Deliveries, true),
+		step(stmtForgetOutbox, o.Outbox, &h.Outbox, false),
 	})
 	if err != nil {
 		return h, wrap("housekeep", err)

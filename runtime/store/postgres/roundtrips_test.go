@@ -59,7 +59,6 @@ func TestRoundTripsPerBatch(t *testing.T) {
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now()
 	keeps := func(from, n int) []store.Keep {
 		var ks []store.Keep
 		for i := from; i < from+n; i++ {
@@ -68,11 +67,11 @@ func TestRoundTripsPerBatch(t *testing.T) {
 		}
 		return ks
 	}
-	if _, err := s.KeepBatch(ctx, now, keeps(0, 1)); err != nil { // warm-up
+	if _, err := s.KeepBatch(ctx, keeps(0, 1)); err != nil { // warm-up
 		t.Fatal(err)
 	}
 	tr.reset()
-	res, err := s.KeepBatch(ctx, now, keeps(1, 10))
+	res, err := s.KeepBatch(ctx, keeps(1, 10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +87,7 @@ func TestRoundTripsPerBatch(t *testing.T) {
 
 	bad := keeps(11, 2)
 	bad[1].EventJSON = []byte(`{"id":`)
-	res, err = s.KeepBatch(ctx, now, bad)
+	res, err = s.KeepBatch(ctx, bad)
 	if err != nil || res[0].Outcome != store.Kept || res[1].Outcome != store.Refused {
 		t.Fatalf("a batch with a refused message: %+v, %v", res, err)
 	}
@@ -97,7 +96,7 @@ func TestRoundTripsPerBatch(t *testing.T) {
 	}
 	tr.reset()
 
-	claimed, err := s.ClaimDeliveries(ctx, now, 4, time.Minute)
+	claimed, err := s.ClaimDeliveries(ctx, 4, time.Minute)
 	if err != nil || len(claimed) != 4 {
 		t.Fatalf("claimed %d, %v", len(claimed), err)
 	}
@@ -106,7 +105,7 @@ func TestRoundTripsPerBatch(t *testing.T) {
 	for _, c := range claimed {
 		sts = append(sts, store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleSucceeded})
 	}
-	ok, more, err := s.SettleAndClaim(ctx, now, sts, 4, time.Minute)
+	ok, more, err := s.SettleAndClaim(ctx, sts, 4, time.Minute)
 	if err != nil || len(more) != 4 {
 		t.Fatalf("SettleAndClaim: %v, %d claimed, %v", ok, len(more), err)
 	}

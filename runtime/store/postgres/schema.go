@@ -139,6 +139,16 @@ ALTER TABLE jadpo_deliveries ADD COLUMN last_error text;
 	SQL: `
 CREATE INDEX jadpo_parked_messages_received_id ON jadpo_parked_messages (received_id, id) WHERE received_id IS NOT NULL;
 `,
+}, {
+	Version: 8,
+	Name:    "a claim whose handler never started is not an attempt",
+	// false from a claim until the engine writes that the delivery's handler
+	// started (store.SettleStarted); a lease that ends on a claim whose handler
+	// never started uncounts its attempt. Rows claimed before count as started,
+	// as they did. A constant default: added without rewriting the table.
+	SQL: `
+ALTER TABLE jadpo_deliveries ADD COLUMN handler_started boolean NOT NULL DEFAULT true;
+`,
 }}
 
 // SchemaSQL is the store's whole PostgreSQL schema as one SQL text, written by jadpo build

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime/store"
+	"github.com/jadpo/jadpo/runtime/store/storetest"
 )
 
 // TestSoak (make soak; JADPO_SOAK=1): JADPO_SOAK_MESSAGES messages (default a million)
@@ -33,7 +34,7 @@ func TestSoak(t *testing.T) {
 	const perTick = 100
 	step := total / 10
 	db := newDatabase(t)
-	s := db.open(t)
+	s := storetest.Timed{Store: db.open(t)}
 	ctx := context.Background()
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)

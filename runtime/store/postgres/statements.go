@@ -4,6 +4,11 @@ import (
 	"github.com/jadpo/jadpo/runtime/store/internal/sqlcommon"
 )
 
+// The store's clock is the database's: every statement that writes or compares a time
+// reads it from now() (the transaction's start, one time for all its statements), never
+// from the process. A test may pin it (Store.SetClock): the statement's clock parameter,
+// NULL otherwise, then holds the time. Durations (a lease, a retry's pause, a retention)
+// are passed in microseconds and added in SQL.
 const (
 	tReceived   = sqlcommon.TableReceived
 	tOutbox     = sqlcommon.TableOutbox
@@ -21,16 +26,16 @@ var stmtKeep = sqlcommon.Statement{
 	Tables: []string{tReceived, tOutbox, tDeliveries, tParked},
 	SQL: `WITH r AS (
     INSERT INTO jadpo_received_events (source, received_id, received_at)
-    VALUES ($1, $2, $3)
+    VALUES ($1, $2, COALESCE($3::timestamptz, now()))
     ON CONFLICT (source, received_id) DO NOTHING
-    RETURNING 1
+    RETURNING received_at
 ), o AS (
     INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at, headers, settled_at)
-    SELECT $1, $4, $5, $2, $3, $8, CASE WHEN coalesce(cardinality($6::text[]), 0) = 0 THEN $3::timestamptz END FROM r
-    RETURNING id
+    SELECT $1, $4, $5, $2, r.received_at, $8, CASE WHEN coalesce(cardinality($6::text[]), 0) = 0 THEN r.received_at END FROM r
+    RETURNING id, created_at
 ), d AS (
     INSERT INTO jadpo_deliveries (outbox_id, subscriber, state, attempts, next_attempt_at, fencing_token, created_at, updated_at)
-    SELECT o.id, s.subscriber, 'pending', 0, $3, 0, $3, $3
+    SELECT o.id, s.subscriber, 'pending', 0, o.created_at, 0, o.created_at, o.created_at
     FROM o CROSS JOIN unnest($6::text[]) AS s (subscriber)
 ), p AS (
     DELETE FROM jadpo_parked_messages WHERE id = $7
@@ -40,7 +45,8 @@ SELECT id FROM o`,
 
 // The whole batch in one statement: what stmtKeep writes for each message, from arrays
 // of one element per message ($1-$7; each (source, id) once), the subscribers flattened
-// with the index of their message ($8, $9), the re-read parked rows to delete ($11). The
+// with the index of their message ($8, $9), the clock ($10), the re-read parked rows to
+// delete ($11). The
 // ids are recorded in the order of the indexes, as stmtKeep's statements would, so that
 // batches kept at once wait for the ids they share in one order. It returns the index and
 // outbox row of each message kept; a message not returned is a repeat. A message the server
@@ -51,24 +57,26 @@ var stmtKeepBatch = sqlcommon.Statement{
 	SQL: `WITH m AS (
     SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[])
         AS m (idx, source, received_id, event_name, event_json, headers, subscribers)
+), c AS (
+    SELECT COALESCE($10::timestamptz, now()) AS now
 ), r AS (
     INSERT INTO jadpo_received_events (source, received_id, received_at)
-    SELECT source, received_id, $10 FROM m ORDER BY idx
+    SELECT source, received_id, c.now FROM m CROSS JOIN c ORDER BY idx
     ON CONFLICT (source, received_id) DO NOTHING
     RETURNING source, received_id
 ), o AS (
     INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at, headers, settled_at)
-    SELECT m.source, m.event_name, m.event_json::json, m.received_id, $10, m.headers,
-        CASE WHEN m.subscribers = 0 THEN $10::timestamptz END
-    FROM m JOIN r ON r.source = m.source AND r.received_id = m.received_id
+    SELECT m.source, m.event_name, m.event_json::json, m.received_id, c.now, m.headers,
+        CASE WHEN m.subscribers = 0 THEN c.now END
+    FROM m JOIN r ON r.source = m.source AND r.received_id = m.received_id CROSS JOIN c
     ORDER BY m.idx
     RETURNING id, source, received_id
 ), k AS (
     SELECT m.idx, o.id FROM o JOIN m ON m.source = o.source AND m.received_id = o.received_id
 ), d AS (
     INSERT INTO jadpo_deliveries (outbox_id, subscriber, state, attempts, next_attempt_at, fencing_token, created_at, updated_at)
-    SELECT k.id, s.subscriber, 'pending', 0, $10, 0, $10, $10
-    FROM unnest($8::int[], $9::text[]) WITH ORDINALITY AS s (idx, subscriber, n) JOIN k ON k.idx = s.idx
+    SELECT k.id, s.subscriber, 'pending', 0, c.now, 0, c.now, c.now
+    FROM unnest($8::int[], $9::text[]) WITH ORDINALITY AS s (idx, subscriber, n) JOIN k ON k.idx = s.idx CROSS JOIN c
     ORDER BY s.n
 ), p AS (
     DELETE FROM jadpo_parked_messages WHERE id = ANY($11::bigint[])
@@ -81,7 +89,7 @@ var stmtPark = sqlcommon.Statement{
 	Tables: []string{tParked},
 	SQL: `INSERT INTO jadpo_parked_messages
     (source, wire_type, event_name, reason, problems, body, body_sha256, state, created_at, updated_at, received_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, 'failed', $8, $8, $9)
+VALUES ($1, $2, $3, $4, $5, $6, $7, 'failed', COALESCE($8::timestamptz, now()), COALESCE($8::timestamptz, now()), $9)
 ON CONFLICT (source, body_sha256) DO NOTHING
 RETURNING id`,
 }
@@ -97,7 +105,7 @@ var stmtParkAgain = sqlcommon.Statement{
 	Name:   "park again",
 	Tables: []string{tParked},
 	SQL: `UPDATE jadpo_parked_messages
-SET state = 'failed', wire_type = $2, event_name = $3, reason = $4, problems = $5, updated_at = $6,
+SET state = 'failed', wire_type = $2, event_name = $3, reason = $4, problems = $5, updated_at = COALESCE($6::timestamptz, now()),
     received_id = COALESCE($7, received_id)
 WHERE id = $1 AND state = 'pending'`,
 }
@@ -115,46 +123,64 @@ LIMIT $1`,
 // The claim: River's shape. The due rows are picked and locked, skipping rows another
 // claim holds, and updated in the same statement (one short transaction). A claimed row's
 // next_attempt_at becomes its lease's end, so that due rows and expired leases are read in
-// order from one index, with no sort, however long the backlog.
+// order from one index, with no sort, however long the backlog. $1 is the clock, $2 the
+// lease in microseconds, $3 the limit.
 var stmtClaim = sqlcommon.Statement{
 	Name:   "claim deliveries",
 	Tables: []string{tDeliveries, tOutbox},
-	SQL: `WITH due AS MATERIALIZED (
+	SQL: `WITH c AS (
+    SELECT COALESCE($1::timestamptz, now()) AS now
+), due AS MATERIALIZED (
     SELECT id FROM jadpo_deliveries
-    WHERE state IN ('pending', 'retry_wait', 'running') AND next_attempt_at <= $1
-      AND (state <> 'running' OR lease_expires_at < $1)
+    WHERE state IN ('pending', 'retry_wait', 'running') AND next_attempt_at <= (SELECT now FROM c)
+      AND (state <> 'running' OR lease_expires_at < (SELECT now FROM c))
     ORDER BY next_attempt_at, id
     LIMIT $3
     FOR UPDATE SKIP LOCKED
 )
 UPDATE jadpo_deliveries AS d
 SET state = 'running',
-    attempts = d.attempts + 1,
-    lease_expires_at = $2,
-    next_attempt_at = $2,
+    attempts = d.attempts + CASE WHEN d.state = 'running' AND NOT d.handler_started THEN 0 ELSE 1 END,
+    handler_started = false,
+    lease_expires_at = c.now + $2::bigint * interval '1 microsecond',
+    next_attempt_at = c.now + $2::bigint * interval '1 microsecond',
     fencing_token = d.fencing_token + 1,
-    updated_at = $1
-FROM due, jadpo_outbox AS o
+    updated_at = c.now
+FROM c, due, jadpo_outbox AS o
 WHERE d.id = due.id AND o.id = d.outbox_id
 RETURNING d.id, d.fencing_token, d.attempts, d.max_attempts, d.lease_expires_at, d.subscriber,
     d.outbox_id, o.source, o.received_id, o.event_name, o.event_json`,
 }
 
 // Settling to 'pending' is a released claim (store.SettleReleased): the attempt its claim
-// counted is uncounted and the last error kept.
+// counted is uncounted and the last error kept. Settling to 'running' is a started handler
+// (store.SettleStarted): the claim goes on, its attempt counted for good. $4 is the pause
+// before the next attempt in microseconds (NULL: the row keeps its time), $6 the clock.
 var stmtSettle = sqlcommon.Statement{
 	Name:   "settle delivery",
 	Tables: []string{tDeliveries},
 	SQL: `UPDATE jadpo_deliveries
 SET state = $3::text,
     attempts = CASE WHEN $3::text = 'pending' THEN attempts - 1 ELSE attempts END,
-    next_attempt_at = COALESCE($4::timestamptz, next_attempt_at),
-    last_error_code = CASE WHEN $3::text = 'pending' THEN last_error_code ELSE $5::text END,
-    last_error = CASE WHEN $3::text = 'pending' THEN last_error ELSE $7::text END,
-    lease_expires_at = NULL,
-    settled_at = CASE WHEN $3::text IN ('succeeded', 'failed') THEN $6::timestamptz END,
-    updated_at = $6::timestamptz
+    handler_started = true,
+    next_attempt_at = COALESCE(COALESCE($6::timestamptz, now()) + $4::bigint * interval '1 microsecond', next_attempt_at),
+    last_error_code = CASE WHEN $3::text IN ('pending', 'running') THEN last_error_code ELSE $5::text END,
+    last_error = CASE WHEN $3::text IN ('pending', 'running') THEN last_error ELSE $7::text END,
+    lease_expires_at = CASE WHEN $3::text = 'running' THEN lease_expires_at END,
+    settled_at = CASE WHEN $3::text IN ('succeeded', 'failed') THEN COALESCE($6::timestamptz, now()) END,
+    updated_at = COALESCE($6::timestamptz, now())
 WHERE id = $1 AND fencing_token = $2 AND state = 'running'`,
+}
+
+// The handlers' starts of one write (store.SettleStarted) in one statement: each
+// (id, token) pair whose claim still holds is marked started; the pairs returned are those.
+var stmtStarted = sqlcommon.Statement{
+	Name:   "write handlers' starts",
+	Tables: []string{tDeliveries},
+	SQL: `UPDATE jadpo_deliveries AS d SET handler_started = true
+FROM unnest($1::bigint[], $2::bigint[]) AS s (id, token)
+WHERE d.id = s.id AND d.fencing_token = s.token AND d.state = 'running'
+RETURNING d.id, d.fencing_token`,
 }
 
 const deliveryColumns = `d.id, d.state, d.subscriber, d.attempts, d.max_attempts, d.next_attempt_at,
@@ -216,40 +242,44 @@ var stmtRetryDeliveries = sqlcommon.Statement{
 	Name:   "retry deliveries",
 	Tables: []string{tDeliveries},
 	SQL: `UPDATE jadpo_deliveries
-SET state = 'pending', attempts = 0, next_attempt_at = $2, lease_expires_at = NULL,
-    settled_at = NULL, updated_at = $2
+SET state = 'pending', attempts = 0, next_attempt_at = COALESCE($2::timestamptz, now()), lease_expires_at = NULL,
+    settled_at = NULL, updated_at = COALESCE($2::timestamptz, now())
 WHERE id = ANY($1::bigint[]) AND state = 'failed'`,
 }
 
 var stmtRetryParked = sqlcommon.Statement{
 	Name:   "retry parked messages",
 	Tables: []string{tParked},
-	SQL: `UPDATE jadpo_parked_messages SET state = 'pending', updated_at = $2
+	SQL: `UPDATE jadpo_parked_messages SET state = 'pending', updated_at = COALESCE($2::timestamptz, now())
 WHERE id = ANY($1::bigint[]) AND state = 'failed'`,
 }
 
 var stmtDismissDeliveries = sqlcommon.Statement{
 	Name:   "dismiss deliveries",
 	Tables: []string{tDeliveries},
-	SQL: `UPDATE jadpo_deliveries SET state = 'dismissed', dismissed_at = $2, updated_at = $2
+	SQL: `UPDATE jadpo_deliveries SET state = 'dismissed', dismissed_at = COALESCE($2::timestamptz, now()), updated_at = COALESCE($2::timestamptz, now())
 WHERE id = ANY($1::bigint[]) AND state = 'failed'`,
 }
 
 var stmtDismissParked = sqlcommon.Statement{
 	Name:   "dismiss parked messages",
 	Tables: []string{tParked},
-	SQL: `UPDATE jadpo_parked_messages SET state = 'dismissed', dismissed_at = $2, updated_at = $2
+	SQL: `UPDATE jadpo_parked_messages SET state = 'dismissed', dismissed_at = COALESCE($2::timestamptz, now()), updated_at = COALESCE($2::timestamptz, now())
 WHERE id = ANY($1::bigint[]) AND state = 'failed'`,
 }
 
-// Housekeeping: each statement deletes at most $2 rows, read oldest first from its
-// partial index and locked with SKIP LOCKED, so that processes housekeeping at once take
-// disjoint rows and never wait for each other. The EXPLAIN of each is in docs/design/store.md.
+// Housekeeping: each statement deletes at most $2 rows older than the retention $1 (in
+// microseconds, before the clock $3), read oldest first from its partial index and locked
+// with SKIP LOCKED, so that processes housekeeping at once take disjoint rows and never
+// wait for each other. The EXPLAIN of each is in docs/design/store.md.
+// cutoff is a housekeeping statement's cut-off: the clock less the retention.
+const cutoff = `COALESCE($3::timestamptz, now()) - $1::bigint * interval '1 microsecond'`
+
 var stmtForgetReceived = sqlcommon.Statement{
 	Name:   "housekeep received ids",
 	Tables: []string{tReceived},
 	SQL: `DELETE FROM jadpo_received_events WHERE ctid = ANY(ARRAY(
-    SELECT ctid FROM jadpo_received_events WHERE received_at < $1
+    SELECT ctid FROM jadpo_received_events WHERE received_at < ` + cutoff + `
     ORDER BY received_at LIMIT $2 FOR UPDATE SKIP LOCKED))`,
 }
 
@@ -257,7 +287,7 @@ var stmtForgetParked = sqlcommon.Statement{
 	Name:   "housekeep parked messages",
 	Tables: []string{tParked},
 	SQL: `DELETE FROM jadpo_parked_messages WHERE id = ANY(ARRAY(
-    SELECT id FROM jadpo_parked_messages WHERE state = 'dismissed' AND dismissed_at < $1
+    SELECT id FROM jadpo_parked_messages WHERE state = 'dismissed' AND dismissed_at < ` + cutoff + `
     ORDER BY dismissed_at LIMIT $2 FOR UPDATE SKIP LOCKED))`,
 }
 
@@ -269,7 +299,7 @@ func forgetDeliveries(name, state, at string) sqlcommon.Statement {
 		Tables: []string{tDeliveries, tOutbox},
 		SQL: `WITH gone AS (
     DELETE FROM jadpo_deliveries WHERE id = ANY(ARRAY(
-        SELECT id FROM jadpo_deliveries WHERE state = '` + state + `' AND ` + at + ` < $1
+        SELECT id FROM jadpo_deliveries WHERE state = '` + state + `' AND ` + at + ` < ` + cutoff + `
         ORDER BY ` + at + ` LIMIT $2 FOR UPDATE SKIP LOCKED))
     RETURNING outbox_id, ` + at + ` AS at
 ), settled AS (
@@ -293,7 +323,7 @@ var stmtForgetOutbox = sqlcommon.Statement{
 	Tables: []string{tOutbox, tDeliveries},
 	SQL: `DELETE FROM jadpo_outbox WHERE id = ANY(ARRAY(
     SELECT o.id FROM jadpo_outbox AS o
-    WHERE o.settled_at < $1
+    WHERE o.settled_at < ` + cutoff + `
       AND NOT EXISTS (SELECT 1 FROM jadpo_deliveries AS d WHERE d.outbox_id = o.id)
     ORDER BY o.settled_at LIMIT $2 FOR UPDATE SKIP LOCKED))`,
 }
@@ -345,7 +375,7 @@ var stmtMigrationVersions = sqlcommon.Statement{
 // statements are every statement the store runs after migrating; Migrate checks each
 // against the schema.
 var statements = []sqlcommon.Statement{
-	stmtKeep, stmtKeepBatch, stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtSettle,
+	stmtKeep, stmtKeepBatch, stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtSettle, stmtStarted,
 	stmtListDeliveries, stmtShowDelivery, stmtListParked, stmtShowParked,
 	stmtLockDeliveries, stmtLockParked, stmtRetryDeliveries, stmtRetryParked,
 	stmtDismissDeliveries, stmtDismissParked,

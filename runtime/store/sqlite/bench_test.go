@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/jadpo/jadpo/runtime/store"
 )
@@ -17,7 +16,6 @@ func BenchmarkKeepBatch(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	now := time.Now()
 	i := 0
 	for b.Loop() {
 		keeps := make([]store.Keep, 10)
@@ -27,7 +25,7 @@ func BenchmarkKeepBatch(b *testing.B) {
 				EventJSON:   []byte(`{"order_id":"` + id + `","carrier":"dhl","lines":[{"sku":"A-1","qty":2},{"sku":"B-7","qty":1}]}`),
 				Subscribers: []string{"pack_order", "notify_customer"}}
 		}
-		if _, err := s.KeepBatch(ctx, now, keeps); err != nil {
+		if _, err := s.KeepBatch(ctx, keeps); err != nil {
 			b.Fatal(err)
 		}
 		i++

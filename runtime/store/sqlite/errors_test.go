@@ -71,7 +71,7 @@ func TestBusyIsTransient(t *testing.T) {
 	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.ClaimDeliveries(context.Background(), time.Now(), 10, time.Second)
+	_, err = s.ClaimDeliveries(context.Background(), 10, time.Second)
 	var se *store.Error
 	if !store.IsTransient(err) || !errors.As(err, &se) || !strings.HasPrefix(se.Code, "SQLITE_BUSY") {
 		t.Fatalf("a claim under another's write lock = %v, want transient SQLITE_BUSY", err)

@@ -148,6 +148,25 @@ ALTER TABLE jadpo_deliveries ADD COLUMN last_error TEXT;
 	SQL: `
 CREATE INDEX jadpo_parked_messages_received_id ON jadpo_parked_messages (received_id) WHERE received_id IS NOT NULL;
 `,
+}, {
+	Version: 8,
+	Name:    "the clock: the latest time the store gave",
+	// One row: the high-water mark of the store's clock (docs/design/store.md, "One
+	// clock: the store's"). It starts at 0: the first write takes the machine's time.
+	SQL: `
+CREATE TABLE jadpo_clock (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    mark_us INTEGER NOT NULL
+) STRICT;
+INSERT INTO jadpo_clock (id, mark_us) VALUES (1, 0);
+`,
+}, {
+	Version: 9,
+	Name:    "a claim whose handler never started is not an attempt",
+	// As on PostgreSQL: 0 from a claim until the handler's start is written.
+	SQL: `
+ALTER TABLE jadpo_deliveries ADD COLUMN handler_started INTEGER NOT NULL DEFAULT 1 CHECK (handler_started IN (0, 1));
+`,
 }}
 
 // SchemaSQL is the store's whole SQLite schema as one SQL text, written by jadpo build to

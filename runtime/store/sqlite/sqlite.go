@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
@@ -41,6 +42,10 @@ type Options struct {
 	BusyTimeout time.Duration
 	// Readers is the number of read connections; default 4.
 	Readers int
+	// Clock is the machine's clock, time.Now by default: tests set it to move the
+	// machine's time, backwards too. The store's time is this clock held so that it
+	// never goes backwards (docs/design/store.md, "One clock: the store's").
+	Clock func() time.Time
 }
 
 // Store is the events' store on SQLite.
@@ -51,6 +56,38 @@ type Store struct {
 
 	mu       sync.Mutex
 	prepared map[string]*sql.Stmt // by statement name
+
+	machine func() time.Time                 // Options.Clock
+	pinned  atomic.Pointer[func() time.Time] // a test's clock (SetClock); nil: the store's own
+}
+
+// SetClock pins the store's time for a test (store.Store.SetClock): the pinned time is
+// the store's exactly, the high-water mark neither applied nor moved. nil gives the
+// store its own clock back.
+func (s *Store) SetClock(now func() time.Time) {
+	if now == nil {
+		s.pinned.Store(nil)
+		return
+	}
+	s.pinned.Store(&now)
+}
+
+// now is the store's time for the write transaction tx, in microseconds: the machine's
+// clock, never before the latest time the store gave (jadpo_clock's mark), which it
+// becomes. Call it in a write transaction, which holds the database's write lock, so
+// that every process's transactions read the machine's clock in the order they commit:
+// the mark holds the time only when the machine's clock went back.
+func (s *Store) now(ctx context.Context, tx *sql.Tx) (int64, error) {
+	if p := s.pinned.Load(); p != nil {
+		return micros((*p)()), nil
+	}
+	st, err := s.stmt(ctx, stmtClock)
+	if err != nil {
+		return 0, err
+	}
+	var at int64
+	err = tx.StmtContext(ctx, st).QueryRowContext(ctx, micros(s.machine())).Scan(&at)
+	return at, err
 }
 
 var _ store.Store = (*Store)(nil)
@@ -175,7 +212,11 @@ func openPath(ctx context.Context, path string, opts Options, create bool) (*Sto
 		r.Close()
 		return nil, wrap("open "+path, err)
 	}
-	return &Store{path: path, w: w, r: r, prepared: map[string]*sql.Stmt{}}, nil
+	clock := opts.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	return &Store{path: path, w: w, r: r, prepared: map[string]*sql.Stmt{}, machine: clock}, nil
 }
 
 func dsn(path string, opts Options, write, create bool) string {
@@ -371,12 +412,11 @@ func (s *Store) check(ctx context.Context) error {
 }
 
 // KeepBatch keeps the messages in one transaction, a savepoint each.
-func (s *Store) KeepBatch(ctx context.Context, now time.Time, keeps []store.Keep) ([]store.KeepResult, error) {
+func (s *Store) KeepBatch(ctx context.Context, keeps []store.Keep) ([]store.KeepResult, error) {
 	results := make([]store.KeepResult, len(keeps))
 	if len(keeps) == 0 {
 		return results, nil
 	}
-	at := micros(now)
 	ps, err := s.stmts(ctx, stmtRecordReceived, stmtWriteOutbox, stmtWriteDeliveries, stmtDeleteParked)
 	if err != nil {
 		return nil, wrap("keep", err)
@@ -386,6 +426,10 @@ func (s *Store) KeepBatch(ctx context.Context, now time.Time, keeps []store.Keep
 		return nil, wrap("keep", err)
 	}
 	defer tx.Rollback()
+	at, err := s.now(ctx, tx)
+	if err != nil {
+		return nil, wrap("keep", err)
+	}
 	k := keepStmts{
 		record:     tx.StmtContext(ctx, ps[0]),
 		outbox:     tx.StmtContext(ctx, ps[1]),
@@ -457,11 +501,30 @@ func (k keepStmts) keep(ctx context.Context, at int64, m store.Keep) (store.Keep
 
 // Park writes the parked row once per (source, body), or sets a re-read parked row back
 // to failed.
-func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.ParkResult, store.ID, error) {
+func (s *Store) Park(ctx context.Context, p store.Parked) (store.ParkResult, store.ID, error) {
 	if err := sqlcommon.CheckParked(p); err != nil {
 		return 0, store.ID{}, err
 	}
-	at := micros(now)
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, store.ID{}, wrap("park", err)
+	}
+	defer tx.Rollback()
+	at, err := s.now(ctx, tx)
+	if err != nil {
+		return 0, store.ID{}, wrap("park", err)
+	}
+	r, id, err := s.park(ctx, tx, at, p)
+	if err != nil {
+		return 0, store.ID{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, store.ID{}, wrap("park", err)
+	}
+	return r, id, nil
+}
+
+func (s *Store) park(ctx context.Context, tx *sql.Tx, at int64, p store.Parked) (store.ParkResult, store.ID, error) {
 	problems := string(sqlcommon.ProblemsJSON(p.Problems))
 	wire, event, recv := nullText(p.WireType), nullText(p.EventName), nullText(p.ReceivedID)
 	if p.RetriedParkedID != 0 {
@@ -469,7 +532,7 @@ func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.
 		if err != nil {
 			return 0, store.ID{}, wrap("park", err)
 		}
-		res, err := st.ExecContext(ctx, p.RetriedParkedID, wire, event, string(p.Reason), problems, at, recv)
+		res, err := tx.StmtContext(ctx, st).ExecContext(ctx, p.RetriedParkedID, wire, event, string(p.Reason), problems, at, recv)
 		if err != nil {
 			return 0, store.ID{}, wrap("park", err)
 		}
@@ -488,7 +551,7 @@ func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.
 	}
 	source, sum := sqlcommon.StorableText(p.Source), sqlcommon.BodySHA256(p.Body)
 	var id int64
-	err = st.QueryRowContext(ctx, source, wire, event, string(p.Reason), problems, body, sum, at, recv).Scan(&id)
+	err = tx.StmtContext(ctx, st).QueryRowContext(ctx, source, wire, event, string(p.Reason), problems, body, sum, at, recv).Scan(&id)
 	switch {
 	case err == nil:
 		return store.ParkAdded, store.ParkedID(id), nil
@@ -500,7 +563,7 @@ func (s *Store) Park(ctx context.Context, now time.Time, p store.Parked) (store.
 	if err != nil {
 		return 0, store.ID{}, wrap("park", err)
 	}
-	switch err := as.QueryRowContext(ctx, source, sum).Scan(&id); {
+	switch err := tx.StmtContext(ctx, as).QueryRowContext(ctx, source, sum).Scan(&id); {
 	case errors.Is(err, sql.ErrNoRows):
 		return store.ParkAlready, store.ID{}, nil
 	case err != nil:
@@ -554,14 +617,14 @@ func (s *Store) RetriedParked(ctx context.Context, limit int) ([]store.ParkedMes
 
 // ClaimDeliveries claims due deliveries, and running ones whose lease expired, in one
 // BEGIN IMMEDIATE transaction.
-func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]store.Claimed, error) {
+func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]store.Claimed, error) {
 	if err := sqlcommon.CheckLease(lease); err != nil {
 		return nil, err
 	}
 	if limit <= 0 {
 		return nil, nil
 	}
-	_, out, err := s.SettleAndClaim(ctx, now, nil, limit, lease)
+	_, out, err := s.SettleAndClaim(ctx, nil, limit, lease)
 	if err != nil {
 		return nil, err
 	}
@@ -569,13 +632,12 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 }
 
 // claim claims up to limit deliveries in tx.
-func (s *Store) claim(ctx context.Context, tx *sql.Tx, now time.Time, limit int, lease time.Duration) ([]store.Claimed, error) {
-	at := micros(now)
+func (s *Store) claim(ctx context.Context, tx *sql.Tx, at int64, limit int, lease time.Duration) ([]store.Claimed, error) {
 	ps, err := s.stmts(ctx, stmtClaim, stmtClaimedEvents)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := tx.StmtContext(ctx, ps[0]).QueryContext(ctx, at, micros(now.Add(lease)), limit)
+	rows, err := tx.StmtContext(ctx, ps[0]).QueryContext(ctx, at, at+lease.Microseconds(), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -626,59 +688,59 @@ func (s *Store) claim(ctx context.Context, tx *sql.Tx, now time.Time, limit int,
 }
 
 // SettleDelivery settles a delivery if it is still running under the settlement's token.
-func (s *Store) SettleDelivery(ctx context.Context, now time.Time, st store.Settlement) (bool, error) {
+func (s *Store) SettleDelivery(ctx context.Context, st store.Settlement) (bool, error) {
 	if err := sqlcommon.CheckSettlement(st); err != nil {
 		return false, err
 	}
-	p, err := s.stmt(ctx, stmtSettle)
+	ok, _, err := s.settleAndClaim(ctx, "settle delivery", []store.Settlement{st}, 0, 0)
 	if err != nil {
-		return false, wrap("settle delivery", err)
+		return false, err
 	}
-	res, err := p.ExecContext(ctx, settleArgs(st, now)...)
-	if err != nil {
-		return false, wrap("settle delivery", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, wrap("settle delivery", err)
-	}
-	return n == 1, nil
+	return ok[0], nil
 }
 
-// settleArgs are stmtSettle's arguments for a settlement written at now.
-func settleArgs(st store.Settlement, now time.Time) []any {
+// settleArgs are stmtSettle's arguments for a settlement written at the store's time at.
+func settleArgs(st store.Settlement, at int64) []any {
 	var next sql.NullInt64
-	if t, ok := sqlcommon.NextAttemptAt(st, now); ok {
-		next = sql.NullInt64{Int64: micros(t), Valid: true}
+	if us, ok := sqlcommon.RetryAfterMicros(st); ok {
+		next = sql.NullInt64{Int64: at + us, Valid: true}
 	}
-	return []any{st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), micros(now), nullText(sqlcommon.ErrorText(st))}
+	return []any{st.ID, st.Token, string(st.Outcome.State()), next, nullText(st.ErrorCode), at, nullText(sqlcommon.ErrorText(st))}
 }
 
 // SettleDeliveries settles many deliveries in one transaction (one fsync), each under its
 // own token.
-func (s *Store) SettleDeliveries(ctx context.Context, now time.Time, sts []store.Settlement) ([]bool, error) {
-	ok, _, err := s.SettleAndClaim(ctx, now, sts, 0, 0)
+func (s *Store) SettleDeliveries(ctx context.Context, sts []store.Settlement) ([]bool, error) {
+	ok, _, err := s.SettleAndClaim(ctx, sts, 0, 0)
 	return ok, err
 }
 
 // SettleAndClaim settles, then claims, in one transaction.
-func (s *Store) SettleAndClaim(ctx context.Context, now time.Time, sts []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
-	ok := make([]bool, len(sts))
+func (s *Store) SettleAndClaim(ctx context.Context, sts []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
 	if err := sqlcommon.CheckSettleAndClaim(sts, limit, lease); err != nil {
 		return nil, nil, err
 	}
 	if len(sts) == 0 && limit <= 0 {
-		return ok, nil, nil
+		return make([]bool, len(sts)), nil, nil
 	}
 	what := "settle deliveries"
 	if len(sts) == 0 {
 		what = "claim deliveries"
 	}
+	return s.settleAndClaim(ctx, what, sts, limit, lease)
+}
+
+func (s *Store) settleAndClaim(ctx context.Context, what string, sts []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
+	ok := make([]bool, len(sts))
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, nil, wrap(what, err)
 	}
 	defer tx.Rollback()
+	now, err := s.now(ctx, tx)
+	if err != nil {
+		return nil, nil, wrap(what, err)
+	}
 	if len(sts) > 0 {
 		p, err := s.stmt(ctx, stmtSettle)
 		if err != nil {
@@ -829,18 +891,18 @@ func scanParked(rows *sql.Rows) (store.Entry, error) {
 }
 
 // Retry makes failed deliveries and parked messages pending, all or none.
-func (s *Store) Retry(ctx context.Context, now time.Time, ids []store.ID) error {
-	return s.transition(ctx, "retry", now, ids, stmtRetryDeliveries, stmtRetryParked)
+func (s *Store) Retry(ctx context.Context, ids []store.ID) error {
+	return s.transition(ctx, "retry", ids, stmtRetryDeliveries, stmtRetryParked)
 }
 
 // Dismiss sets failed deliveries and parked messages aside, all or none.
-func (s *Store) Dismiss(ctx context.Context, now time.Time, ids []store.ID) error {
-	return s.transition(ctx, "dismiss", now, ids, stmtDismissDeliveries, stmtDismissParked)
+func (s *Store) Dismiss(ctx context.Context, ids []store.ID) error {
+	return s.transition(ctx, "dismiss", ids, stmtDismissDeliveries, stmtDismissParked)
 }
 
 // transition moves ids from failed with the two statements, in one BEGIN IMMEDIATE
 // transaction that first reads their states: any id unknown or not failed refuses the call.
-func (s *Store) transition(ctx context.Context, op string, now time.Time, ids []store.ID, onDeliveries, onParked statement) error {
+func (s *Store) transition(ctx context.Context, op string, ids []store.ID, onDeliveries, onParked statement) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -883,7 +945,10 @@ func (s *Store) transition(ctx context.Context, op string, now time.Time, ids []
 	if refused := sqlcommon.Refusals(ids, states, "failed"); len(refused) > 0 {
 		return &store.StateError{Op: op, Refused: refused}
 	}
-	at := micros(now)
+	at, err := s.now(ctx, tx)
+	if err != nil {
+		return wrap(op, err)
+	}
 	for _, q := range []struct {
 		st  *sql.Stmt
 		ids []int64
@@ -900,34 +965,48 @@ func (s *Store) transition(ctx context.Context, op string, now time.Time, ids []
 
 // Housekeep deletes what the retention no longer keeps, in bounded batches
 // (store.Store.Housekeep). Each batch is its own short write transaction.
-func (s *Store) Housekeep(ctx context.Context, now time.Time, o store.Housekeeping) (store.Housekept, error) {
+func (s *Store) Housekeep(ctx context.Context, o store.Housekeeping) (store.Housekept, error) {
 	o = o.WithDefaults()
 	var h store.Housekept
-	plain := func(st statement, before time.Time, n *int64) store.HousekeepStep {
+	// Each batch's cut-off is the store's time less the retention, read in the batch's
+	// transaction.
+	plain := func(st statement, keep time.Duration, n *int64) store.HousekeepStep {
 		return store.HousekeepStep{Table: st.Tables[0], N: n, Run: func(ctx context.Context, batch int) (int64, error) {
 			p, err := s.stmt(ctx, st)
 			if err != nil {
 				return 0, err
 			}
-			res, err := p.ExecContext(ctx, micros(before), batch)
+			tx, err := s.w.BeginTx(ctx, nil)
 			if err != nil {
 				return 0, err
 			}
-			return res.RowsAffected()
+			defer tx.Rollback()
+			at, err := s.now(ctx, tx)
+			if err != nil {
+				return 0, err
+			}
+			res, err := tx.StmtContext(ctx, p).ExecContext(ctx, at-keep.Microseconds(), batch)
+			if err != nil {
+				return 0, err
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return 0, err
+			}
+			return n, tx.Commit()
 		}}
 	}
-	deliveries := func(pick statement, before time.Time) store.HousekeepStep {
+	deliveries := func(pick statement, keep time.Duration) store.HousekeepStep {
 		return store.HousekeepStep{Table: tDeliveries, N: &h.Deliveries, Run: func(ctx context.Context, batch int) (int64, error) {
-			return s.forgetDeliveries(ctx, pick, micros(before), batch)
+			return s.forgetDeliveries(ctx, pick, keep, batch)
 		}}
 	}
-	old := now.Add(-store.HousekeepAfter)
 	err := store.RunHousekeeping(ctx, o, &h, []store.HousekeepStep{
-		plain(stmtForgetReceived, old, &h.ReceivedIDs),
-		plain(stmtForgetParked, old, &h.ParkedMessages),
-		deliveries(stmtPickSucceeded, now.Add(-o.Succeeded)),
-		deliveries(stmtPickDismissed, old),
-		plain(stmtForgetOutbox, now.Add(-o.Outbox), &h.Outbox),
+		plain(stmtForgetReceived, store.HousekeepAfter, &h.ReceivedIDs),
+		plain(stmtForgetParked, store.HousekeepAfter, &h.ParkedMessages),
+		deliveries(stmtPickSucceeded, o.Succeeded),
+		deliveries(stmtPickDismissed, store.HousekeepAfter),
+		plain(stmtForgetOutbox, o.Outbox, &h.Outbox),
 	})
 	if err != nil {
 		return h, wrap("housekeep", err)
@@ -937,7 +1016,7 @@ func (s *Store) Housekeep(ctx context.Context, now time.Time, o store.Housekeepi
 
 // forgetDeliveries deletes one batch of settled deliveries, raising their outbox rows'
 // settled_at first, in one transaction.
-func (s *Store) forgetDeliveries(ctx context.Context, pick statement, before int64, batch int) (int64, error) {
+func (s *Store) forgetDeliveries(ctx context.Context, pick statement, keep time.Duration, batch int) (int64, error) {
 	ps, err := s.stmts(ctx, pick, stmtSettleOutbox, stmtForgetDeliveries)
 	if err != nil {
 		return 0, err
@@ -947,7 +1026,11 @@ func (s *Store) forgetDeliveries(ctx context.Context, pick statement, before int
 		return 0, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.StmtContext(ctx, ps[0]).QueryContext(ctx, before, batch)
+	at, err := s.now(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	rows, err := tx.StmtContext(ctx, ps[0]).QueryContext(ctx, at-keep.Microseconds(), batch)
 	if err != nil {
 		return 0, err
 	}

@@ -130,7 +130,7 @@ func TestWritersSerializeAcrossStores(t *testing.T) {
 			for j := range 20 {
 				k := store.Keep{Source: "queue q", ReceivedID: strings.Repeat("x", i+1) + string(rune('a'+j)),
 					EventName: "E", EventJSON: []byte(`{}`), Subscribers: []string{"s"}}
-				if _, err := s.KeepBatch(ctx, time.Now(), []store.Keep{k}); err != nil {
+				if _, err := s.KeepBatch(ctx, []store.Keep{k}); err != nil {
 					errs <- err
 					return
 				}
@@ -212,8 +212,8 @@ VALUES ('queue q', 'unreadable', X'7b7d', 'sha', 'failed', ?1, ?1)`, []any{at.Un
 	if err := raw.QueryRowContext(ctx, "SELECT group_concat(version, ',') FROM (SELECT version FROM jadpo_schema_migrations ORDER BY version)").Scan(&versions); err != nil {
 		t.Fatal(err)
 	}
-	if versions != "1,2,3,4,5,6,7" {
-		t.Fatalf("versions = %s, want 1,2,3,4,5,6,7", versions)
+	if versions != "1,2,3,4,5,6,7,8,9" {
+		t.Fatalf("versions = %s, want 1,2,3,4,5,6,7,8,9", versions)
 	}
 	if parked, err := s.List(ctx, store.Filter{State: store.ListFailed}); err != nil || len(parked) != 1 || parked[0].ReceivedID != "" {
 		t.Fatalf("List failed = %+v, %v; want the old parked message, without a message id", parked, err)
@@ -233,7 +233,7 @@ VALUES ('queue q', 'unreadable', X'7b7d', 'sha', 'failed', ?1, ?1)`, []any{at.Un
 		}
 	}
 	// The old message is a repeat; a new one keeps its headers.
-	res, err := s.KeepBatch(ctx, at, []store.Keep{
+	res, err := storetest.Timed{Store: s}.KeepBatch(ctx, at, []store.Keep{
 		{Source: "queue q", ReceivedID: "old", EventName: "E", EventJSON: []byte(`{}`), Subscribers: []string{"s1"}, Headers: map[string]string{"h": "v"}},
 		{Source: "queue q", ReceivedID: "new", EventName: "E", EventJSON: []byte(`{}`), Subscribers: []string{"s1"}, Headers: map[string]string{"h": "v"}},
 	})

@@ -10,6 +10,8 @@ const (
 	tDeliveries = sqlcommon.TableDeliveries
 	tParked     = sqlcommon.TableParked
 	tMigrations = sqlcommon.TableMigrations
+	// tClock holds the store's clock: the latest time it gave (mark_us, in microseconds).
+	tClock = "jadpo_clock"
 )
 
 // statement is a statement of the store and the connection pool it runs on.
@@ -30,6 +32,11 @@ func reader(name string, sql string, tables ...string) statement {
 // Lists of ids and states are passed as one JSON array, read with json_each.
 
 var (
+	// The store's time: the machine's clock (?1), never before the latest time the store
+	// gave (the mark), which it becomes.
+	stmtClock = writer("read the clock", `UPDATE jadpo_clock SET mark_us = max(mark_us, ?1) WHERE id = 1
+RETURNING mark_us`, tClock)
+
 	stmtRecordReceived = writer("record received id", `INSERT INTO jadpo_received_events (source, received_id, received_at)
 VALUES (?1, ?2, ?3)
 ON CONFLICT (source, received_id) DO NOTHING`, tReceived)
@@ -67,7 +74,8 @@ LIMIT ?1`, tParked)
 
 	stmtClaim = writer("claim deliveries", `UPDATE jadpo_deliveries
 SET state = 'running',
-    attempts = attempts + 1,
+    attempts = attempts + CASE WHEN state = 'running' AND handler_started = 0 THEN 0 ELSE 1 END,
+    handler_started = 0,
     lease_expires_at = ?2,
     next_attempt_at = ?2,
     fencing_token = fencing_token + 1,
@@ -85,14 +93,16 @@ RETURNING id, fencing_token, attempts, max_attempts, lease_expires_at, subscribe
 FROM jadpo_outbox WHERE id IN (SELECT value FROM json_each(?1))`, tOutbox)
 
 	// Settling to 'pending' is a released claim (store.SettleReleased): the attempt its
-	// claim counted is uncounted and the last error kept.
+	// claim counted is uncounted and the last error kept. Settling to 'running' is a
+	// started handler (store.SettleStarted): the claim goes on, its attempt counted.
 	stmtSettle = writer("settle delivery", `UPDATE jadpo_deliveries
 SET state = ?3,
     attempts = CASE WHEN ?3 = 'pending' THEN attempts - 1 ELSE attempts END,
+    handler_started = 1,
     next_attempt_at = COALESCE(?4, next_attempt_at),
-    last_error_code = CASE WHEN ?3 = 'pending' THEN last_error_code ELSE ?5 END,
-    last_error = CASE WHEN ?3 = 'pending' THEN last_error ELSE ?7 END,
-    lease_expires_at = NULL,
+    last_error_code = CASE WHEN ?3 IN ('pending', 'running') THEN last_error_code ELSE ?5 END,
+    last_error = CASE WHEN ?3 IN ('pending', 'running') THEN last_error ELSE ?7 END,
+    lease_expires_at = CASE WHEN ?3 = 'running' THEN lease_expires_at END,
     settled_at = CASE WHEN ?3 IN ('succeeded', 'failed') THEN ?6 END,
     updated_at = ?6
 WHERE id = ?1 AND fencing_token = ?2 AND state = 'running'`, tDeliveries)
@@ -193,7 +203,7 @@ WHERE o.id = g.outbox_id`, tOutbox, tDeliveries)
 
 // statements are every statement the store runs after migrating; Migrate prepares each.
 var statements = []statement{
-	stmtRecordReceived, stmtWriteOutbox, stmtWriteDeliveries, stmtDeleteParked,
+	stmtClock, stmtRecordReceived, stmtWriteOutbox, stmtWriteDeliveries, stmtDeleteParked,
 	stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtClaimedEvents, stmtSettle,
 	stmtListDeliveries, stmtShowDelivery, stmtListParked, stmtShowParked,
 	stmtStatesDeliveries, stmtStatesParked, stmtRetryDeliveries, stmtRetryParked,

@@ -25,8 +25,11 @@ func RunBrowser(t *testing.T, h Harness) {
 	}
 }
 
-func browser(t *testing.T, s store.Store) store.Browser {
+func browser(t *testing.T, s any) store.Browser {
 	t.Helper()
+	if ts, ok := s.(Timed); ok {
+		s = ts.Store
+	}
 	b, ok := s.(store.Browser)
 	if !ok {
 		t.Fatalf("%T does not implement store.Browser", s)

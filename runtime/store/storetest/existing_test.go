@@ -13,7 +13,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
 	_ "github.com/jadpo/jadpo/runtime/store/postgres"
@@ -98,7 +97,7 @@ func readsEmpty(t *testing.T, url string) {
 	}
 	// Retry's refusal of an unknown id shows the store answers writes' statements too.
 	var se *store.StateError
-	if err := st.Retry(context.Background(), testclock.Epoch(), []store.ID{store.ParkedID(1)}); !errors.As(err, &se) {
+	if err := st.Retry(context.Background(), []store.ID{store.ParkedID(1)}); !errors.As(err, &se) {
 		t.Fatalf("Retry of an unknown id: %v", err)
 	}
 }

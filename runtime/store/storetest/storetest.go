@@ -78,6 +78,7 @@ func Run(t *testing.T, h Harness) {
 		{"ClaimAndSettle", testClaimAndSettle},
 		{"ClaimLimitAndDue", testClaimLimitAndDue},
 		{"LeaseExpiryTakeover", testLeaseExpiryTakeover},
+		{"UnstartedClaimIsNotAnAttempt", testUnstartedClaimIsNotAnAttempt},
 		{"SettleDeliveriesEachUnderItsToken", testSettleDeliveriesEachUnderItsToken},
 		{"SettleAndClaimInOneTransaction", testSettleAndClaim},
 		{"SettleManyAndClaim", testSettleManyAndClaim},
@@ -104,16 +105,16 @@ const (
 	eventShipped = "OrderShipped"
 )
 
-func migrated(t *testing.T, db Database) store.Store {
+func migrated(t *testing.T, db Database) Timed {
 	t.Helper()
 	s := db.Open(t)
 	if err := s.Migrate(context.Background()); err != nil {
 		t.Fatalf("Migrate: %v", err)
 	}
-	return s
+	return Timed{s}
 }
 
-func fresh(t *testing.T, h Harness) (Database, store.Store) {
+func fresh(t *testing.T, h Harness) (Database, Timed) {
 	t.Helper()
 	db := h.NewDatabase(t)
 	return db, migrated(t, db)
@@ -129,7 +130,7 @@ func keepOf(source, id string, subscribers ...string) store.Keep {
 	}
 }
 
-func keepBatch(t *testing.T, s store.Store, now time.Time, keeps ...store.Keep) []store.KeepResult {
+func keepBatch(t *testing.T, s Timed, now time.Time, keeps ...store.Keep) []store.KeepResult {
 	t.Helper()
 	res, err := s.KeepBatch(context.Background(), now, keeps)
 	if err != nil {
@@ -156,7 +157,7 @@ func wantOutcomes(t *testing.T, res []store.KeepResult, want ...store.KeepOutcom
 	}
 }
 
-func stats(t *testing.T, s store.Store) store.Stats {
+func stats(t *testing.T, s Timed) store.Stats {
 	t.Helper()
 	st, err := s.Stats(context.Background())
 	if err != nil {
@@ -174,21 +175,21 @@ func countsOf(st store.Stats) counts {
 	return counts{st.ReceivedIDs, st.Outbox, st.DeliveriesTotal(), st.ParkedTotal()}
 }
 
-func wantCounts(t *testing.T, s store.Store, want counts) {
+func wantCounts(t *testing.T, s Timed, want counts) {
 	t.Helper()
 	if got := countsOf(stats(t, s)); got != want {
 		t.Fatalf("counts = %+v, want %+v", got, want)
 	}
 }
 
-func park(t *testing.T, s store.Store, now time.Time, p store.Parked) store.ParkResult {
+func park(t *testing.T, s Timed, now time.Time, p store.Parked) store.ParkResult {
 	t.Helper()
 	r, _ := parkAs(t, s, now, p)
 	return r
 }
 
 // parkAs parks p and returns what Park did and the id it named.
-func parkAs(t *testing.T, s store.Store, now time.Time, p store.Parked) (store.ParkResult, store.ID) {
+func parkAs(t *testing.T, s Timed, now time.Time, p store.Parked) (store.ParkResult, store.ID) {
 	t.Helper()
 	r, id, err := s.Park(context.Background(), now, p)
 	if err != nil {
@@ -199,7 +200,7 @@ func parkAs(t *testing.T, s store.Store, now time.Time, p store.Parked) (store.P
 
 // parkID parks p, which must be new, and returns its operator ID (ids are the database's
 // to choose: PostgreSQL's sequences skip numbers a conflict or a rollback used).
-func parkID(t *testing.T, s store.Store, now time.Time, p store.Parked) store.ID {
+func parkID(t *testing.T, s Timed, now time.Time, p store.Parked) store.ID {
 	t.Helper()
 	r, id := parkAs(t, s, now, p)
 	if r != store.ParkAdded {
@@ -227,7 +228,7 @@ func parkedOf(source, body string) store.Parked {
 	}
 }
 
-func claim(t *testing.T, s store.Store, now time.Time, limit int, lease time.Duration) []store.Claimed {
+func claim(t *testing.T, s Timed, now time.Time, limit int, lease time.Duration) []store.Claimed {
 	t.Helper()
 	c, err := s.ClaimDeliveries(context.Background(), now, limit, lease)
 	if err != nil {
@@ -236,7 +237,7 @@ func claim(t *testing.T, s store.Store, now time.Time, limit int, lease time.Dur
 	return c
 }
 
-func settle(t *testing.T, s store.Store, now time.Time, st store.Settlement) bool {
+func settle(t *testing.T, s Timed, now time.Time, st store.Settlement) bool {
 	t.Helper()
 	ok, err := s.SettleDelivery(context.Background(), now, st)
 	if err != nil {
@@ -245,7 +246,7 @@ func settle(t *testing.T, s store.Store, now time.Time, st store.Settlement) boo
 	return ok
 }
 
-func list(t *testing.T, s store.Store, f store.Filter) []store.Entry {
+func list(t *testing.T, s Timed, f store.Filter) []store.Entry {
 	t.Helper()
 	es, err := s.List(context.Background(), f)
 	if err != nil {
@@ -254,7 +255,7 @@ func list(t *testing.T, s store.Store, f store.Filter) []store.Entry {
 	return es
 }
 
-func show(t *testing.T, s store.Store, id store.ID, body bool) store.Entry {
+func show(t *testing.T, s Timed, id store.ID, body bool) store.Entry {
 	t.Helper()
 	e, err := s.Show(context.Background(), id, body)
 	if err != nil {
@@ -284,14 +285,14 @@ func wantIDs(t *testing.T, what string, es []store.Entry, want ...store.ID) {
 
 // failedDelivery keeps a message for one subscriber and fails its delivery; it returns the
 // delivery's id.
-func failedDelivery(t *testing.T, s store.Store, now time.Time, receivedID, subscriber string) int64 {
+func failedDelivery(t *testing.T, s Timed, now time.Time, receivedID, subscriber string) int64 {
 	t.Helper()
 	wantOutcomes(t, keepBatch(t, s, now, keepOf(srcWarehouse, receivedID, subscriber)), store.Kept)
 	var target *store.Claimed
 	for _, c := range claim(t, s, now, 100, time.Minute) {
 		if c.ReceivedID == receivedID {
 			target = &c
-		} else if !settle(t, s, now, store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleRetryWait, NextAttemptAt: now.Add(time.Hour)}) {
+		} else if !settle(t, s, now, store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleRetryWait, RetryAfter: time.Hour}) {
 			t.Fatalf("could not put d%d back", c.ID)
 		}
 	}
@@ -315,9 +316,9 @@ func testMigrateIsIdempotent(t *testing.T, h Harness) {
 func testMigrateConcurrently(t *testing.T, h Harness) {
 	db := h.NewDatabase(t)
 	const n = 4
-	stores := make([]store.Store, n)
+	stores := make([]Timed, n)
 	for i := range stores {
-		stores[i] = db.Open(t)
+		stores[i] = Timed{db.Open(t)}
 	}
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -530,7 +531,7 @@ func testKeepTransientFailureCommitsNothing(t *testing.T, h Harness) {
 	k1 := keepOf(srcWarehouse, "t1", "pack_order")
 	k1.RetriedParkedID = p1.N
 	keeps := []store.Keep{k1, keepOf(srcWarehouse, "t2", "pack_order"), keepOf(BlockedSource, BlockedID, "pack_order")}
-	err := db.FailTransiently(t, s, func() error {
+	err := db.FailTransiently(t, s.Store, func() error {
 		res, err := s.KeepBatch(ctx, t0, keeps)
 		if err == nil {
 			return fmt.Errorf("KeepBatch succeeded (%v) under a transient fault", outcomes(res))
@@ -549,7 +550,7 @@ func testKeepTransientFailureCommitsNothing(t *testing.T, h Harness) {
 
 // deliveriesOf returns the ids of the deliveries of the message (source, receivedID) that
 // List shows (pending, failed or dismissed), in id order.
-func deliveriesOf(t *testing.T, s store.Store, source, receivedID string) []store.ID {
+func deliveriesOf(t *testing.T, s Timed, source, receivedID string) []store.ID {
 	t.Helper()
 	var out []store.ID
 	for _, e := range list(t, s, store.Filter{State: store.ListAll}) {
@@ -563,7 +564,7 @@ func deliveriesOf(t *testing.T, s store.Store, source, receivedID string) []stor
 
 // wantHeaders checks that Show of each id, with and without the body, gives exactly want
 // (nil: none).
-func wantHeaders(t *testing.T, s store.Store, want map[string]string, ids ...store.ID) {
+func wantHeaders(t *testing.T, s Timed, want map[string]string, ids ...store.ID) {
 	t.Helper()
 	if len(ids) == 0 {
 		t.Fatal("no ids to show")
@@ -838,7 +839,7 @@ func testClaimAndSettle(t *testing.T, h Harness) {
 		t.Fatal("a settled delivery was settled again")
 	}
 	next := t0.Add(time.Minute)
-	if !settle(t, s, t0.Add(time.Second), store.Settlement{ID: retry.ID, Token: retry.Token, Outcome: store.SettleRetryWait, NextAttemptAt: next, ErrorCode: "http.429"}) {
+	if !settle(t, s, t0.Add(time.Second), store.Settlement{ID: retry.ID, Token: retry.Token, Outcome: store.SettleRetryWait, RetryAfter: next.Sub(t0.Add(time.Second)), ErrorCode: "http.429"}) {
 		t.Fatal("settling a held delivery as retry_wait changed nothing")
 	}
 	if early := claim(t, s, next.Add(-time.Microsecond), 10, lease); len(early) != 0 {
@@ -863,8 +864,8 @@ func testClaimAndSettle(t *testing.T, h Harness) {
 		t.Fatalf("failed entry = %+v (label %q)", e, e.Label())
 	}
 	// A settlement that is not one is refused before the store is touched.
-	if _, err := s.SettleDelivery(context.Background(), next, store.Settlement{ID: retry.ID, Token: second[0].Token, Outcome: store.SettleRetryWait}); err == nil {
-		t.Fatal("retry_wait without a next attempt time was accepted")
+	if _, err := s.SettleDelivery(context.Background(), next, store.Settlement{ID: retry.ID, Token: second[0].Token, Outcome: store.SettleRetryWait, RetryAfter: -time.Second}); err == nil {
+		t.Fatal("retry_wait with a negative delay was accepted")
 	}
 }
 
@@ -906,6 +907,9 @@ func testSettleDeliveriesEachUnderItsToken(t *testing.T, h Harness) {
 		keepOf(srcWarehouse, "m3", "pack_order")), store.Kept, store.Kept, store.Kept)
 	lease := 30 * time.Second
 	first := claim(t, s, t0, 1, lease)
+	if len(first) != 1 || !settle(t, s, t0, store.Settlement{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleStarted}) {
+		t.Fatalf("claimed %+v, its start not written", first)
+	}
 	later := t0.Add(lease + time.Second)
 	second := claim(t, s, later, 10, lease)
 	if len(first) != 1 || len(second) != 3 {
@@ -927,7 +931,7 @@ func testSettleDeliveriesEachUnderItsToken(t *testing.T, h Harness) {
 	ok, err := s.SettleDeliveries(ctx, later, []store.Settlement{
 		{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleFailed, ErrorCode: "late"},
 		{ID: others[0].ID, Token: others[0].Token, Outcome: store.SettleSucceeded},
-		{ID: others[1].ID, Token: others[1].Token, Outcome: store.SettleRetryWait, NextAttemptAt: next, ErrorCode: "http.429"},
+		{ID: others[1].ID, Token: others[1].Token, Outcome: store.SettleRetryWait, RetryAfter: next.Sub(later), ErrorCode: "http.429"},
 	})
 	if err != nil || len(ok) != 3 || ok[0] || !ok[1] || !ok[2] {
 		t.Fatalf("SettleDeliveries = %v, %v; want [false true true]", ok, err)
@@ -944,9 +948,9 @@ func testSettleDeliveriesEachUnderItsToken(t *testing.T, h Harness) {
 	// An invalid settlement fails the call: nothing is committed, not even the valid one.
 	if _, err := s.SettleDeliveries(ctx, later, []store.Settlement{
 		{ID: taken.ID, Token: taken.Token, Outcome: store.SettleSucceeded},
-		{ID: others[1].ID, Token: others[1].Token, Outcome: store.SettleRetryWait},
+		{ID: others[1].ID, Token: others[1].Token, Outcome: store.SettleRetryWait, RetryAfter: -time.Second},
 	}); err == nil {
-		t.Fatal("a batch holding retry_wait without a next attempt time was accepted")
+		t.Fatal("a batch holding retry_wait with a negative delay was accepted")
 	}
 	if e := show(t, s, store.DeliveryID(taken.ID), false); e.RowState != "running" {
 		t.Fatalf("after the refused batch: %s, want running", e.RowState)
@@ -978,7 +982,7 @@ func testSettleManyAndClaim(t *testing.T, h Harness) {
 	}
 	at := t0.Add(time.Second)
 	ok, claimed, err := s.SettleAndClaim(ctx, at, []store.Settlement{
-		{ID: held[2].ID, Token: held[2].Token, Outcome: store.SettleRetryWait, NextAttemptAt: at, ErrorCode: "http.503"},
+		{ID: held[2].ID, Token: held[2].Token, Outcome: store.SettleRetryWait, ErrorCode: "http.503"},
 		{ID: held[0].ID, Token: held[0].Token - 1, Outcome: store.SettleSucceeded}, // stale
 		{ID: held[1].ID, Token: held[1].Token, Outcome: store.SettleFailed, ErrorCode: "http.400"},
 	}, 10, lease)
@@ -1017,7 +1021,7 @@ func testReleaseUncountsTheAttempt(t *testing.T, h Harness) {
 	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "m1", "pack_order")), store.Kept)
 	lease := 30 * time.Second
 	first := claim(t, s, t0, 1, lease)
-	if len(first) != 1 || !settle(t, s, t0, store.Settlement{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleRetryWait, NextAttemptAt: t0, ErrorCode: "http.503"}) {
+	if len(first) != 1 || !settle(t, s, t0, store.Settlement{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleRetryWait, ErrorCode: "http.503"}) {
 		t.Fatalf("claiming and retrying: %+v", first)
 	}
 	second := claim(t, s, t0.Add(time.Second), 1, lease)
@@ -1075,7 +1079,7 @@ func testSettleAndClaim(t *testing.T, h Harness) {
 		t.Fatalf("settled: %s", e.RowState)
 	}
 	// A retry due at once is claimed again by the same call, attempt 2.
-	ok, claimed, err = s.SettleAndClaim(ctx, at, []store.Settlement{{ID: held[1].ID, Token: held[1].Token, Outcome: store.SettleRetryWait, NextAttemptAt: at, ErrorCode: "http.503"}}, 10, lease)
+	ok, claimed, err = s.SettleAndClaim(ctx, at, []store.Settlement{{ID: held[1].ID, Token: held[1].Token, Outcome: store.SettleRetryWait, ErrorCode: "http.503"}}, 10, lease)
 	if err != nil || !ok[0] || len(claimed) != 1 || claimed[0].ID != held[1].ID || claimed[0].Attempt != 2 || claimed[0].Token == held[1].Token {
 		t.Fatalf("settle a retry due now and claim: %v %+v %v", ok, claimed, err)
 	}
@@ -1099,6 +1103,9 @@ func testLeaseExpiryTakeover(t *testing.T, h Harness) {
 	if c := claim(t, s, t0.Add(lease), 10, lease); len(c) != 0 {
 		t.Fatalf("claimed at the lease's end: %+v", c)
 	}
+	if !settle(t, s, t0, store.Settlement{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleStarted}) {
+		t.Fatal("the handler's start was not written")
+	}
 	// The first worker crashed: its lease expires, another takes the delivery over.
 	later := t0.Add(lease + time.Second)
 	second := claim(t, s, later, 10, lease)
@@ -1118,6 +1125,60 @@ func testLeaseExpiryTakeover(t *testing.T, h Harness) {
 	}
 	if e := show(t, s, store.DeliveryID(first[0].ID), false); e.RowState != "succeeded" {
 		t.Fatalf("state = %s, want succeeded", e.RowState)
+	}
+}
+
+// A claim whose handler never started (its holder died before writing SettleStarted)
+// is not an attempt: when its lease ends, the next claim has the same attempt number.
+// SettleStarted keeps the claim (running, same token, same lease) and counts it for good;
+// under a stale token it changes nothing.
+func testUnstartedClaimIsNotAnAttempt(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "m1", "pack_order")), store.Kept)
+	lease := 30 * time.Second
+	first := claim(t, s, t0, 10, lease)
+	at := t0
+	for i := range 3 {
+		at = at.Add(lease + time.Second)
+		again := claim(t, s, at, 10, lease)
+		if len(again) != 1 || again[0].Attempt != 1 || again[0].Token == first[0].Token {
+			t.Fatalf("claim %d after an unstarted lease ended: %+v, want attempt 1, a new token", i+2, again)
+		}
+		if settle(t, s, at, store.Settlement{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleStarted}) {
+			t.Fatal("a stale token wrote a handler's start")
+		}
+		first = again
+	}
+	// Starts written together with other settlements, each under its own token.
+	wantOutcomes(t, keepBatch(t, s, at, keepOf(srcWarehouse, "m2", "pack_order")), store.Kept)
+	other := claim(t, s, at, 10, lease)
+	if len(other) != 1 {
+		t.Fatalf("claimed %+v, want m2's delivery", other)
+	}
+	ok, err := s.SettleDeliveries(context.Background(), at.Add(time.Second), []store.Settlement{
+		{ID: first[0].ID, Token: first[0].Token - 1, Outcome: store.SettleStarted},
+		{ID: other[0].ID, Token: other[0].Token, Outcome: store.SettleSucceeded},
+		{ID: first[0].ID, Token: first[0].Token, Outcome: store.SettleStarted},
+	})
+	if err != nil || !slices.Equal(ok, []bool{false, true, true}) {
+		t.Fatalf("SettleDeliveries with starts = %v, %v; want [false true true]", ok, err)
+	}
+	e := show(t, s, store.DeliveryID(first[0].ID), false)
+	if e.RowState != "running" || e.Attempts != 1 {
+		t.Fatalf("after the start: %+v, want running, attempt 1", e)
+	}
+	if c := claim(t, s, at.Add(lease-time.Microsecond), 10, lease); len(c) != 0 {
+		t.Fatalf("the start changed the lease: claimed %+v before it ended", c)
+	}
+	taken := claim(t, s, at.Add(lease+time.Second), 10, lease)
+	if len(taken) != 1 || taken[0].Attempt != 2 {
+		t.Fatalf("after a started lease ended: %+v, want attempt 2", taken)
+	}
+	if !settle(t, s, at.Add(lease+time.Second), store.Settlement{ID: taken[0].ID, Token: taken[0].Token, Outcome: store.SettleSucceeded}) {
+		t.Fatal("a claim whose start was never written did not settle")
+	}
+	if e := show(t, s, store.DeliveryID(taken[0].ID), false); e.RowState != "succeeded" || e.Attempts != 2 {
+		t.Fatalf("settled: %+v", e)
 	}
 }
 
@@ -1379,7 +1440,7 @@ func deletedOf(h store.Housekept) deleted {
 	return deleted{h.ReceivedIDs, h.ParkedMessages, h.Deliveries, h.Outbox}
 }
 
-func housekeep(t *testing.T, s store.Store, now time.Time, o store.Housekeeping) store.Housekept {
+func housekeep(t *testing.T, s Timed, now time.Time, o store.Housekeeping) store.Housekept {
 	t.Helper()
 	h, err := s.Housekeep(context.Background(), now, o)
 	if err != nil {
@@ -1403,7 +1464,7 @@ func testHousekeepRetentionRules(t *testing.T, h Harness) {
 	for _, c := range cs {
 		st := store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleSucceeded}
 		if c.ReceivedID == "two" && c.Subscriber == "notify" {
-			st = store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleRetryWait, NextAttemptAt: t0.Add(100 * 24 * time.Hour)}
+			st = store.Settlement{ID: c.ID, Token: c.Token, Outcome: store.SettleRetryWait, RetryAfter: 100 * 24 * time.Hour}
 		}
 		if !settle(t, s, t0, st) {
 			t.Fatalf("could not settle d%d", c.ID)
@@ -1505,7 +1566,7 @@ SELECT source, event_name, event_json, received_id, created_at, headers, settled
 		var wg sync.WaitGroup
 		var hs [2]store.Housekept
 		var errs [2]error
-		for i, st := range []store.Store{s, s2} {
+		for i, st := range []Timed{s, s2} {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -1568,7 +1629,7 @@ func testLastErrorTextAndSucceededListed(t *testing.T, h Harness) {
 		t.Fatalf("claimed %d", len(cl))
 	}
 	const text = "jobs.create_job refused: http_503 (HTTP 503, temporary)"
-	if !settle(t, s, t0, store.Settlement{ID: cl[0].ID, Token: cl[0].Token, Outcome: store.SettleRetryWait, NextAttemptAt: t0, ErrorCode: "http_503", Error: text}) {
+	if !settle(t, s, t0, store.Settlement{ID: cl[0].ID, Token: cl[0].Token, Outcome: store.SettleRetryWait, RetryAfter: time.Second, ErrorCode: "http_503", Error: text}) {
 		t.Fatal("settle d1")
 	}
 	if !settle(t, s, t0, store.Settlement{ID: cl[1].ID, Token: cl[1].Token, Outcome: store.SettleSucceeded, Error: "ignored"}) {

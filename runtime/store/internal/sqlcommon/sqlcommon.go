@@ -35,7 +35,7 @@ var Columns = map[string][]string{
 	TableDeliveries: {
 		"id", "outbox_id", "subscriber", "state", "attempts", "max_attempts", "next_attempt_at",
 		"lease_expires_at", "fencing_token", "last_error_code", "created_at", "updated_at",
-		"settled_at", "dismissed_at",
+		"settled_at", "dismissed_at", "handler_started",
 	},
 	TableParked: {
 		"id", "source", "wire_type", "event_name", "reason", "problems", "body", "body_sha256",
@@ -223,23 +223,23 @@ func CheckSettlement(s store.Settlement) error {
 	if s.Outcome.State() == "" {
 		return fmt.Errorf("store: settle delivery d%d: unknown outcome %d", s.ID, s.Outcome)
 	}
-	if s.Outcome == store.SettleRetryWait && s.NextAttemptAt.IsZero() {
-		return fmt.Errorf("store: settle delivery d%d: retry_wait without a next attempt time", s.ID)
+	if s.RetryAfter < 0 {
+		return fmt.Errorf("store: settle delivery d%d: a negative retry delay (%v)", s.ID, s.RetryAfter)
 	}
 	return nil
 }
 
-// NextAttemptAt is the next attempt time a settlement writes, false when it
-// writes none (the row keeps its own): a retry's own time, and now for a
-// released claim, so that it is due at once.
-func NextAttemptAt(s store.Settlement, now time.Time) (time.Time, bool) {
+// RetryAfterMicros is the delay after the store's now at which a settlement makes the
+// delivery due, in microseconds, false when it writes none (the row keeps its own time):
+// a retry's own delay, and 0 for a released claim, so that it is due at once.
+func RetryAfterMicros(s store.Settlement) (int64, bool) {
 	switch s.Outcome {
 	case store.SettleRetryWait:
-		return s.NextAttemptAt, true
+		return s.RetryAfter.Microseconds(), true
 	case store.SettleReleased:
-		return now, true
+		return 0, true
 	}
-	return time.Time{}, false
+	return 0, false
 }
 
 // CheckLease validates the lease of a claim.
