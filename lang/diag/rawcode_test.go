@@ -1,0 +1,137 @@
+package diag
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// table is the one file that spells the codes as text: their constants.
+const table = "lang/diag/codes.go"
+
+// rawCodes lists the string literals of a Go file that spell a diagnostic
+// code: one equal to a code of the table, or shaped like one
+// (group.lower_snake with an underscore, its group one the table has, which
+// a file name such as "package.jadpo" is not), so that a new code spelled in
+// place of a constant is caught as well as an old one.
+func rawCodes(fset *token.FileSet, f *ast.File) []string {
+	groups := map[string]bool{}
+	for c := range Catalogue {
+		g, _, _ := strings.Cut(string(c), ".")
+		groups[g] = true
+	}
+	shape := regexp.MustCompile(`^([a-z]+)\.[a-z0-9]+(_[a-z0-9]+)+$`)
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		lit, ok := n.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return true
+		}
+		s, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			return true
+		}
+		_, known := Catalogue[Code(s)]
+		if m := shape.FindStringSubmatch(s); known || m != nil && groups[m[1]] {
+			out = append(out, fset.Position(lit.Pos()).String()+": "+lit.Value)
+		}
+		return true
+	})
+	return out
+}
+
+// TestNoRawCodeOutsideTheTable holds every diagnostic code to its constant:
+// no Go source of the toolchain outside lang/diag/codes.go (tests aside)
+// spells a code as a string, so a code is renamed, found and documented in
+// one place, and a new code cannot be emitted without a row of the table.
+func TestNoRawCodeOutsideTheTable(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("the repository root %s has no go.mod: %v", root, err)
+	}
+	fset := token.NewFileSet()
+	var bad []string
+	inTable := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules" || name == "vendor") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		found := rawCodes(fset, f)
+		if rel, _ := filepath.Rel(root, path); filepath.ToSlash(rel) == table {
+			inTable = len(found)
+			return nil
+		}
+		bad = append(bad, found...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("%s: a diagnostic code spelled as a string; name it by its constant in %s (diag.PackageProviderInvalid for \"package.provider_invalid\"), adding a row to the table for a new code", b, table)
+	}
+	// The table's constants are every code, once each: the walk read them.
+	if inTable != len(Catalogue) {
+		t.Errorf("%s spells %d codes, the catalogue has %d: each code is one constant and one row", table, inTable, len(Catalogue))
+	}
+}
+
+// A planted violation proves the scan catches a code spelled as a string,
+// known or new, wherever it is passed, and lets the constants be.
+func TestRawCodeScanCatchesAPlantedCode(t *testing.T) {
+	const src = `package planted
+
+import "github.com/jadpo/jadpo/lang/diag"
+
+func f(l *diag.List, c checker) {
+	l.Add("package.provider_invalid", rng, "x")
+	c.add("receiving.brand_new", rng, "a code with no row")
+	_ = diag.Diagnostic{Code: ` + "`module.cycle`" + `}
+	l.Add(diag.PackageProviderInvalid, rng, "the constant is fine")
+	_ = "http.500"
+	_ = "syntax."
+	_ = "package.jadpo"
+	_ = "jadpo explain receiving.invalid"
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "planted.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(rawCodes(fset, f), "\n")
+	want := strings.Join([]string{
+		`planted.go:6:8: "package.provider_invalid"`,
+		`planted.go:7:8: "receiving.brand_new"`,
+		"planted.go:8:28: `module.cycle`",
+	}, "\n")
+	if got != want {
+		t.Errorf("the scan found\n%s\nwant\n%s", got, want)
+	}
+}
