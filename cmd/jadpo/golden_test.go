@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/docs/docstest"
 	"github.com/jadpo/jadpo/lang/diag"
 )
 
@@ -166,22 +168,7 @@ func TestDocsPages(t *testing.T) {
 			}
 		}
 	}
-	write := func(rel, want string) {
-		path := filepath.Join(root, rel)
-		if updateDocs != nil && updateDocs.Value.String() == "true" {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-		got, err := os.ReadFile(path)
-		if err != nil || string(got) != want {
-			t.Errorf("%s is out of date: run `make docs` (go test ./cmd/jadpo -run TestDocsPages -update)", rel)
-		}
-	}
+	pages := map[string]string{path.Base(diag.IndexPath): diag.Index()}
 	for code, entry := range diag.Catalogue {
 		gc, ok := example[code]
 		if !ok {
@@ -195,7 +182,8 @@ func TestDocsPages(t *testing.T) {
 		for _, e := range gc.Edits {
 			ex.Edits = append(ex.Edits, diag.Edit{File: e.File, Old: e.Old, New: e.New})
 		}
-		write(diag.DocsPath(code), entry.Page(ex))
+		pages[path.Base(diag.DocsPath(code))] = entry.Page(ex)
 	}
-	write(diag.IndexPath, diag.Index())
+	update := updateDocs != nil && updateDocs.Value.String() == "true"
+	docstest.Folder{Dir: path.Dir(diag.IndexPath), Regenerate: "make docs", Orphan: "is the page of no code of lang/diag/codes.go"}.Check(t, root, pages, update)
 }
