@@ -5,7 +5,7 @@ BIN       ?= bin/jadpo
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build install editors test chromium test-worker test-editors test-dates race vet lint demo fuzz bench soak golden clean
+.PHONY: all build install editors test chromium test-worker test-editors test-dates race vet lint demo fuzz bench soak golden docs clean
 
 all: build
 
@@ -105,6 +105,14 @@ lint:
 golden:
 	$(GO) test ./cmd/jadpo -run Golden -update
 	$(GO) test ./cmd/internal/lsp -run WireGolden -update
+
+## docs: rewrite the generated pages: docs/diagnostics/ (every code's page and the
+## codes' index, from the table in lang/diag/codes.go and the goldens: run after
+## golden), docs/cli/ (from the command tree), the catalogue packages' pages.
+docs:
+	$(GO) test ./cmd/jadpo -run '^TestDocsPages$$' -update
+	$(GO) test ./cmd/jadpo -run '^TestCLIReference$$' -update
+	$(GO) test ./providers/catalog/catalogdoc -update
 
 ## demo: the whole receive loop on this machine (the README's first command).
 demo: build

@@ -88,7 +88,7 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
-func diagLine(r source.Range, code, summary string) string {
+func diagLine(r source.Range, code diag.Code, summary string) string {
 	if r.File == nil {
 		return fmt.Sprintf("[%s] %s", code, summary)
 	}

@@ -80,7 +80,7 @@ func (c *checker) finish(p *project.Project, target string) Result {
 func onlySyntaxIfAny(l diag.List) diag.List {
 	hasSyntax := false
 	for _, d := range l {
-		if strings.HasPrefix(d.Code, "syntax.") {
+		if strings.HasPrefix(string(d.Code), "syntax.") {
 			hasSyntax = true
 			break
 		}
@@ -90,7 +90,7 @@ func onlySyntaxIfAny(l diag.List) diag.List {
 	}
 	out := l[:0:0]
 	for _, d := range l {
-		if strings.HasPrefix(d.Code, "syntax.") || strings.HasPrefix(d.Code, "toolchain.") {
+		if strings.HasPrefix(string(d.Code), "syntax.") || strings.HasPrefix(string(d.Code), "toolchain.") {
 			out = append(out, d)
 		}
 	}
@@ -123,7 +123,7 @@ func withoutCascades(l diag.List, files []*ast.File) diag.List {
 	}
 	out := l[:0:0]
 	for _, d := range l {
-		if d.Code == "event.store_required" && storeFailed || namesAny(d.Subject.Text(), names) {
+		if d.Code == diag.EventStoreRequired && storeFailed || namesAny(d.Subject.Text(), names) {
 			continue
 		}
 		out = append(out, d)
@@ -164,7 +164,7 @@ func (c *checker) withoutBrokenPackages(l diag.List) diag.List {
 	out := l[:0:0]
 next:
 	for _, d := range l {
-		if strings.HasPrefix(d.Code, "syntax.") || strings.HasPrefix(d.Code, "toolchain.") || d.Code == "package.lock_mismatch" || d.Code == "package.not_catalogue" {
+		if strings.HasPrefix(string(d.Code), "syntax.") || strings.HasPrefix(string(d.Code), "toolchain.") || d.Code == diag.PackageLockMismatch || d.Code == diag.PackageNotCatalogue {
 			out = append(out, d)
 			continue
 		}
@@ -344,7 +344,7 @@ func (c *checker) connection(name string) *connection {
 }
 
 // add reports a diagnostic.
-func (c *checker) add(code string, rng source.Range, format string, args ...any) *diag.Diagnostic {
+func (c *checker) add(code diag.Code, rng source.Range, format string, args ...any) *diag.Diagnostic {
 	return c.diags.Addf(code, rng, format, args...)
 }
 
@@ -364,18 +364,18 @@ func (c *checker) checkName(f *ast.File, id *ast.Ident, upper bool, what string)
 		return
 	}
 	if upper && !isUpperCamel(id.Name) {
-		c.add("semantic.name_case", f.Range(id.Span()), "%s `%s` should be UpperCamelCase", what, id.Name).
+		c.add(diag.SemanticNameCase, f.Range(id.Span()), "%s `%s` should be UpperCamelCase", what, id.Name).
 			Suggest(ir.UpperCamel(id.Name)).WithHelp("rename it `" + ir.UpperCamel(id.Name) + "`: types, enums, values, events, config declarations and packages are named in UpperCamelCase")
 	}
 	if !upper && !isLowerSnake(id.Name) {
-		c.add("semantic.name_case", f.Range(id.Span()), "%s `%s` should be lower_snake_case", what, id.Name).
+		c.add(diag.SemanticNameCase, f.Range(id.Span()), "%s `%s` should be lower_snake_case", what, id.Name).
 			Suggest(toLowerSnake(id.Name)).WithHelp("rename it `" + toLowerSnake(id.Name) + "`: fields, settings, connections, queues, subscribers, resources, operations and enum variants are named in lower_snake_case")
 	}
 }
 
 // members checks a block's keys: each known and at most once. It returns the
 // members by key; entries (members without a key) are reported with code.
-func (c *checker) members(f *ast.File, b *ast.Block, code, where string, known ...string) map[string]*ast.Member {
+func (c *checker) members(f *ast.File, b *ast.Block, code diag.Code, where string, known ...string) map[string]*ast.Member {
 	out := map[string]*ast.Member{}
 	if b == nil {
 		return out
@@ -399,7 +399,7 @@ func (c *checker) members(f *ast.File, b *ast.Block, code, where string, known .
 		}
 		k := m.Key.Name
 		if first, dup := out[k]; dup {
-			c.add("semantic.duplicate_name", f.Range(m.Key.Span()), "`%s` is given twice %s", k, where).
+			c.add(diag.SemanticDuplicateName, f.Range(m.Key.Span()), "`%s` is given twice %s", k, where).
 				WithRelated(f.Range(first.Key.Span()), "first given here")
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/diag"
 )
 
 // configField is a field of the app's config.
@@ -33,7 +34,7 @@ func (c *checker) checkConfig() {
 	for _, f := range cfg.Fields {
 		c.checkName(d.file, f.Name, false, "config field")
 		if first, dup := seen[f.Name.Name]; dup {
-			c.add("semantic.duplicate_name", d.file.Range(f.Name.Span()), "config field `%s` is declared twice", f.Name.Name).
+			c.add(diag.SemanticDuplicateName, d.file.Range(f.Name.Span()), "config field `%s` is declared twice", f.Name.Name).
 				WithRelated(d.file.Range(first.Name.Span()), "first declared here")
 			continue
 		}
@@ -49,7 +50,7 @@ func (c *checker) checkConfig() {
 			continue
 		}
 		if t.Kind == ir.List || t.Kind == ir.Map || t.Kind == ir.RecordK {
-			c.add("type.mismatch", d.file.Range(f.Type.Span()), "config field `%s` is %s; config values are single values read from the environment", f.Name.Name, describe(t)).
+			c.add(diag.TypeMismatch, d.file.Range(f.Type.Span()), "config field `%s` is %s; config values are single values read from the environment", f.Name.Name, describe(t)).
 				WithHelp("use a scalar type: Text, Int, Decimal, Bool, Url, Email, Uuid, Instant, Duration, an enum or a refinement of one")
 			// The one diagnostic: its default and uses are read as of its
 			// element's type (Text for a record), and not reported again.
@@ -69,10 +70,10 @@ func (c *checker) checkConfig() {
 		case b == nil && optionsReported:
 			// a misspelt option was reported; that is the one mistake
 		case b == nil:
-			c.add("config.binding_required", d.file.Range(f.Name.Span()), "config field `%s` has no `binding`", f.Name.Name).
+			c.add(diag.ConfigBindingRequired, d.file.Range(f.Name.Span()), "config field `%s` has no `binding`", f.Name.Name).
 				WithHelp(`name the environment variable it is read from: { binding: "` + upperSnake(f.Name.Name) + `" }`)
 		case b.Value.Text == nil || !bindingRE.MatchString(b.Value.TextValue()):
-			c.add("config.unknown_option", d.file.Range(b.Value.Span()), "`binding` takes the name of an environment variable as text").
+			c.add(diag.ConfigUnknownOption, d.file.Range(b.Value.Span()), "`binding` takes the name of an environment variable as text").
 				WithHelp(`for example { binding: "` + upperSnake(f.Name.Name) + `" }`)
 		default:
 			cf.ir.Binding = b.Value.TextValue()
@@ -83,7 +84,7 @@ func (c *checker) checkConfig() {
 				cf.ir.Secret = true
 			case "false":
 			default:
-				c.add("config.unknown_option", d.file.Range(sm.Value.Span()), "`secret` takes `true` or `false`").
+				c.add(diag.ConfigUnknownOption, d.file.Range(sm.Value.Span()), "`secret` takes `true` or `false`").
 					WithLabel("write `secret: true` or `secret: false`").
 					WithHelp("`secret` is `true` (the value is never shown) or `false`; leave it out for `false`")
 				// Taken as secret, the safe reading: its uses are not
@@ -93,12 +94,12 @@ func (c *checker) checkConfig() {
 		}
 		if dm := opts["default"]; dm != nil {
 			if cf.ir.Secret {
-				c.add("config.secret_default", d.file.Range(dm.Key.Span()), "secret config field `%s` has a default", f.Name.Name).
+				c.add(diag.ConfigSecretDefault, d.file.Range(dm.Key.Span()), "secret config field `%s` has a default", f.Name.Name).
 					WithHelp("a secret comes from the environment or .env.local only; remove the default")
 				continue
 			}
 			if !isLiteralOf(dm.Value, t) {
-				c.add("config.unknown_option", d.file.Range(dm.Value.Span()), "`default` takes a literal of the field's type").
+				c.add(diag.ConfigUnknownOption, d.file.Range(dm.Value.Span()), "`default` takes a literal of the field's type").
 					WithHelp(defaultHelp(t))
 				continue
 			}
@@ -106,7 +107,7 @@ func (c *checker) checkConfig() {
 			optional.Optional = true // `default: none` makes the field optional
 			raw, problem := literalValue(dm.Value, optional)
 			if problem != "" {
-				c.add("type.mismatch", d.file.Range(dm.Value.Span()), "the default does not fit `%s`: %s", f.Name.Name, problem).
+				c.add(diag.TypeMismatch, d.file.Range(dm.Value.Span()), "the default does not fit `%s`: %s", f.Name.Name, problem).
 					WithHelp(defaultHelp(t))
 				continue
 			}
@@ -126,7 +127,7 @@ func (c *checker) configOptions(f *ast.File, field *ast.Field, t *ir.Type) map[s
 		return map[string]*ast.Member{}
 	}
 	// Rules first, then the config options; an unknown key is config.unknown_option.
-	ms := c.members(f, field.Options, "config.unknown_option", "in a config field's options", blockKeys["config field"]...)
+	ms := c.members(f, field.Options, diag.ConfigUnknownOption, "in a config field's options", blockKeys["config field"]...)
 	rules := &ast.Block{Node: field.Options.Node}
 	out := map[string]*ast.Member{}
 	for _, m := range field.Options.Members {
@@ -187,7 +188,7 @@ func (c *checker) useConfig(f *ast.File, e *ast.Expr, sink bool, place string) *
 		c.ref(f, ident.Span(), cf.sym)
 	}
 	if !ok {
-		d := c.add("config.unknown_field", f.Range(e.Span()), "there is no config field `%s`", name)
+		d := c.add(diag.ConfigUnknownField, f.Range(e.Span()), "there is no config field `%s`", name)
 		if c.configDecl == nil {
 			d.WithHelp("declare the app's config: config AppConfig { " + name + `: Text { binding: "` + upperSnake(name) + `" } }`)
 		} else {
@@ -196,7 +197,7 @@ func (c *checker) useConfig(f *ast.File, e *ast.Expr, sink bool, place string) *
 		return nil
 	}
 	if cf.ir.Secret && !sink {
-		c.add("config.secret_flow", f.Range(ident.Span()), "secret config field `%s` flows into %s", name, place).
+		c.add(diag.ConfigSecretFlow, f.Range(ident.Span()), "secret config field `%s` flows into %s", name, place).
 			WithRelated(cf.file.Range(cf.field.Name.Span()), "declared secret here").
 			WithHelp("a secret may flow only into a credential's secret members and a store's `database`")
 		return nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/source"
 )
 
@@ -27,17 +28,17 @@ func (c *checker) checkConnections() {
 func (c *checker) checkConnection(cn *connection) {
 	d := cn.decl
 	f := d.file
-	ms := c.members(f, d.node.Named.BlockDecl.Body, "connection.value_invalid", "in a connection", blockKeys["connection"]...)
+	ms := c.members(f, d.node.Named.BlockDecl.Body, diag.ConnectionValueInvalid, "in a connection", blockKeys["connection"]...)
 	cn.ir = ir.Connection{Name: d.name, Settings: map[string]ir.Value{}}
 	pm := ms["package"]
 	if pm == nil {
-		c.add("connection.value_invalid", d.rng(), "connection `%s` names no `package`", d.name).
+		c.add(diag.ConnectionValueInvalid, d.rng(), "connection `%s` names no `package`", d.name).
 			WithHelp("name an installed package with its version: package: AmazonSqs.v2012_11_05")
 		return
 	}
 	parts := refParts(pm.Value)
 	if len(parts) != 2 {
-		d := c.add("connection.value_invalid", f.Range(pm.Value.Span()), "`package` takes a package name with its version, such as `AmazonSqs.v2012_11_05`")
+		d := c.add(diag.ConnectionValueInvalid, f.Range(pm.Value.Span()), "`package` takes a package name with its version, such as `AmazonSqs.v2012_11_05`")
 		if pm.Value.Text != nil {
 			name := pm.Value.TextValue()
 			d.WithLabel("write it without quotes").WithFix(name).
@@ -63,13 +64,13 @@ func (c *checker) checkConnection(cn *connection) {
 	ok := p.providerOK
 	// host: a SQL database is reached through its credential's url instead.
 	if hm := ms["host"]; hm != nil && p.provider.Protocol == ir.ProtocolSQL {
-		c.add("connection.value_invalid", f.Range(hm.Key.Span()), "a connection of `%s` takes no `host`: its database is the credential's `url`", dir).
+		c.add(diag.ConnectionValueInvalid, f.Range(hm.Key.Span()), "a connection of `%s` takes no `host`: its database is the credential's `url`", dir).
 			WithHelp("remove host, and give credential: { url: config.<database url> }")
 		ok = false
 	} else if hm != nil {
 		v, vok := c.connectionValue(f, hm.Value, ir.Type{Kind: ir.Url}, "`host`", false)
 		if vok && v.Literal != nil && !isHTTPURL(hm.Value.TextValue()) {
-			c.add("connection.value_invalid", f.Range(hm.Value.Span()), "`host` takes an http or https URL").
+			c.add(diag.ConnectionValueInvalid, f.Range(hm.Value.Span()), "`host` takes an http or https URL").
 				WithHelp("give the service's address with its scheme, such as \"https://sqs.eu-west-1.amazonaws.com\", or a config field: `host: config.sqs_host`")
 			vok = false
 		}
@@ -79,7 +80,7 @@ func (c *checker) checkConnection(cn *connection) {
 			ok = false
 		}
 	} else if p.provider.Host == "" && p.providerOK && p.provider.Protocol != ir.ProtocolSQL {
-		c.add("connection.value_invalid", d.rng(), "connection `%s` gives no `host`, and package `%s` has no fixed host", d.name, dir).
+		c.add(diag.ConnectionValueInvalid, d.rng(), "connection `%s` gives no `host`, and package `%s` has no fixed host", d.name, dir).
 			WithHelp("give the service's endpoint: host: config.sqs_host")
 		ok = false
 	}
@@ -102,15 +103,15 @@ func (c *checker) checkCredential(cn *connection, m *ast.Member) bool {
 		if scheme == "" {
 			return true
 		}
-		c.add("connection.value_invalid", d.rng(), "connection `%s` gives no `credential`; package `%s` signs with `%s`", d.name, cn.ir.Package, scheme).
+		c.add(diag.ConnectionValueInvalid, d.rng(), "connection `%s` gives no `credential`; package `%s` signs with `%s`", d.name, cn.ir.Package, scheme).
 			WithHelp("give " + credentialExample(scheme))
 		return false
 	}
 	if scheme == "" {
-		c.add("connection.value_invalid", f.Range(m.Key.Span()), "package `%s` takes no credential", cn.ir.Package)
+		c.add(diag.ConnectionValueInvalid, f.Range(m.Key.Span()), "package `%s` takes no credential", cn.ir.Package)
 		return false
 	}
-	blk := c.blockValue(f, m, "connection.value_invalid")
+	blk := c.blockValue(f, m, diag.ConnectionValueInvalid)
 	if blk == nil {
 		return false
 	}
@@ -118,21 +119,21 @@ func (c *checker) checkCredential(cn *connection, m *ast.Member) bool {
 	for _, mm := range members {
 		names = append(names, mm.Name)
 	}
-	given := c.members(f, blk, "connection.value_invalid", "in a `"+string(scheme)+"` credential", names...)
+	given := c.members(f, blk, diag.ConnectionValueInvalid, "in a `"+string(scheme)+"` credential", names...)
 	ok := true
 	cn.ir.Credential = map[string]ir.Value{}
 	for _, mm := range members {
 		gm := given[mm.Name]
 		if gm == nil {
 			if mm.Required {
-				c.add("connection.value_invalid", f.Range(m.Key.Span()), "the credential has no `%s`", mm.Name).
+				c.add(diag.ConnectionValueInvalid, f.Range(m.Key.Span()), "the credential has no `%s`", mm.Name).
 					WithHelp("a `" + string(scheme) + "` credential gives " + credentialExample(scheme))
 				ok = false
 			}
 			continue
 		}
 		if _, _, isCfg := configRef(gm.Value); !isCfg {
-			c.add("connection.value_invalid", f.Range(gm.Value.Span()), "credential member `%s` takes a config field, `config.<name>`", mm.Name).
+			c.add(diag.ConnectionValueInvalid, f.Range(gm.Value.Span()), "credential member `%s` takes a config field, `config.<name>`", mm.Name).
 				WithHelp("credentials come from the environment, never from source").Suggest(nearConfigRef(gm.Value))
 			ok = false
 			continue
@@ -143,14 +144,14 @@ func (c *checker) checkCredential(cn *connection, m *ast.Member) bool {
 			continue
 		}
 		if mm.Secret && !cf.ir.Secret {
-			c.add("connection.value_invalid", f.Range(gm.Value.Span()), "credential member `%s` takes a secret config field; `%s` is not secret", mm.Name, cf.ir.Name).
+			c.add(diag.ConnectionValueInvalid, f.Range(gm.Value.Span()), "credential member `%s` takes a secret config field; `%s` is not secret", mm.Name, cf.ir.Name).
 				WithRelated(cf.file.Range(cf.field.Name.Span()), "declared here").
 				WithHelp("mark it `secret: true` in the config")
 			ok = false
 			continue
 		}
 		if !assignable(cf.ir.Type, ir.Type{Kind: ir.Text}) {
-			c.add("connection.value_invalid", f.Range(gm.Value.Span()), "credential member `%s` takes text; config field `%s` is %s", mm.Name, cf.ir.Name, describe(cf.ir.Type))
+			c.add(diag.ConnectionValueInvalid, f.Range(gm.Value.Span()), "credential member `%s` takes text; config field `%s` is %s", mm.Name, cf.ir.Name, describe(cf.ir.Type))
 			ok = false
 			continue
 		}
@@ -174,11 +175,11 @@ func (c *checker) checkSettings(cn *connection, m *ast.Member) bool {
 	ok := true
 	given := map[string]*ast.Member{}
 	if m != nil {
-		blk := c.blockValue(f, m, "connection.value_invalid")
+		blk := c.blockValue(f, m, diag.ConnectionValueInvalid)
 		if blk == nil {
 			return false
 		}
-		given = c.members(f, blk, "connection.value_invalid", "in package `"+cn.ir.Package+"`'s settings", sortedKeys(p.settings)...)
+		given = c.members(f, blk, diag.ConnectionValueInvalid, "in package `"+cn.ir.Package+"`'s settings", sortedKeys(p.settings)...)
 	}
 	for _, name := range sortedKeys(p.settings) {
 		st := p.settings[name]
@@ -192,7 +193,7 @@ func (c *checker) checkSettings(cn *connection, m *ast.Member) bool {
 				if m != nil {
 					at = f.Range(m.Key.Span())
 				}
-				c.add("connection.value_invalid", at, "setting `%s` of package `%s` is not given", name, cn.ir.Package).
+				c.add(diag.ConnectionValueInvalid, at, "setting `%s` of package `%s` is not given", name, cn.ir.Package).
 					WithRelated(st.file.Range(st.field.Name.Span()), "declared here").
 					WithHelp("give it in settings: { " + name + ": ... }")
 				ok = false
@@ -208,7 +209,7 @@ func (c *checker) checkSettings(cn *connection, m *ast.Member) bool {
 		}
 		if name == "lease" && p.provider.Protocol == ir.ProtocolSQL && zeroDuration(v) {
 			// The sql_inbox driver's lease form: a lease of no time holds no row.
-			c.add("connection.value_invalid", f.Range(gm.Value.Span()), "setting `lease` is 0: a claim's lease must hold its rows for some time").
+			c.add(diag.ConnectionValueInvalid, f.Range(gm.Value.Span()), "setting `lease` is 0: a claim's lease must hold its rows for some time").
 				WithHelp("give a lease longer than 0, such as `30s`, or leave `lease` out for the default")
 			ok = false
 			continue
@@ -229,7 +230,7 @@ func (c *checker) connectionValue(f *ast.File, e *ast.Expr, t ir.Type, place str
 			return ir.Value{}, false
 		}
 		if !assignable(cf.ir.Type, t) {
-			c.add("connection.value_invalid", f.Range(e.Span()), "%s is %s; config field `%s` is %s", place, describe(t), cf.ir.Name, describe(cf.ir.Type)).
+			c.add(diag.ConnectionValueInvalid, f.Range(e.Span()), "%s is %s; config field `%s` is %s", place, describe(t), cf.ir.Name, describe(cf.ir.Type)).
 				WithRelated(cf.file.Range(cf.field.Type.Span()), "its type is declared here").
 				WithHelp("give " + place + " a config field declared " + describe(t))
 			return ir.Value{}, false
@@ -237,14 +238,14 @@ func (c *checker) connectionValue(f *ast.File, e *ast.Expr, t ir.Type, place str
 		return ir.Value{Config: cf.ir.Name}, true
 	}
 	if !isLiteralOf(e, t) {
-		c.add("connection.value_invalid", f.Range(e.Span()), "%s takes a literal or a config field, `config.<name>`", place).
+		c.add(diag.ConnectionValueInvalid, f.Range(e.Span()), "%s takes a literal or a config field, `config.<name>`", place).
 			WithHelp("write the value itself (text in double quotes, a number, true or false), or `config.<field>` to read it from the environment").
 			Suggest(nearConfigRef(e))
 		return ir.Value{}, false
 	}
 	raw, problem := literalValue(e, t)
 	if problem != "" {
-		c.add("connection.value_invalid", f.Range(e.Span()), "%s is %s: %s", place, describe(t), problem).
+		c.add(diag.ConnectionValueInvalid, f.Range(e.Span()), "%s is %s: %s", place, describe(t), problem).
 			WithHelp("give a value that fits " + describe(t) + "; the message says why this one does not")
 		return ir.Value{}, false
 	}
@@ -267,7 +268,7 @@ func zeroDuration(v ir.Value) bool {
 // but for case, or a typo away), and only a `jadpo package add` that works:
 // the catalogue's name, or a package's own folder.
 func (c *checker) packageNotInstalled(rng source.Range, dir, name string) {
-	d := c.add("package.not_installed", rng, "package `%s` is not installed", dir).With("package", dir)
+	d := c.add(diag.PackageNotInstalled, rng, "package `%s` is not installed", dir).With("package", dir)
 	installed := sortedKeys(c.pkgDirs)
 	cands := append([]string(nil), installed...)
 	if n, ok := c.proj.Catalogue.(interface{ Names() []string }); ok {

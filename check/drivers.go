@@ -6,6 +6,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/diag"
 )
 
 // Built-in receiving drivers (`provide receiving { driver: <name> }`). A
@@ -67,7 +68,7 @@ var sqlInboxSettings = []struct {
 func (c *checker) checkSQLInboxDriver(p *pkg, f *ast.File, m *ast.Member, name string) bool {
 	ok := true
 	bad := func(format string, args ...any) {
-		c.add("package.provider_invalid", f.Range(m.Value.Span()), "the `%s` driver "+format, append([]any{name}, args...)...).
+		c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "the `%s` driver "+format, append([]any{name}, args...)...).
 			WithHelp(driverHelp[ir.Driver(name)])
 		ok = false
 	}
@@ -112,7 +113,7 @@ func (c *checker) checkCloudflareDriver(p *pkg, f *ast.File, m *ast.Member, name
 	for i, dc := range cloudflareQueues {
 		op, why := c.findOperation(p, dc.op)
 		if op == nil {
-			c.add("package.provider_invalid", f.Range(m.Value.Span()), "the `%s` driver calls `%s`: %s", name, dc.op, why).
+			c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "the `%s` driver calls `%s`: %s", name, dc.op, why).
 				WithHelp(driverHelp[ir.Driver(name)])
 			ok = false
 			continue
@@ -122,7 +123,7 @@ func (c *checker) checkCloudflareDriver(p *pkg, f *ast.File, m *ast.Member, name
 			continue
 		}
 		if op.decode {
-			c.add("package.provider_invalid", f.Range(m.Value.Span()), "the `%s` driver calls `%s`, which is read by the package's own `decode:`", name, dc.op).
+			c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "the `%s` driver calls `%s`, which is read by the package's own `decode:`", name, dc.op).
 				WithRelated(op.file.Range(op.ident.Span()), "the operation is declared here")
 			ok = false
 			continue
@@ -134,7 +135,7 @@ func (c *checker) checkCloudflareDriver(p *pkg, f *ast.File, m *ast.Member, name
 		}{{"writes %s (%s) into `%s`'s input", op.input, dc.input}, {"reads %s (%s) from `%s`'s output", op.output, dc.output}} {
 			for _, need := range side.needs {
 				if problem := c.driverMember(side.rec, need); problem != "" {
-					c.add("package.provider_invalid", f.Range(m.Value.Span()), "the `%s` driver "+side.verb+": %s",
+					c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "the `%s` driver "+side.verb+": %s",
 						name, "`"+need.path+"`", need.kind, dc.op, problem).
 						WithRelated(op.file.Range(op.ident.Span()), "the operation is declared here").
 						WithHelp(driverHelp[ir.Driver(name)])

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/lang/source"
 )
@@ -29,7 +30,7 @@ func (c *checker) verifyLock() {
 		if pe != nil {
 			msg = pe.Msg
 		}
-		c.add("package.lock_mismatch", at, "jadpo.lock cannot be read: %s", msg).
+		c.add(diag.PackageLockMismatch, at, "jadpo.lock cannot be read: %s", msg).
 			WithHelp("`jadpo package add` writes jadpo.lock; add each package again to rewrite it")
 		return
 	}
@@ -38,7 +39,7 @@ func (c *checker) verifyLock() {
 	}
 	problems, err := lockfile.VerifyLock(c.proj.FS, lock, c.proj.Catalogue)
 	if err != nil {
-		c.add("package.lock_mismatch", source.Range{}, "the packages cannot be verified against jadpo.lock: %v", err)
+		c.add(diag.PackageLockMismatch, source.Range{}, "the packages cannot be verified against jadpo.lock: %v", err)
 		return
 	}
 	parsed := map[string]*ast.File{} // by path in the project
@@ -69,23 +70,23 @@ func (c *checker) verifyLock() {
 			// indexPackages reports these as package.invalid.
 		case lockfile.NotLocked:
 			skip[dir] = true
-			c.add("package.lock_mismatch", headerAt(dir), "package `%s` is installed but not recorded in jadpo.lock", dir).
+			c.add(diag.PackageLockMismatch, headerAt(dir), "package `%s` is installed but not recorded in jadpo.lock", dir).
 				With("package", dir).WithHelp(c.addCommand(dir) + " records it (and restores its files)")
 		case lockfile.NoFileDigests:
 			skip[dir] = true
-			c.add("package.lock_mismatch", headerAt(dir), "jadpo.lock records package `%s` without its files' digests", dir).
+			c.add(diag.PackageLockMismatch, headerAt(dir), "jadpo.lock records package `%s` without its files' digests", dir).
 				With("package", dir).WithHelp(c.addCommand(dir) + " records them")
 		case lockfile.Unreadable:
 			skip[dir] = true
-			c.add("package.lock_mismatch", headerAt(dir), "%s", pr.Message).With("package", dir)
+			c.add(diag.PackageLockMismatch, headerAt(dir), "%s", pr.Message).With("package", dir)
 		case lockfile.Missing:
-			c.add("package.lock_mismatch", lockAt(dir), "jadpo.lock lists package `%s`, but packages/%s/ is missing", dir, dir).
+			c.add(diag.PackageLockMismatch, lockAt(dir), "jadpo.lock lists package `%s`, but packages/%s/ is missing", dir, dir).
 				With("package", dir).WithHelp(c.addCommand(dir) + " installs it; or remove its lines from jadpo.lock")
 		case lockfile.LockInconsistent:
-			c.add("package.lock_mismatch", lockAt(dir), "the files of package `%s` match their own lines in jadpo.lock but not the package's digest: the lock was edited", dir).
+			c.add(diag.PackageLockMismatch, lockAt(dir), "the files of package `%s` match their own lines in jadpo.lock but not the package's digest: the lock was edited", dir).
 				With("package", dir).WithHelp(c.addCommand(dir) + " installs the package and its lines afresh")
 		case lockfile.NotCatalogue:
-			c.add("package.not_catalogue", headerAt(dir), "package `%s` bears the name of a catalogue package, but its files are not a copy the catalogue published", dir).
+			c.add(diag.PackageNotCatalogue, headerAt(dir), "package `%s` bears the name of a catalogue package, but its files are not a copy the catalogue published", dir).
 				With("package", dir).
 				WithHelp("`jadpo package add " + dir + "` installs the catalogue's copy; a package of your own takes a name of its own in its package.jadpo (`jadpo package list` names the files that differ)")
 		case lockfile.Modified:
@@ -98,7 +99,7 @@ func (c *checker) verifyLock() {
 			e, _ := lock.Get(dir)
 			c.modified(at, dir, pr.File, e)
 		default:
-			c.add("package.lock_mismatch", headerAt(dir), "%s", pr.Message).With("package", dir)
+			c.add(diag.PackageLockMismatch, headerAt(dir), "%s", pr.Message).With("package", dir)
 		}
 	}
 	for _, path := range sortedKeys(parsed) {
@@ -118,16 +119,16 @@ func (c *checker) verifyLock() {
 // modified reports a package file that is not the one installed.
 func (c *checker) modified(at source.Range, dir, rel string, e lockfile.Entry) {
 	if _, listed := e.File(rel); !listed {
-		c.add("package.lock_mismatch", at, "`%s` is not a file of package `%s` as installed", rel, dir).
+		c.add(diag.PackageLockMismatch, at, "`%s` is not a file of package `%s` as installed", rel, dir).
 			With("package", dir).WithHelp(c.addCommand(dir) + " installs the package afresh")
 		return
 	}
 	if _, err := fs.Stat(c.proj.FS, lockfile.PackagesDir+"/"+dir+"/"+rel); errors.Is(err, fs.ErrNotExist) {
-		c.add("package.lock_mismatch", at, "`%s` of package `%s` is gone since it was installed", rel, dir).
+		c.add(diag.PackageLockMismatch, at, "`%s` of package `%s` is gone since it was installed", rel, dir).
 			With("package", dir).WithHelp(c.addCommand(dir) + " restores the installed files")
 		return
 	}
-	c.add("package.lock_mismatch", at, "`%s` has changed since package `%s` was installed", rel, dir).
+	c.add(diag.PackageLockMismatch, at, "`%s` has changed since package `%s` was installed", rel, dir).
 		With("package", dir).WithHelp(c.addCommand(dir) + " restores the installed files; a package is changed by installing a new version")
 }
 

@@ -21,7 +21,7 @@ func checkCodes(t *testing.T, dir string) []string {
 	res := check.Check(project.Load(dir))
 	var codes []string
 	for _, d := range res.Diags {
-		codes = append(codes, d.Code)
+		codes = append(codes, string(d.Code))
 	}
 	return codes
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/diag"
 )
 
 // Capability mappings: provide receiving (and provide email). Every problem
@@ -36,7 +37,7 @@ func (c *checker) checkProvides(p *pkg) {
 		case "email":
 			p.emailMapping = c.checkEmail(p, pd)
 		default:
-			c.add("toolchain.not_built_yet", pd.file.Range(pd.decl.Name.Span()), "`provide %s` is not built yet", cap).
+			c.add(diag.ToolchainNotBuiltYet, pd.file.Range(pd.decl.Name.Span()), "`provide %s` is not built yet", cap).
 				Suggest(suggest(cap, []string{"receiving", "email"})).
 				With("capability", cap).
 				WithHelp("this toolchain builds the `receiving` and `email` capability mappings; others come later")
@@ -47,12 +48,12 @@ func (c *checker) checkProvides(p *pkg) {
 func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
 	f := pd.file
 	res := &receivingResult{ir: &ir.Receiving{}, ok: true}
-	ms := c.members(f, pd.decl.Body, "package.provider_invalid", "in `provide receiving`", blockKeys["provide receiving"]...)
+	ms := c.members(f, pd.decl.Body, diag.PackageProviderInvalid, "in `provide receiving`", blockKeys["provide receiving"]...)
 	bad := func() { res.ok = false }
 	if m := ms["driver"]; m != nil {
 		name := refName(m.Value)
 		if !contains(receivingDrivers, name) {
-			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`driver` takes one of %s", keyList(receivingDrivers)).
+			c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`driver` takes one of %s", keyList(receivingDrivers)).
 				Suggest(suggest(name, receivingDrivers))
 			bad()
 		}
@@ -62,7 +63,7 @@ func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
 		}
 		for _, k := range []string{"receive", "acknowledge", "acknowledge_batch"} {
 			if mm := ms[k]; mm != nil {
-				c.add("package.provider_invalid", f.Range(mm.Key.Span()), "a mapping with `driver` takes no `%s`", k).
+				c.add(diag.PackageProviderInvalid, f.Range(mm.Key.Span()), "a mapping with `driver` takes no `%s`", k).
 					WithHelp("the driver receives and acknowledges itself; remove `" + k + "`")
 				bad()
 			}
@@ -76,17 +77,17 @@ func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
 				// The batch form needs the single one as its fallback.
 				help = "`acknowledge_batch:` needs `acknowledge:` beside it: the runtime acknowledges with the single call what a batch could not (an entry the answer lists as failed, or the messages of a batch call that failed as a whole)"
 			}
-			c.add("package.provider_invalid", f.Range(pd.decl.Name.Span()), "`provide receiving` has no `%s`", k).
+			c.add(diag.PackageProviderInvalid, f.Range(pd.decl.Name.Span()), "`provide receiving` has no `%s`", k).
 				WithHelp(help)
 			bad()
 		}
 	}
 	if m := ms["receive"]; m != nil {
-		blk := c.blockValue(f, m, "package.provider_invalid")
+		blk := c.blockValue(f, m, diag.PackageProviderInvalid)
 		if blk == nil {
 			bad()
 		} else {
-			rm := c.members(f, blk, "package.provider_invalid", "in `receive`", blockKeys["receiving receive"]...)
+			rm := c.members(f, blk, diag.PackageProviderInvalid, "in `receive`", blockKeys["receiving receive"]...)
 			op, call := c.mappedCall(p, f, m, rm, false, nil, "")
 			if call == nil {
 				bad()
@@ -98,11 +99,11 @@ func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
 		}
 	}
 	if m := ms["acknowledge"]; m != nil {
-		blk := c.blockValue(f, m, "package.provider_invalid")
+		blk := c.blockValue(f, m, diag.PackageProviderInvalid)
 		if blk == nil {
 			bad()
 		} else {
-			am := c.members(f, blk, "package.provider_invalid", "in `acknowledge`", blockKeys["receiving acknowledge"]...)
+			am := c.members(f, blk, diag.PackageProviderInvalid, "in `acknowledge`", blockKeys["receiving acknowledge"]...)
 			_, call := c.mappedCall(p, f, m, am, true, nil, "")
 			if call == nil {
 				bad()
@@ -128,15 +129,15 @@ var batchMessageMembers = []string{"entry_id"}
 // `entry:` per message (which gives `message.entry_id` and
 // `message.handle`), and the answer's list of failed entries.
 func (c *checker) checkAcknowledgeBatch(p *pkg, f *ast.File, owner *ast.Member) *ir.BatchCall {
-	blk := c.blockValue(f, owner, "package.provider_invalid")
+	blk := c.blockValue(f, owner, diag.PackageProviderInvalid)
 	if blk == nil {
 		return nil
 	}
-	bm := c.members(f, blk, "package.provider_invalid", "in `acknowledge_batch`", blockKeys["receiving acknowledge_batch"]...)
+	bm := c.members(f, blk, diag.PackageProviderInvalid, "in `acknowledge_batch`", blockKeys["receiving acknowledge_batch"]...)
 	ok := true
 	for _, k := range []string{"entries", "entry", "failed", "failed_id"} {
 		if bm[k] == nil {
-			c.add("package.provider_invalid", f.Range(owner.Key.Span()), "`acknowledge_batch` has no `%s`", k).
+			c.add(diag.PackageProviderInvalid, f.Range(owner.Key.Span()), "`acknowledge_batch` has no `%s`", k).
 				WithHelp("entries: input.<list field>, entry: { <field>: message.entry_id <field>: message.handle }, failed: response.<list field>, failed_id: item.<text field>")
 			ok = false
 		}
@@ -151,7 +152,7 @@ func (c *checker) checkAcknowledgeBatch(p *pkg, f *ast.File, owner *ast.Member) 
 		if parts := refParts(m.Value); len(parts) == 2 && parts[0] == "input" {
 			entries, built = parts[1], parts[1]
 		} else {
-			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`entries` takes `input.<field>`, the call's list of entries").
+			c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`entries` takes `input.<field>`, the call's list of entries").
 				Suggest(nearHead(m.Value, "input"))
 			ok = false
 		}
@@ -189,7 +190,7 @@ func (c *checker) checkAcknowledgeBatch(p *pkg, f *ast.File, owner *ast.Member) 
 		if sm == nil {
 			given, want, at = "succeeded_id", "succeeded", sid
 		}
-		c.add("package.provider_invalid", f.Range(at.Key.Span()), "`acknowledge_batch` has `%s` but no `%s`", given, want).
+		c.add(diag.PackageProviderInvalid, f.Range(at.Key.Span()), "`acknowledge_batch` has `%s` but no `%s`", given, want).
 			WithHelp("succeeded: response.<list field>, succeeded_id: item.<text field>: the answer's entries that took, each by its entry id")
 		ok = false
 	case op.output == nil:
@@ -213,12 +214,12 @@ func (c *checker) batchEntry(p *pkg, f *ast.File, bm map[string]*ast.Member, op 
 	em := bm["entries"]
 	lf := op.input.field(entries)
 	if lf == nil {
-		c.add("package.provider_invalid", f.Range(em.Value.Span()), "`%s` has no field `%s`", op.input.name, entries).
+		c.add(diag.PackageProviderInvalid, f.Range(em.Value.Span()), "`%s` has no field `%s`", op.input.name, entries).
 			Suggest(suggest(entries, fieldNamesOf(op.input))).WithRelated(op.input.rng(), "the input is declared here")
 		return false
 	}
 	if lf.Type.Kind != ir.List || lf.Type.Elem == nil || lf.Type.Elem.Kind != ir.RecordK {
-		c.add("package.provider_invalid", f.Range(em.Value.Span()), "`input.%s` is %s, not a list of objects", entries, describe(lf.Type)).
+		c.add(diag.PackageProviderInvalid, f.Range(em.Value.Span()), "`input.%s` is %s, not a list of objects", entries, describe(lf.Type)).
 			WithHelp("`entries` names the input list that holds one object per message")
 		return false
 	}
@@ -230,7 +231,7 @@ func (c *checker) batchEntry(p *pkg, f *ast.File, bm map[string]*ast.Member, op 
 	if m == nil {
 		return false
 	}
-	blk := c.blockValue(f, m, "package.provider_invalid")
+	blk := c.blockValue(f, m, diag.PackageProviderInvalid)
 	if blk == nil {
 		return false
 	}
@@ -251,7 +252,7 @@ func (c *checker) batchEntry(p *pkg, f *ast.File, bm map[string]*ast.Member, op 
 		}
 	}
 	if len(missing) > 0 {
-		c.add("package.provider_invalid", f.Range(m.Key.Span()), "each `%s` entry leaves required field %s unmapped", item.name, keyList(missing)).
+		c.add(diag.PackageProviderInvalid, f.Range(m.Key.Span()), "each `%s` entry leaves required field %s unmapped", item.name, keyList(missing)).
 			WithRelated(item.rng(), "each entry is a `"+item.name+"`").
 			WithHelp("map every required field of an entry to `message.entry_id`, `message.handle`, a setting or a literal")
 		ok = false
@@ -261,7 +262,7 @@ func (c *checker) batchEntry(p *pkg, f *ast.File, bm map[string]*ast.Member, op 
 		{"handle", "it says which message each entry acknowledges"},
 	} {
 		if ok && !gives[g.member] {
-			c.add("package.provider_invalid", f.Range(m.Key.Span()), "`entry` gives no field `message.%s`", g.member).
+			c.add(diag.PackageProviderInvalid, f.Range(m.Key.Span()), "`entry` gives no field `message.%s`", g.member).
 				WithHelp("map a text field of the entry to `message." + g.member + "`: " + g.why)
 			ok = false
 		}
@@ -278,24 +279,24 @@ func (c *checker) batchAnswerList(f *ast.File, m, idm *ast.Member, op *operation
 	each := map[string]string{"failed": "each failed entry", "succeeded": "each entry that took"}[kind]
 	parts := refParts(m.Value)
 	if len(parts) != 2 || parts[0] != "response" {
-		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` takes `response.<field>`, the answer's list of the entries that %s", kind, what).
+		c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`%s` takes `response.<field>`, the answer's list of the entries that %s", kind, what).
 			Suggest(nearHead(m.Value, "response"))
 		return "", "", false
 	}
 	if op.output == nil {
-		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` declares no `output`, so its answer has no `%s`", op.ir.Ref, parts[1]).
+		c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`%s` declares no `output`, so its answer has no `%s`", op.ir.Ref, parts[1]).
 			WithRelated(op.file.Range(op.ident.Span()), "the operation is declared here").
 			WithHelp("declare the operation's output, with the list of the entries that " + what)
 		return "", "", false
 	}
 	lf := op.output.field(parts[1])
 	if lf == nil {
-		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` has no field `%s`", op.output.name, parts[1]).
+		c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`%s` has no field `%s`", op.output.name, parts[1]).
 			Suggest(suggest(parts[1], fieldNamesOf(op.output))).WithRelated(op.output.rng(), "the output is declared here")
 		return "", "", false
 	}
 	if lf.Type.Kind != ir.List || lf.Type.Elem == nil || lf.Type.Elem.Kind != ir.RecordK {
-		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`response.%s` is %s, not a list of objects", parts[1], describe(lf.Type))
+		c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`response.%s` is %s, not a list of objects", parts[1], describe(lf.Type))
 		return "", "", false
 	}
 	item := c.recordDecl(lf.Type.Elem.Name)
@@ -304,25 +305,25 @@ func (c *checker) batchAnswerList(f *ast.File, m, idm *ast.Member, op *operation
 	}
 	ip := refParts(idm.Value)
 	if len(ip) != 2 || ip[0] != "item" {
-		c.add("package.provider_invalid", f.Range(idm.Value.Span()), "`%s_id` takes `item.<field>`, the text field of %s that holds its entry id", kind, an).
+		c.add(diag.PackageProviderInvalid, f.Range(idm.Value.Span()), "`%s_id` takes `item.<field>`, the text field of %s that holds its entry id", kind, an).
 			Suggest(nearHead(idm.Value, "item"))
 		return "", "", false
 	}
 	fld := item.field(ip[1])
 	if fld == nil {
-		c.add("package.provider_invalid", f.Range(idm.Value.Span()), "`%s` has no field `%s`", item.name, ip[1]).
+		c.add(diag.PackageProviderInvalid, f.Range(idm.Value.Span()), "`%s` has no field `%s`", item.name, ip[1]).
 			Suggest(suggest(ip[1], fieldNamesOf(item))).WithRelated(item.rng(), each+" is a `"+item.name+"`")
 		return "", "", false
 	}
 	if fld.Type.Kind != ir.Text || fld.Type.Optional {
-		c.add("package.provider_invalid", f.Range(idm.Value.Span()), "`item.%s` is %s; the entry id is text", ip[1], describe(fld.Type))
+		c.add(diag.PackageProviderInvalid, f.Range(idm.Value.Span()), "`item.%s` is %s; the entry id is text", ip[1], describe(fld.Type))
 		return "", "", false
 	}
 	return parts[1], ip[1], true
 }
 
 // blockValue is a member's block value, reporting another kind of value.
-func (c *checker) blockValue(f *ast.File, m *ast.Member, code string) *ast.Block {
+func (c *checker) blockValue(f *ast.File, m *ast.Member, code diag.Code) *ast.Block {
 	if m.Value.Record == nil {
 		c.add(code, f.Range(m.Value.Span()), "`%s` takes a block: %s: { ... }", m.Key.Name, m.Key.Name)
 		return nil
@@ -339,13 +340,13 @@ func (c *checker) blockValue(f *ast.File, m *ast.Member, code string) *ast.Block
 func (c *checker) mappedCall(p *pkg, f *ast.File, owner *ast.Member, ms map[string]*ast.Member, handle bool, message []string, built string) (*operation, *ir.Call) {
 	cm := ms["call"]
 	if cm == nil {
-		c.add("package.provider_invalid", f.Range(owner.Key.Span()), "`%s` has no `call`", owner.Key.Name).
+		c.add(diag.PackageProviderInvalid, f.Range(owner.Key.Span()), "`%s` has no `call`", owner.Key.Name).
 			WithHelp("name the operation it calls: call: resource.operation")
 		return nil, nil
 	}
 	parts := refParts(cm.Value)
 	if len(parts) != 2 {
-		c.add("package.provider_invalid", f.Range(cm.Value.Span()), "`call` names an operation of the package as `resource.operation`")
+		c.add(diag.PackageProviderInvalid, f.Range(cm.Value.Span()), "`call` names an operation of the package as `resource.operation`")
 		return nil, nil
 	}
 	ref := strings.Join(parts, ".")
@@ -357,7 +358,7 @@ func (c *checker) mappedCall(p *pkg, f *ast.File, owner *ast.Member, ms map[stri
 		c.ref(f, cm.Value.Ref.Path.Parts[1].Span(), op.sym)
 	}
 	if op == nil {
-		d := c.add("package.provider_invalid", f.Range(cm.Value.Span()), "`call` names `%s`: %s", ref, why)
+		d := c.add(diag.PackageProviderInvalid, f.Range(cm.Value.Span()), "`call` names `%s`: %s", ref, why)
 		if r := p.resources[parts[0]]; r != nil {
 			d.Suggest(suggest(parts[1], sortedKeys(r.ops)))
 		} else {
@@ -366,7 +367,7 @@ func (c *checker) mappedCall(p *pkg, f *ast.File, owner *ast.Member, ms map[stri
 		return nil, nil
 	}
 	if op.decode {
-		c.add("package.provider_invalid", f.Range(cm.Value.Span()), "`%s` is read by the package's own `decode:`, so it cannot be mapped", ref).
+		c.add(diag.PackageProviderInvalid, f.Range(cm.Value.Span()), "`%s` is read by the package's own `decode:`, so it cannot be mapped", ref).
 			WithRelated(op.file.Range(op.ident.Span()), "the operation is declared here").
 			WithHelp("map an operation whose answer is plain JSON")
 		return op, nil
@@ -379,7 +380,7 @@ func (c *checker) mappedCall(p *pkg, f *ast.File, owner *ast.Member, ms map[stri
 	ok := true
 	given := map[string]bool{}
 	if im := ms["input"]; im != nil {
-		blk := c.blockValue(f, im, "package.provider_invalid")
+		blk := c.blockValue(f, im, diag.PackageProviderInvalid)
 		if blk == nil {
 			return op, nil
 		}
@@ -400,7 +401,7 @@ func (c *checker) mappedCall(p *pkg, f *ast.File, owner *ast.Member, ms map[stri
 		if im := ms["input"]; im != nil {
 			at = im.Key.Span()
 		}
-		c.add("package.provider_invalid", f.Range(at), "the call to `%s` leaves required input %s unmapped", ref, keyList(missing)).
+		c.add(diag.PackageProviderInvalid, f.Range(at), "the call to `%s` leaves required input %s unmapped", ref, keyList(missing)).
 			WithRelated(op.input.rng(), "the input is declared here").
 			WithHelp("map every required input field to a setting, a literal" + map[bool]string{true: " or `message.handle`", false: ""}[handle])
 		ok = false
@@ -430,13 +431,13 @@ func (c *checker) mapFields(p *pkg, f *ast.File, blk *ast.Block, rec *decl, word
 	given = map[string]bool{}
 	for _, m := range blk.Members {
 		if m.Key == nil {
-			c.add("package.provider_invalid", f.Range(m.Span()), "`%s` members are `field: value`", words.block)
+			c.add(diag.PackageProviderInvalid, f.Range(m.Span()), "`%s` members are `field: value`", words.block)
 			ok = false
 			continue
 		}
 		key := m.Key.Name
 		if given[key] {
-			c.add("semantic.duplicate_name", f.Range(m.Key.Span()), words.twice, key)
+			c.add(diag.SemanticDuplicateName, f.Range(m.Key.Span()), words.twice, key)
 			ok = false
 			continue
 		}
@@ -448,7 +449,7 @@ func (c *checker) mapFields(p *pkg, f *ast.File, blk *ast.Block, rec *decl, word
 			continue
 		}
 		if field == nil {
-			c.add("package.provider_invalid", f.Range(m.Key.Span()), words.unknown, rec.name, key).
+			c.add(diag.PackageProviderInvalid, f.Range(m.Key.Span()), words.unknown, rec.name, key).
 				Suggest(suggest(key, fieldNamesOf(rec))).WithRelated(rec.rng(), words.declared)
 			ok = false
 			continue
@@ -478,7 +479,7 @@ func (c *checker) mappedValue(p *pkg, f *ast.File, e *ast.Expr, field ir.Field, 
 	case isLiteral(e):
 		raw, problem := literalValue(e, field.Type)
 		if problem != "" {
-			c.add("package.provider_invalid", f.Range(e.Span()), "input `%s` is %s: %s", field.Name, describe(field.Type), problem)
+			c.add(diag.PackageProviderInvalid, f.Range(e.Span()), "input `%s` is %s: %s", field.Name, describe(field.Type), problem)
 			return ir.Value{}, false
 		}
 		return ir.Value{Literal: raw}, true
@@ -488,24 +489,24 @@ func (c *checker) mappedValue(p *pkg, f *ast.File, e *ast.Expr, field ir.Field, 
 			c.ref(f, e.Ref.Path.Parts[1].Span(), st.sym)
 		}
 		if !ok {
-			c.add("package.provider_invalid", f.Range(e.Span()), "the package declares no setting `%s`", parts[1]).
+			c.add(diag.PackageProviderInvalid, f.Range(e.Span()), "the package declares no setting `%s`", parts[1]).
 				Suggest(suggest(parts[1], sortedKeys(p.settings)))
 			return ir.Value{}, false
 		}
 		if !assignable(st.typ, field.Type) && !(st.def != nil && assignable(required(st.typ), field.Type)) {
-			c.add("package.provider_invalid", f.Range(e.Span()), "setting `%s` is %s, which input `%s` (%s) does not take", parts[1], describe(st.typ), field.Name, describe(field.Type))
+			c.add(diag.PackageProviderInvalid, f.Range(e.Span()), "setting `%s` is %s, which input `%s` (%s) does not take", parts[1], describe(st.typ), field.Name, describe(field.Type))
 			return ir.Value{}, false
 		}
 		return ir.Value{Setting: parts[1]}, true
 	case len(parts) == 2 && parts[0] == "message" && parts[1] == "handle" && handle:
 		if !assignable(ir.Type{Kind: ir.Text}, field.Type) {
-			c.add("package.provider_invalid", f.Range(e.Span()), "`message.handle` is text, which input `%s` (%s) does not take", field.Name, describe(field.Type))
+			c.add(diag.PackageProviderInvalid, f.Range(e.Span()), "`message.handle` is text, which input `%s` (%s) does not take", field.Name, describe(field.Type))
 			return ir.Value{}, false
 		}
 		return ir.Value{Message: "handle"}, true
 	case len(parts) == 2 && parts[0] == "message" && parts[1] == "entry_id" && contains(message, "entry_id"):
 		if !assignable(ir.Type{Kind: ir.Text}, field.Type) {
-			c.add("package.provider_invalid", f.Range(e.Span()), "`message.entry_id` is text, which field `%s` (%s) does not take", field.Name, describe(field.Type))
+			c.add(diag.PackageProviderInvalid, f.Range(e.Span()), "`message.entry_id` is text, which field `%s` (%s) does not take", field.Name, describe(field.Type))
 			return ir.Value{}, false
 		}
 		return ir.Value{Message: "entry_id"}, true
@@ -521,7 +522,7 @@ func (c *checker) mappedValue(p *pkg, f *ast.File, e *ast.Expr, field ir.Field, 
 	if message != nil && !contains(message, "entry_id") {
 		allowed += ", or one of `message.to`, `message.subject`, `message.text`, `message.html`"
 	}
-	d := c.add("package.provider_invalid", f.Range(e.Span()), "input `%s` takes %s", field.Name, allowed)
+	d := c.add(diag.PackageProviderInvalid, f.Range(e.Span()), "input `%s` takes %s", field.Name, allowed)
 	heads := []string{"settings"}
 	if message != nil || handle {
 		heads = append(heads, "message")
@@ -547,7 +548,7 @@ func (c *checker) mapReceivedItems(p *pkg, f *ast.File, owner *ast.Member, ms ma
 	ok := true
 	for _, k := range []string{"messages", "body", "handle"} {
 		if ms[k] == nil {
-			c.add("package.provider_invalid", f.Range(owner.Key.Span()), "`receive` has no `%s`", k).
+			c.add(diag.PackageProviderInvalid, f.Range(owner.Key.Span()), "`receive` has no `%s`", k).
 				WithHelp("messages: response.<list field>, body: item.<text field>, handle: item.<text field>")
 			ok = false
 		}
@@ -558,23 +559,23 @@ func (c *checker) mapReceivedItems(p *pkg, f *ast.File, owner *ast.Member, ms ma
 	m := ms["messages"]
 	parts := refParts(m.Value)
 	if len(parts) != 2 || parts[0] != "response" {
-		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`messages` takes `response.<field>`, the answer's list of messages").
+		c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`messages` takes `response.<field>`, the answer's list of messages").
 			Suggest(nearHead(m.Value, "response"))
 		return false
 	}
 	if op.output == nil {
-		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` declares no `output`, so its answer has no `%s`", op.ir.Ref, parts[1]).
+		c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`%s` declares no `output`, so its answer has no `%s`", op.ir.Ref, parts[1]).
 			WithRelated(op.file.Range(op.ident.Span()), "the operation is declared here")
 		return false
 	}
 	lf := op.output.field(parts[1])
 	if lf == nil {
-		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` has no field `%s`", op.output.name, parts[1]).
+		c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`%s` has no field `%s`", op.output.name, parts[1]).
 			Suggest(suggest(parts[1], fieldNamesOf(op.output))).WithRelated(op.output.rng(), "the output is declared here")
 		return false
 	}
 	if lf.Type.Kind != ir.List || lf.Type.Elem.Kind != ir.RecordK {
-		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`response.%s` is %s, not a list of objects", parts[1], describe(lf.Type))
+		c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`response.%s` is %s, not a list of objects", parts[1], describe(lf.Type))
 		return false
 	}
 	out.Messages = parts[1]
@@ -586,20 +587,20 @@ func (c *checker) mapReceivedItems(p *pkg, f *ast.File, owner *ast.Member, ms ma
 		m := ms[k]
 		parts := refParts(m.Value)
 		if len(parts) != 2 || parts[0] != "item" {
-			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` takes `item.<field>`, a text field of each message", k).
+			c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`%s` takes `item.<field>`, a text field of each message", k).
 				Suggest(nearHead(m.Value, "item"))
 			ok = false
 			continue
 		}
 		fld := item.field(parts[1])
 		if fld == nil {
-			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` has no field `%s`", item.name, parts[1]).
+			c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`%s` has no field `%s`", item.name, parts[1]).
 				Suggest(suggest(parts[1], fieldNamesOf(item))).WithRelated(item.rng(), "each message is a `"+item.name+"`")
 			ok = false
 			continue
 		}
 		if fld.Type.Kind != ir.Text || fld.Type.Optional {
-			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`item.%s` is %s; the %s is text", parts[1], describe(fld.Type), k)
+			c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`item.%s` is %s; the %s is text", parts[1], describe(fld.Type), k)
 			ok = false
 			continue
 		}
@@ -615,18 +616,18 @@ func (c *checker) mapReceivedItems(p *pkg, f *ast.File, owner *ast.Member, ms ma
 func (c *checker) checkEmail(p *pkg, pd *provideDecl) *emailResult {
 	f := pd.file
 	res := &emailResult{}
-	ms := c.members(f, pd.decl.Body, "package.provider_invalid", "in `provide email`", blockKeys["provide email"]...)
+	ms := c.members(f, pd.decl.Body, diag.PackageProviderInvalid, "in `provide email`", blockKeys["provide email"]...)
 	m := ms["send"]
 	if m == nil {
-		c.add("package.provider_invalid", f.Range(pd.decl.Name.Span()), "`provide email` has no `send`").
+		c.add(diag.PackageProviderInvalid, f.Range(pd.decl.Name.Span()), "`provide email` has no `send`").
 			WithHelp("map send: { call: resource.operation input: { ... } }")
 		return res
 	}
-	blk := c.blockValue(f, m, "package.provider_invalid")
+	blk := c.blockValue(f, m, diag.PackageProviderInvalid)
 	if blk == nil {
 		return res
 	}
-	sm := c.members(f, blk, "package.provider_invalid", "in `send`", blockKeys["email send"]...)
+	sm := c.members(f, blk, diag.PackageProviderInvalid, "in `send`", blockKeys["email send"]...)
 	_, call := c.mappedCall(p, f, m, sm, false, emailMessageMembers, "")
 	res.ir, res.ok = call, call != nil
 	return res

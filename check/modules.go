@@ -7,6 +7,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/source"
 )
 
@@ -148,7 +149,7 @@ func (c *checker) addModule(path string, f *ast.File) {
 		switch {
 		case d.Use != nil:
 			if seenDecl {
-				c.add("module.use_misplaced", f.Range(d.Use.Span()), "`use %s` comes after a declaration", strings.Join(d.Use.Path.Parts, "/")).
+				c.add(diag.ModuleUseMisplaced, f.Range(d.Use.Span()), "`use %s` comes after a declaration", strings.Join(d.Use.Path.Parts, "/")).
 					WithHelp("move every `use` line to the top of the file, before any declaration")
 			}
 			m.uses = append(m.uses, d.Use)
@@ -182,7 +183,7 @@ func (c *checker) misplacedInApp(f *ast.File, d *ast.Decl) {
 	for end < len(f.Source.Content) && isWordByte(f.Source.Content[end]) {
 		end++
 	}
-	c.add("semantic.misplaced_declaration", f.Range(source.Span{Start: start, End: end}),
+	c.add(diag.SemanticMisplacedDeclaration, f.Range(source.Span{Start: start, End: end}),
 		"`%s` belongs in a package's files, not in the app's", word).
 		WithHelp("a package lives under packages/<Name>.<version>/ and is installed with `jadpo package add`")
 }
@@ -208,7 +209,7 @@ func (c *checker) publicIgnored(f *ast.File, d *ast.Decl, word string) {
 		}
 		rng = source.Span{Start: d.Named.Span().Start, End: inner.Start + len(word)}
 	}
-	c.add("semantic.public_ignored", f.Range(rng), "`public` changes nothing on a %s: every %s is app-wide", word, word).
+	c.add(diag.SemanticPublicIgnored, f.Range(rng), "`public` changes nothing on a %s: every %s is app-wide", word, word).
 		WithFix(word).
 		WithHelp("a config, store, connection, queue or subscriber is seen from every module of the app without `use`; remove `public`")
 }
@@ -285,7 +286,7 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 	case kindConfig:
 		c.checkName(f, dd.ident, true, "config")
 		if c.configDecl != nil {
-			c.add("semantic.one_per_app", dd.rng(), "the app declares a second config, `%s`", dd.name).
+			c.add(diag.SemanticOnePerApp, dd.rng(), "the app declares a second config, `%s`", dd.name).
 				WithRelated(c.configDecl.rng(), "the first config is here").
 				WithHelp("an app has at most one config; put every field in it")
 			return
@@ -294,7 +295,7 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 	case kindStore:
 		c.checkName(f, dd.ident, false, "store")
 		if c.store != nil {
-			c.add("semantic.one_per_app", dd.rng(), "the app declares a second store, `%s`", dd.name).
+			c.add(diag.SemanticOnePerApp, dd.rng(), "the app declares a second store, `%s`", dd.name).
 				WithRelated(c.store.rng(), "the first store is here").
 				WithHelp("an app keeps its events in one store")
 			return
@@ -327,7 +328,7 @@ func (c *checker) addUnique(m map[string]*decl, d *decl) {
 }
 
 func (c *checker) duplicate(d, first *decl) {
-	c.add("semantic.duplicate_name", d.rng(), "`%s` is declared twice", d.name).
+	c.add(diag.SemanticDuplicateName, d.rng(), "`%s` is declared twice", d.name).
 		WithRelated(first.rng(), "first declared here").
 		WithHelp("give each " + kindWords[d.kind] + " its own name")
 }
@@ -343,7 +344,7 @@ func (c *checker) resolveUses() {
 			target := strings.Join(u.Path.Parts, "/")
 			tm, ok := c.modules[target]
 			if !ok || tm == m {
-				d := c.add("module.not_found", m.file.Range(u.Path.Span()), "there is no module `%s`", target)
+				d := c.add(diag.ModuleNotFound, m.file.Range(u.Path.Span()), "there is no module `%s`", target)
 				if tm == m {
 					d.Summary = "a file cannot `use` itself"
 				} else {
@@ -413,7 +414,7 @@ func (c *checker) modulePaths() []string {
 func (c *checker) importName(m, tm *module, target string, n *ast.Ident) {
 	rng := m.file.Range(n.Span())
 	if _, dup := m.imports[n.Name]; dup {
-		c.add("module.duplicate_name", rng, "`%s` is brought in twice", n.Name).
+		c.add(diag.ModuleDuplicateName, rng, "`%s` is brought in twice", n.Name).
 			WithHelp("name each imported declaration once")
 		return
 	}
@@ -421,7 +422,7 @@ func (c *checker) importName(m, tm *module, target string, n *ast.Ident) {
 		// One diagnostic, at the second of the two (the declaration: `use`
 		// lines come first); its uses could mean either, and are not
 		// reported again.
-		c.add("module.duplicate_name", own.rng(), "`%s` is declared in this file and also brought in by `use`", n.Name).
+		c.add(diag.ModuleDuplicateName, own.rng(), "`%s` is declared in this file and also brought in by `use`", n.Name).
 			WithRelated(rng, "brought in here").
 			WithHelp(fmt.Sprintf("rename this declaration, or drop `%s` from the `use` line", n.Name))
 		m.imports[n.Name] = nil
@@ -443,7 +444,7 @@ func (c *checker) importName(m, tm *module, target string, n *ast.Ident) {
 			names = append(names, k)
 		}
 		sugg := suggest(n.Name, names)
-		c.add("module.name_not_found", rng, "module `%s` declares no `%s`", target, n.Name).Suggest(sugg)
+		c.add(diag.ModuleNameNotFound, rng, "module `%s` declares no `%s`", target, n.Name).Suggest(sugg)
 		m.imports[n.Name] = nil
 		if sugg != "" {
 			// the file's uses of the intended name are the same mistake
@@ -452,7 +453,7 @@ func (c *checker) importName(m, tm *module, target string, n *ast.Ident) {
 		return
 	}
 	if !d.public {
-		c.add("module.name_not_public", rng, "`%s` is not public in `%s`", n.Name, target).
+		c.add(diag.ModuleNameNotPublic, rng, "`%s` is not public in `%s`", n.Name, target).
 			WithRelated(d.rng(), "declared here without `public`").
 			WithHelp("mark the declaration `public` to use it from another file")
 		m.imports[n.Name] = nil
@@ -495,7 +496,7 @@ func (c *checker) reportCycles() {
 					i--
 				}
 				cycle := append(append([]string(nil), stack[i:]...), next)
-				c.add("module.cycle", m.file.Range(u.Path.Span()), "`use` lines form a cycle: %s", strings.Join(cycle, " -> ")).
+				c.add(diag.ModuleCycle, m.file.Range(u.Path.Span()), "`use` lines form a cycle: %s", strings.Join(cycle, " -> ")).
 					WithHelp("move the shared declarations into a module that both can use")
 			}
 		}

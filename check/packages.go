@@ -8,6 +8,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/source"
 )
@@ -80,19 +81,19 @@ func (c *checker) indexPackages() {
 		p.ns = &namespace{decls: map[string]*decl{}, pkg: p}
 		m := pkgDirRE.FindStringSubmatch(dir)
 		if m == nil {
-			c.add("package.invalid", source.Range{}, "`packages/%s` is not named `<Name>.<version>`", dir).
+			c.add(diag.PackageInvalid, source.Range{}, "`packages/%s` is not named `<Name>.<version>`", dir).
 				WithHelp("install packages with `jadpo package add`, which names their folders")
 			continue
 		}
 		p.name, p.version = m[1], m[2]
 		p.ns.qualifier = p.name
 		if pp.Header == nil {
-			c.add("package.invalid", source.Range{}, "package `%s` has no package.jadpo", dir).
+			c.add(diag.PackageInvalid, source.Range{}, "package `%s` has no package.jadpo", dir).
 				WithHelp("a package's package.jadpo holds `package " + dir + "`, its provider and its settings")
 			continue
 		}
 		if other, dup := c.pkgs[p.name]; dup {
-			c.add("package.invalid", source.Range{}, "two versions of package `%s` are installed: %s and %s", p.name, other.dir, dir).
+			c.add(diag.PackageInvalid, source.Range{}, "two versions of package `%s` are installed: %s and %s", p.name, other.dir, dir).
 				WithHelp("an app uses one version of a package; remove the other folder and its line in jadpo.lock")
 			continue
 		}
@@ -120,18 +121,18 @@ func (c *checker) checkPackageHeader(p *pkg, f *ast.File) {
 	for _, d := range f.Decls {
 		if d.Package != nil {
 			if header != nil {
-				c.add("package.invalid", f.Range(d.Package.Span()), "package.jadpo names its package twice")
+				c.add(diag.PackageInvalid, f.Range(d.Package.Span()), "package.jadpo names its package twice")
 				continue
 			}
 			header = d.Package
 		}
 	}
 	if header == nil {
-		c.add("package.invalid", f.Range(source.Span{}), "package.jadpo has no `package %s` line", p.dir)
+		c.add(diag.PackageInvalid, f.Range(source.Span{}), "package.jadpo has no `package %s` line", p.dir)
 		return
 	}
 	if got := header.Name.String(); got != p.dir {
-		c.add("package.invalid", f.Range(header.Name.Span()), "package.jadpo names `%s`, but it is installed as `%s`", got, p.dir).
+		c.add(diag.PackageInvalid, f.Range(header.Name.Span()), "package.jadpo names `%s`, but it is installed as `%s`", got, p.dir).
 			Suggest(suggest(got, []string{p.dir})).
 			WithHelp("reinstall the package with `jadpo package add`, which names its folder after its header")
 	}
@@ -143,13 +144,13 @@ func (c *checker) indexPackageFile(p *pkg, f *ast.File, isHeader bool) {
 		switch {
 		case d.Package != nil:
 			if !isHeader {
-				c.add("package.invalid", f.Range(d.Package.Span()), "`package` belongs in package.jadpo")
+				c.add(diag.PackageInvalid, f.Range(d.Package.Span()), "`package` belongs in package.jadpo")
 			}
 		case d.Use != nil:
-			c.add("semantic.misplaced_declaration", f.Range(d.Use.Span()), "a package's files share one namespace and take no `use` lines")
+			c.add(diag.SemanticMisplacedDeclaration, f.Range(d.Use.Span()), "a package's files share one namespace and take no `use` lines")
 		case d.Provider != nil:
 			if p.providerDecl != nil {
-				c.add("package.provider_invalid", f.Range(d.Provider.Span()), "the package declares a second `provider`").
+				c.add(diag.PackageProviderInvalid, f.Range(d.Provider.Span()), "the package declares a second `provider`").
 					WithRelated(p.providerFile.Range(p.providerDecl.Span()), "the first is here")
 				continue
 			}
@@ -157,10 +158,10 @@ func (c *checker) indexPackageFile(p *pkg, f *ast.File, isHeader bool) {
 		case d.Settings != nil:
 			c.indexSettings(p, f, d.Settings)
 		case d.Resource != nil:
-			c.add("package.invalid", f.Range(d.Resource.Name.Span()), "resource `%s` belongs in resources/%s.jadpo", d.Resource.Name.Name, d.Resource.Name.Name).
+			c.add(diag.PackageInvalid, f.Range(d.Resource.Name.Span()), "resource `%s` belongs in resources/%s.jadpo", d.Resource.Name.Name, d.Resource.Name.Name).
 				WithHelp("each resource has its own file, so that a call loads only the file it names")
 		case d.Subscriber != nil:
-			c.add("semantic.misplaced_declaration", f.Range(d.Subscriber.Name.Span()), "a subscriber belongs in the app, not in a package")
+			c.add(diag.SemanticMisplacedDeclaration, f.Range(d.Subscriber.Name.Span()), "a subscriber belongs in the app, not in a package")
 		case d.Named != nil:
 			c.indexPackageNamed(p, f, d)
 		}
@@ -173,18 +174,18 @@ func (c *checker) indexPackageNamed(p *pkg, f *ast.File, d *ast.Decl) {
 		if n.BlockDecl.Kind == "provide" {
 			name := n.BlockDecl.Name.Name
 			if first, dup := p.provides[name]; dup {
-				c.add("semantic.duplicate_name", f.Range(n.BlockDecl.Name.Span()), "`provide %s` is declared twice", name).
+				c.add(diag.SemanticDuplicateName, f.Range(n.BlockDecl.Name.Span()), "`provide %s` is declared twice", name).
 					WithRelated(first.file.Range(first.decl.Name.Span()), "first declared here")
 				return
 			}
 			p.provides[name] = &provideDecl{decl: n.BlockDecl, file: f}
 			return
 		}
-		c.add("semantic.misplaced_declaration", f.Range(n.BlockDecl.Name.Span()), "a %s belongs in the app, not in a package", n.BlockDecl.Kind)
+		c.add(diag.SemanticMisplacedDeclaration, f.Range(n.BlockDecl.Name.Span()), "a %s belongs in the app, not in a package", n.BlockDecl.Kind)
 		return
 	}
 	if n.Config != nil {
-		c.add("semantic.misplaced_declaration", f.Range(n.Config.Name.Span()), "a config belongs in the app, not in a package").
+		c.add(diag.SemanticMisplacedDeclaration, f.Range(n.Config.Name.Span()), "a config belongs in the app, not in a package").
 			WithHelp("a package declares `settings`; the app's connection gives their values")
 		return
 	}
@@ -201,7 +202,7 @@ func (c *checker) indexSettings(p *pkg, f *ast.File, s *ast.Settings) {
 		name := field.Name.Name
 		c.checkName(f, field.Name, false, "setting")
 		if first, dup := p.settings[name]; dup {
-			c.add("semantic.duplicate_name", f.Range(field.Name.Span()), "setting `%s` is declared twice", name).
+			c.add(diag.SemanticDuplicateName, f.Range(field.Name.Span()), "setting `%s` is declared twice", name).
 				WithRelated(first.file.Range(first.field.Name.Span()), "first declared here")
 			continue
 		}
@@ -226,7 +227,7 @@ func (c *checker) resolveSettings(p *pkg) {
 		if dm := extra["default"]; dm != nil {
 			raw, problem := literalValue(dm.Value, t)
 			if problem != "" {
-				d := c.add("type.mismatch", st.file.Range(dm.Value.Span()), "the default of setting `%s` does not fit: %s", name, problem)
+				d := c.add(diag.TypeMismatch, st.file.Range(dm.Value.Span()), "the default of setting `%s` does not fit: %s", name, problem)
 				if t.Kind == ir.Enum {
 					d.Suggest(suggest(refName(dm.Value), t.Variants))
 				}
@@ -253,12 +254,12 @@ func texts[T ~string](vs []T) []string {
 func (c *checker) checkProvider(p *pkg) {
 	c.resolveSettings(p)
 	if p.providerDecl == nil {
-		c.add("package.provider_invalid", p.proj.Header.Range(source.Span{}), "package `%s` declares no `provider`", p.dir).
+		c.add(diag.PackageProviderInvalid, p.proj.Header.Range(source.Span{}), "package `%s` declares no `provider`", p.dir).
 			WithHelp("package.jadpo says how the package talks to its service: provider { protocol: Protocol.aws_json ... }")
 		return
 	}
 	f := p.providerFile
-	ms := c.members(f, p.providerDecl.Body, "package.provider_invalid", "in a provider", blockKeys["provider"]...)
+	ms := c.members(f, p.providerDecl.Body, diag.PackageProviderInvalid, "in a provider", blockKeys["provider"]...)
 	ok := true
 	enumRef := func(key, prefix string, allowed []string) string {
 		m := ms[key]
@@ -271,7 +272,7 @@ func (c *checker) checkProvider(p *pkg) {
 			for i, a := range allowed {
 				cands[i] = prefix + "." + a
 			}
-			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` takes one of %s", key, keyList(cands)).
+			c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`%s` takes one of %s", key, keyList(cands)).
 				Suggest(suggest(strings.Join(parts, "."), cands))
 			ok = false
 			return ""
@@ -281,19 +282,19 @@ func (c *checker) checkProvider(p *pkg) {
 	p.provider.Protocol = ir.Protocol(enumRef("protocol", "Protocol", texts(ir.Protocols)))
 	p.provider.Credential = ir.CredentialScheme(enumRef("credential", "CredentialScheme", texts(ir.CredentialSchemes)))
 	if ms["protocol"] == nil {
-		c.add("package.provider_invalid", f.Range(p.providerDecl.Span()), "the provider has no `protocol`").
+		c.add(diag.PackageProviderInvalid, f.Range(p.providerDecl.Span()), "the provider has no `protocol`").
 			WithHelp("protocol: Protocol.aws_json or Protocol.json_http")
 		ok = false
 	}
 	if m := ms["aws"]; m != nil {
 		if m.Value.Record == nil {
-			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`aws` takes a block: aws: { service: \"sqs\" target: \"AmazonSQS\" }")
+			c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`aws` takes a block: aws: { service: \"sqs\" target: \"AmazonSQS\" }")
 			ok = false
 		} else {
-			am := c.members(f, m.Value.Record, "package.provider_invalid", "in `aws`", blockKeys["provider aws"]...)
+			am := c.members(f, m.Value.Record, diag.PackageProviderInvalid, "in `aws`", blockKeys["provider aws"]...)
 			for key, mm := range am {
 				if mm.Value.Text == nil || mm.Value.TextValue() == "" {
-					c.add("package.provider_invalid", f.Range(mm.Value.Span()), "`aws.%s` takes a non-empty text", key)
+					c.add(diag.PackageProviderInvalid, f.Range(mm.Value.Span()), "`aws.%s` takes a non-empty text", key)
 					ok = false
 					continue
 				}
@@ -306,23 +307,23 @@ func (c *checker) checkProvider(p *pkg) {
 		}
 	}
 	if p.provider.Protocol == ir.ProtocolAWSJSON && p.provider.AWSTarget == "" {
-		c.add("package.provider_invalid", f.Range(ms["protocol"].Value.Span()), "`Protocol.aws_json` needs `aws: { target: ... }`, the operations' prefix").
+		c.add(diag.PackageProviderInvalid, f.Range(ms["protocol"].Value.Span()), "`Protocol.aws_json` needs `aws: { target: ... }`, the operations' prefix").
 			WithHelp(`add aws: { target: "AmazonSQS" } (the X-Amz-Target prefix)`)
 		ok = false
 	}
 	if (p.provider.Protocol == ir.ProtocolSQL) != (p.provider.Credential == ir.CredentialDatabaseURL) && p.provider.Protocol != "" && p.provider.Credential != "" && ms["credential"] != nil {
-		c.add("package.provider_invalid", f.Range(ms["credential"].Value.Span()), "`Protocol.sql` goes with `CredentialScheme.database_url`, and only with it").
+		c.add(diag.PackageProviderInvalid, f.Range(ms["credential"].Value.Span()), "`Protocol.sql` goes with `CredentialScheme.database_url`, and only with it").
 			WithHelp("a SQL inbox reaches its database through credential: CredentialScheme.database_url")
 		ok = false
 	}
 	if p.provider.Credential == ir.CredentialAWSSigV4 && p.provider.AWSService == "" {
-		c.add("package.provider_invalid", f.Range(ms["credential"].Value.Span()), "`CredentialScheme.aws_sigv4` needs `aws: { service: ... }`, the service requests are signed for").
+		c.add(diag.PackageProviderInvalid, f.Range(ms["credential"].Value.Span()), "`CredentialScheme.aws_sigv4` needs `aws: { service: ... }`, the service requests are signed for").
 			WithHelp(`add aws: { service: "sqs" }`)
 		ok = false
 	}
 	if m := ms["error_code"]; m != nil {
 		if m.Value.Text == nil || m.Value.TextValue() == "" {
-			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`error_code` takes a text: where a refusal's code is read")
+			c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`error_code` takes a text: where a refusal's code is read")
 			ok = false
 		} else {
 			p.provider.ErrorCode = m.Value.TextValue()
@@ -330,7 +331,7 @@ func (c *checker) checkProvider(p *pkg) {
 	}
 	if m := ms["host"]; m != nil {
 		if m.Value.Text == nil || !isHTTPURL(m.Value.TextValue()) {
-			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`host` takes an http or https URL as text")
+			c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`host` takes an http or https URL as text")
 			ok = false
 		} else {
 			p.provider.Host = m.Value.TextValue()
@@ -374,7 +375,7 @@ func (c *checker) loadResource(p *pkg, name string) *resource {
 		switch {
 		case d.Resource != nil:
 			if res != nil {
-				c.add("package.invalid", f.Range(d.Resource.Name.Span()), "resources/%s.jadpo holds a second resource, `%s`", name, d.Resource.Name.Name).
+				c.add(diag.PackageInvalid, f.Range(d.Resource.Name.Span()), "resources/%s.jadpo holds a second resource, `%s`", name, d.Resource.Name.Name).
 					WithHelp("each resource has its own file")
 				continue
 			}
@@ -393,14 +394,14 @@ func (c *checker) loadResource(p *pkg, name string) *resource {
 		c.resolveDecl(d)
 	}
 	if res == nil {
-		c.add("package.invalid", f.Range(source.Span{}), "resources/%s.jadpo holds no `resource %s`", name, name)
+		c.add(diag.PackageInvalid, f.Range(source.Span{}), "resources/%s.jadpo holds no `resource %s`", name, name)
 		return r
 	}
 	if c.idx != nil {
 		r.sym = c.newSym(SymResource, res.Name.Name, f.Range(res.Name.Span()), f.Range(res.Span()), c.pkgSym(p))
 	}
 	if res.Name.Name != name {
-		c.add("package.invalid", f.Range(res.Name.Span()), "resources/%s.jadpo declares resource `%s`; the file is named for `%s`", name, res.Name.Name, name).
+		c.add(diag.PackageInvalid, f.Range(res.Name.Span()), "resources/%s.jadpo declares resource `%s`; the file is named for `%s`", name, res.Name.Name, name).
 			Suggest(suggest(res.Name.Name, []string{name}))
 	}
 	c.checkName(f, res.Name, false, "resource")
@@ -417,7 +418,7 @@ func (c *checker) checkOperation(p *pkg, r *resource, f *ast.File, op *ast.Opera
 	name := op.Name.Name
 	c.checkName(f, op.Name, false, "operation")
 	if _, dup := r.ops[name]; dup {
-		c.add("semantic.duplicate_name", f.Range(op.Name.Span()), "operation `%s` is declared twice", name).
+		c.add(diag.SemanticDuplicateName, f.Range(op.Name.Span()), "operation `%s` is declared twice", name).
 			WithRelated(f.Range(r.ops[name].ident.Span()), "first declared here")
 		return
 	}
@@ -428,7 +429,7 @@ func (c *checker) checkOperation(p *pkg, r *resource, f *ast.File, op *ast.Opera
 		o.sym.Op = &o.ir
 		defer func() { o.sym.Input, o.sym.Output = c.sym(o.input), c.sym(o.output) }()
 	}
-	ms := c.members(f, op.Body, "package.operation_invalid", "in an operation", blockKeys["operation"]...)
+	ms := c.members(f, op.Body, diag.PackageOperationInvalid, "in an operation", blockKeys["operation"]...)
 	recordOf := func(key string) (*decl, *ir.Type) {
 		m := ms[key]
 		if m == nil {
@@ -436,7 +437,7 @@ func (c *checker) checkOperation(p *pkg, r *resource, f *ast.File, op *ast.Opera
 		}
 		parts := refParts(m.Value)
 		if len(parts) != 1 {
-			c.add("package.operation_invalid", f.Range(m.Value.Span()), "`%s` takes the name of a value", key)
+			c.add(diag.PackageOperationInvalid, f.Range(m.Value.Span()), "`%s` takes the name of a value", key)
 			o.failed = true
 			return nil, nil
 		}
@@ -447,14 +448,14 @@ func (c *checker) checkOperation(p *pkg, r *resource, f *ast.File, op *ast.Opera
 			return nil, nil
 		}
 		if t.Kind != ir.RecordK {
-			c.add("package.operation_invalid", f.Range(m.Value.Span()), "`%s` takes a value (a record), not %s", key, describe(t))
+			c.add(diag.PackageOperationInvalid, f.Range(m.Value.Span()), "`%s` takes a value (a record), not %s", key, describe(t))
 			o.failed = true
 			return nil, nil
 		}
 		return p.ns.decls[parts[0]], &t
 	}
 	if ms["input"] == nil {
-		c.add("package.operation_invalid", f.Range(op.Name.Span()), "operation `%s` has no `input`", name).
+		c.add(diag.PackageOperationInvalid, f.Range(op.Name.Span()), "operation `%s` has no `input`", name).
 			WithHelp("name the value its call sends: input: " + ir.UpperCamel(name) + "Input")
 		o.failed = true
 	}
@@ -466,13 +467,13 @@ func (c *checker) checkOperation(p *pkg, r *resource, f *ast.File, op *ast.Opera
 			o.ir.RetrySafe = true
 		case "false":
 		default:
-			c.add("package.operation_invalid", f.Range(m.Value.Span()), "`retry_safe` takes `true` or `false`").
+			c.add(diag.PackageOperationInvalid, f.Range(m.Value.Span()), "`retry_safe` takes `true` or `false`").
 				Suggest(suggest(refName(m.Value), []string{"true", "false"}))
 		}
 	}
 	if m := ms["decode"]; m != nil {
 		if m.Value.Text == nil {
-			c.add("package.operation_invalid", f.Range(m.Value.Span()), "`decode` takes the name of the package's decoder as text")
+			c.add(diag.PackageOperationInvalid, f.Range(m.Value.Span()), "`decode` takes the name of the package's decoder as text")
 		}
 		o.decode = true
 	}
@@ -482,7 +483,7 @@ func (c *checker) checkOperation(p *pkg, r *resource, f *ast.File, op *ast.Opera
 			for i, hm := range httpMethods {
 				quoted[i] = `"` + hm + `"`
 			}
-			d := c.add("package.operation_invalid", f.Range(m.Value.Span()), "`method` takes one of %s, as text in double quotes", strings.Join(quoted, ", "))
+			d := c.add(diag.PackageOperationInvalid, f.Range(m.Value.Span()), "`method` takes one of %s, as text in double quotes", strings.Join(quoted, ", "))
 			if bare := refName(m.Value); m.Value.Text == nil && contains(httpMethods, strings.ToUpper(bare)) {
 				d.WithLabel("write \"" + strings.ToUpper(bare) + "\"").WithFix("\"" + strings.ToUpper(bare) + "\"").
 					WithHelp("`method` is text: `method: \"" + strings.ToUpper(bare) + "\"`")
@@ -498,12 +499,12 @@ func (c *checker) checkOperation(p *pkg, r *resource, f *ast.File, op *ast.Opera
 	if m := ms["path"]; m != nil {
 		path := m.Value.TextValue()
 		if m.Value.Text == nil || !strings.HasPrefix(path, "/") {
-			c.add("package.operation_invalid", f.Range(m.Value.Span()), "`path` takes a text starting with `/`")
+			c.add(diag.PackageOperationInvalid, f.Range(m.Value.Span()), "`path` takes a text starting with `/`")
 		} else {
 			o.ir.Path = path
 			for _, ph := range placeholderRE.FindAllStringSubmatch(path, -1) {
 				if _, ok := p.settings[ph[1]]; !ok {
-					c.add("package.operation_invalid", f.Range(m.Value.Span()), "the path's placeholder `{%s}` names no setting", ph[1]).
+					c.add(diag.PackageOperationInvalid, f.Range(m.Value.Span()), "the path's placeholder `{%s}` names no setting", ph[1]).
 						Suggest(suggest(ph[1], sortedKeys(p.settings))).
 						WithHelp("a path's placeholders are filled from the package's settings")
 				}
@@ -512,10 +513,10 @@ func (c *checker) checkOperation(p *pkg, r *resource, f *ast.File, op *ast.Opera
 	}
 	if p.provider.Protocol == ir.ProtocolJSONHTTP && !o.decode {
 		if o.ir.Method == "" && ms["method"] == nil {
-			c.add("package.operation_invalid", f.Range(op.Name.Span()), "operation `%s` of a json_http package has no `method`", name)
+			c.add(diag.PackageOperationInvalid, f.Range(op.Name.Span()), "operation `%s` of a json_http package has no `method`", name)
 		}
 		if o.ir.Path == "" && ms["path"] == nil {
-			c.add("package.operation_invalid", f.Range(op.Name.Span()), "operation `%s` of a json_http package has no `path`", name)
+			c.add(diag.PackageOperationInvalid, f.Range(op.Name.Span()), "operation `%s` of a json_http package has no `path`", name)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/diag"
 )
 
 // Queues: everything wrong in one is receiving.invalid; without a store,
@@ -24,7 +25,7 @@ func (c *checker) checkQueue(d *decl) {
 	if !c.needStore(d, "queue") {
 		return
 	}
-	ms := c.members(f, d.node.Named.BlockDecl.Body, "receiving.invalid", "in a queue", blockKeys["queue"]...)
+	ms := c.members(f, d.node.Named.BlockDecl.Body, diag.ReceivingInvalid, "in a queue", blockKeys["queue"]...)
 	q := ir.Queue{Name: d.name, Connection: d.name, Source: "queue " + d.name}
 	ok := true
 
@@ -34,14 +35,14 @@ func (c *checker) checkQueue(d *decl) {
 	}
 	switch {
 	case cn == nil:
-		c.add("receiving.invalid", d.rng(), "queue `%s` has no connection `%s` to receive from", d.name, d.name).
+		c.add(diag.ReceivingInvalid, d.rng(), "queue `%s` has no connection `%s` to receive from", d.name, d.name).
 			Suggest(suggest(d.name, sortedKeys(c.connections))).
 			WithHelp("a queue receives from the connection of the same name: connection " + d.name + " { package: ... }")
 		ok = false
 	case cn.pkg == nil:
 		ok = false // the connection's own problem is reported there
 	case cn.pkg.provides["receiving"] == nil:
-		c.add("receiving.invalid", d.rng(), "connection `%s`'s package `%s` does not provide `receiving`", d.name, cn.ir.Package).
+		c.add(diag.ReceivingInvalid, d.rng(), "connection `%s`'s package `%s` does not provide `receiving`", d.name, cn.ir.Package).
 			WithRelated(cn.decl.rng(), "the connection is declared here").
 			WithHelp("a queue needs a package with provides/receiving.jadpo, such as AmazonSqs.v2012_11_05")
 		ok = false
@@ -60,10 +61,10 @@ func (c *checker) checkQueue(d *decl) {
 
 	em := ms["events"]
 	if em == nil {
-		c.add("receiving.invalid", d.rng(), "queue `%s` lists no `events`", d.name).
+		c.add(diag.ReceivingInvalid, d.rng(), "queue `%s` lists no `events`", d.name).
 			WithHelp("name the events it receives: events: { OrderShipped }")
 		ok = false
-	} else if blk := c.blockValue(f, em, "receiving.invalid"); blk == nil {
+	} else if blk := c.blockValue(f, em, diag.ReceivingInvalid); blk == nil {
 		ok = false
 	} else {
 		events, eok := c.queueEvents(d, blk, typeAt)
@@ -81,12 +82,12 @@ func (c *checker) queuePath(d *decl, ms map[string]*ast.Member, key string, ok b
 	f := d.file
 	m := ms[key]
 	if m == nil {
-		c.add("receiving.invalid", d.rng(), "queue `%s` has no `%s`", d.name, key).
+		c.add(diag.ReceivingInvalid, d.rng(), "queue `%s` has no `%s`", d.name, key).
 			WithHelp("name where each message's id is: id_at: \"id\", or a dotted path such as \"meta.return_id\"")
 		return nil, false
 	}
 	if m.Value.Text == nil {
-		c.add("receiving.invalid", f.Range(m.Value.Span()), "`%s` takes a dotted path as text, such as \"meta.id\"", key)
+		c.add(diag.ReceivingInvalid, f.Range(m.Value.Span()), "`%s` takes a dotted path as text, such as \"meta.id\"", key)
 		return nil, false
 	}
 	v := m.Value.TextValue()
@@ -97,7 +98,7 @@ func (c *checker) queuePath(d *decl, ms map[string]*ast.Member, key string, ok b
 			if v != "" {
 				what = fmt.Sprintf("has an empty step in `%s`", v)
 			}
-			c.add("receiving.invalid", f.Range(m.Value.Span()), "`%s` %s", key, what).
+			c.add(diag.ReceivingInvalid, f.Range(m.Value.Span()), "`%s` %s", key, what).
 				WithHelp("name the member holding the " + strings.TrimSuffix(key, "_at") + ": \"id\", or a dotted path such as \"meta.return_id\"")
 			return nil, false
 		}
@@ -116,7 +117,7 @@ func (c *checker) queueEvents(d *decl, blk *ast.Block, typeAt *ast.Member) ([]ir
 	var first *ast.Member
 	for _, m := range blk.Members {
 		if m.Entry == nil {
-			c.add("receiving.invalid", f.Range(m.Span()), "`events` lists events by name, not `%s: ...`", m.Key.Name).
+			c.add(diag.ReceivingInvalid, f.Range(m.Span()), "`events` lists events by name, not `%s: ...`", m.Key.Name).
 				WithHelp("write events: { OrderShipped { wire_name: \"order_shipped\" } }")
 			ok = false
 			continue
@@ -128,14 +129,14 @@ func (c *checker) queueEvents(d *decl, blk *ast.Block, typeAt *ast.Member) ([]ir
 			continue
 		}
 		if r.decl == nil || !isEvent(r.decl) {
-			c.unknownEvent(s, f, m.Entry, r.decl, "receiving.invalid", "`events` lists `%s`, which is not an event in scope", d.name)
+			c.unknownEvent(s, f, m.Entry, r.decl, diag.ReceivingInvalid, "`events` lists `%s`, which is not an event in scope", d.name)
 			ok = false
 			continue
 		}
 		ev := r.decl
 		c.refName(f, m.Entry, ev)
 		if prev, dup := seenEvent[ev.id()]; dup {
-			c.add("receiving.invalid", f.Range(m.Entry.Span()), "`events` lists `%s` twice", name).
+			c.add(diag.ReceivingInvalid, f.Range(m.Entry.Span()), "`events` lists `%s` twice", name).
 				WithRelated(f.Range(prev.Entry.Span()), "first listed here").
 				WithHelp("list each event once; remove this one")
 			ok = false
@@ -143,31 +144,31 @@ func (c *checker) queueEvents(d *decl, blk *ast.Block, typeAt *ast.Member) ([]ir
 		}
 		seenEvent[ev.id()] = m
 		qe := ir.QueueEvent{Event: ev.id(), Name: ev.displayName()}
-		opts := c.members(f, m.EntryBody, "receiving.invalid", "in a queue's event", blockKeys["queue event"]...)
+		opts := c.members(f, m.EntryBody, diag.ReceivingInvalid, "in a queue's event", blockKeys["queue event"]...)
 		wm := opts["wire_name"]
 		switch {
 		case typeAt == nil && wm != nil:
-			c.add("receiving.invalid", f.Range(wm.Key.Span()), "`wire_name` is given, but the queue has no `type_at` to read a type from").
+			c.add(diag.ReceivingInvalid, f.Range(wm.Key.Span()), "`wire_name` is given, but the queue has no `type_at` to read a type from").
 				WithHelp("a queue of one kind lists one event without wire_name; add type_at: to tell several apart")
 			ok = false
 		case typeAt == nil:
 			if first != nil {
-				c.add("receiving.invalid", f.Range(m.Entry.Span()), "queue `%s` lists several events but has no `type_at`", d.name).
+				c.add(diag.ReceivingInvalid, f.Range(m.Entry.Span()), "queue `%s` lists several events but has no `type_at`", d.name).
 					WithRelated(f.Range(first.Entry.Span()), "the first event is listed here").
 					WithHelp("add type_at: \"type\" and a wire_name for each event, or list one event")
 				ok = false
 			}
 		case wm == nil:
-			c.add("receiving.invalid", f.Range(m.Entry.Span()), "`%s` has no `wire_name`, which a queue with `type_at` needs for each event", name).
+			c.add(diag.ReceivingInvalid, f.Range(m.Entry.Span()), "`%s` has no `wire_name`, which a queue with `type_at` needs for each event", name).
 				WithHelp("write " + name + ` { wire_name: "` + toLowerSnake(ev.name) + `" }`)
 			ok = false
 		case wm.Value.Text == nil || wm.Value.TextValue() == "":
-			c.add("receiving.invalid", f.Range(wm.Value.Span()), "`wire_name` takes a non-empty text")
+			c.add(diag.ReceivingInvalid, f.Range(wm.Value.Span()), "`wire_name` takes a non-empty text")
 			ok = false
 		default:
 			w := wm.Value.TextValue()
 			if prev, dup := seenWire[w]; dup {
-				c.add("receiving.invalid", f.Range(wm.Value.Span()), "wire_name %s is given to two events", *wm.Value.Text).
+				c.add(diag.ReceivingInvalid, f.Range(wm.Value.Span()), "wire_name %s is given to two events", *wm.Value.Text).
 					WithRelated(f.Range(prev.Span()), "first given here").
 					WithHelp("each event of a queue has its own wire_name, so its type tells them apart")
 				ok = false
@@ -182,7 +183,7 @@ func (c *checker) queueEvents(d *decl, blk *ast.Block, typeAt *ast.Member) ([]ir
 		out = append(out, qe)
 	}
 	if len(out) == 0 && ok {
-		c.add("receiving.invalid", f.Range(blk.Span()), "queue `%s` lists no events", d.name).
+		c.add(diag.ReceivingInvalid, f.Range(blk.Span()), "queue `%s` lists no events", d.name).
 			WithHelp("name the events it receives: events: { OrderShipped }")
 		ok = false
 	}
@@ -191,7 +192,7 @@ func (c *checker) queueEvents(d *decl, blk *ast.Block, typeAt *ast.Member) ([]ir
 
 // unknownEvent reports a name that is not an event in scope, with the
 // nearest event's name and the `use` line that would bring it in.
-func (c *checker) unknownEvent(s scope, f *ast.File, q *ast.QualName, found *decl, code, format string, owner string) {
+func (c *checker) unknownEvent(s scope, f *ast.File, q *ast.QualName, found *decl, code diag.Code, format string, owner string) {
 	name := q.String()
 	if found != nil {
 		c.add(code, f.Range(q.Span()), "`%s` is %s %s, not an event", name, article(kindWords[found.kind]), kindWords[found.kind]).
@@ -211,7 +212,7 @@ func (c *checker) unknownEvent(s scope, f *ast.File, q *ast.QualName, found *dec
 	}
 	d := c.add(code, f.Range(q.Span()), format, name).With("name", name)
 	if owner != "" {
-		d.With(map[bool]string{true: "queue", false: "subscriber"}[code == "receiving.invalid"], owner)
+		d.With(map[bool]string{true: "queue", false: "subscriber"}[code == diag.ReceivingInvalid], owner)
 	}
 	cands := c.candidates(s, isEvent)
 	sugg := suggest(name, cands)

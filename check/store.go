@@ -7,6 +7,7 @@ import (
 	"github.com/jadpo/jadpo/lang/ast"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/diag"
 )
 
 // checkStore checks the store's database. Without a store, every receiving
@@ -17,7 +18,7 @@ func (c *checker) checkStore() {
 		return
 	}
 	b := d.node.Named.BlockDecl.Body
-	ms := c.members(d.file, b, "store.value_invalid", "in a store", blockKeys["store"]...)
+	ms := c.members(d.file, b, diag.StoreValueInvalid, "in a store", blockKeys["store"]...)
 	c.out.store = &ir.Store{Name: d.name, Retention: ir.Retention{
 		SucceededMS: DefaultKeepSucceeded.Milliseconds(), OutboxMS: DefaultKeepOutbox.Milliseconds()}}
 	if rm := ms["retention"]; rm != nil {
@@ -33,25 +34,25 @@ func (c *checker) checkStore() {
 			return
 		}
 		if cf.ir.Type.Kind != ir.Text && cf.ir.Type.Kind != ir.Url {
-			c.add("store.value_invalid", d.file.Range(m.Value.Span()), "`database` takes a URL as text; config field `%s` is %s", cf.ir.Name, describe(cf.ir.Type))
+			c.add(diag.StoreValueInvalid, d.file.Range(m.Value.Span()), "`database` takes a URL as text; config field `%s` is %s", cf.ir.Name, describe(cf.ir.Type))
 			return
 		}
 		c.out.store.Database = &ir.Value{Config: cf.ir.Name}
 		return
 	}
 	if m.Value.Text == nil {
-		c.add("store.value_invalid", d.file.Range(m.Value.Span()), "`database` takes a text or a config field").
+		c.add(diag.StoreValueInvalid, d.file.Range(m.Value.Span()), "`database` takes a text or a config field").
 			WithHelp(`database: "sqlite:build/local.sqlite", database: "postgres://host/db", or database: config.database_url`)
 		return
 	}
 	v := m.Value.TextValue()
 	if !strings.HasPrefix(v, "postgres://") && !strings.HasPrefix(v, "postgresql://") && !(strings.HasPrefix(v, "sqlite:") && len(v) > len("sqlite:")) {
-		c.add("store.value_invalid", d.file.Range(m.Value.Span()), "`database` is neither a `postgres://` URL nor `sqlite:` and a path").
+		c.add(diag.StoreValueInvalid, d.file.Range(m.Value.Span()), "`database` is neither a `postgres://` URL nor `sqlite:` and a path").
 			WithHelp(`database: "sqlite:build/local.sqlite", or a postgres:// URL from config`)
 		return
 	}
 	if strings.Contains(v, "@") && strings.Contains(strings.SplitN(strings.TrimPrefix(strings.TrimPrefix(v, "postgresql://"), "postgres://"), "@", 2)[0], ":") {
-		c.add("config.secret_flow", d.file.Range(m.Value.Span()), "the database URL holds a password in the source").
+		c.add(diag.ConfigSecretFlow, d.file.Range(m.Value.Span()), "the database URL holds a password in the source").
 			WithHelp("read it from a secret config field: database: config.database_url")
 		return
 	}
@@ -72,11 +73,11 @@ const (
 
 // checkRetention reads `retention: { succeeded: 1d outbox: 1d }`.
 func (c *checker) checkRetention(d *decl, m *ast.Member, r *ir.Retention) {
-	blk := c.blockValue(d.file, m, "store.value_invalid")
+	blk := c.blockValue(d.file, m, diag.StoreValueInvalid)
 	if blk == nil {
 		return
 	}
-	ms := c.members(d.file, blk, "store.value_invalid", "in `retention`", blockKeys["store retention"]...)
+	ms := c.members(d.file, blk, diag.StoreValueInvalid, "in `retention`", blockKeys["store retention"]...)
 	for _, k := range []string{"succeeded", "outbox"} {
 		mm := ms[k]
 		if mm == nil {
@@ -84,7 +85,7 @@ func (c *checker) checkRetention(d *decl, m *ast.Member, r *ir.Retention) {
 		}
 		n, ok := durationMS(mm.Value)
 		if !ok || n < minRetention.Milliseconds() || n > maxRetention.Milliseconds() {
-			c.add("store.value_invalid", d.file.Range(mm.Value.Span()), "`%s` takes a duration from 1m to 3650d", k).
+			c.add(diag.StoreValueInvalid, d.file.Range(mm.Value.Span()), "`%s` takes a duration from 1m to 3650d", k).
 				WithHelp("such as `succeeded: 1d` or `outbox: 7d`; received ids are kept 30 days whatever the retention")
 			continue
 		}
@@ -101,7 +102,7 @@ func (c *checker) needStore(d *decl, what string) bool {
 	if c.store != nil {
 		return true
 	}
-	c.add("event.store_required", d.rng(), "%s `%s` receives events, but the app has no store to keep them in", what, d.name).
+	c.add(diag.EventStoreRequired, d.rng(), "%s `%s` receives events, but the app has no store to keep them in", what, d.name).
 		WithHelp("declare one: store primary { } keeps events in build/local.sqlite, or in DATABASE_URL when it is set")
 	return false
 }

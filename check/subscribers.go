@@ -6,6 +6,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/diag"
 )
 
 // Subscribers: unknown events, connections and operations are
@@ -38,14 +39,14 @@ func (c *checker) checkSubscriber(d *decl) {
 				} else {
 					name = m.Entry.String()
 				}
-				c.add("subscriber.invalid", f.Range(at), "a subscriber has no member `%s`", name).
+				c.add(diag.SubscriberInvalid, f.Range(at), "a subscriber has no member `%s`", name).
 					Suggest(suggest(name, []string{"retry"})).
 					WithHelp("a subscriber holds `on Event(binding) { ... }` handlers and an optional `retry: { ... }`")
 				ok = false
 				continue
 			}
 			if retry != nil {
-				c.add("semantic.duplicate_name", f.Range(m.Key.Span()), "`retry` is given twice").
+				c.add(diag.SemanticDuplicateName, f.Range(m.Key.Span()), "`retry` is given twice").
 					WithRelated(f.Range(retry.Key.Span()), "first given here")
 				ok = false
 				continue
@@ -60,7 +61,7 @@ func (c *checker) checkSubscriber(d *decl) {
 		r := c.lookup(d.scope(), h.Event)
 		if r.silenced || r.decl == nil || !isEvent(r.decl) {
 			if !r.silenced {
-				c.unknownEvent(d.scope(), f, h.Event, r.decl, "subscriber.invalid", "`on %s`: `%[1]s` is not an event in scope", d.name)
+				c.unknownEvent(d.scope(), f, h.Event, r.decl, diag.SubscriberInvalid, "`on %s`: `%[1]s` is not an event in scope", d.name)
 			}
 			// The steps are still checked, each mistake in them its own:
 			// only what they read from the event is not (env.event is nil).
@@ -74,7 +75,7 @@ func (c *checker) checkSubscriber(d *decl) {
 		ev := r.decl
 		c.refName(f, h.Event, ev)
 		if prev, dup := seen[ev.id()]; dup {
-			c.add("subscriber.invalid", f.Range(h.Event.Span()), "subscriber `%s` handles `%s` twice", d.name, h.Event.String()).
+			c.add(diag.SubscriberInvalid, f.Range(h.Event.Span()), "subscriber `%s` handles `%s` twice", d.name, h.Event.String()).
 				WithRelated(f.Range(prev.Event.Span()), "first handled here").
 				WithHelp("put every step for one event in one handler")
 			ok = false
@@ -99,7 +100,7 @@ func (c *checker) checkSubscriber(d *decl) {
 		sub.Handlers = append(sub.Handlers, handler)
 	}
 	if len(sub.Handlers) == 0 && ok {
-		c.add("subscriber.invalid", d.rng(), "subscriber `%s` handles no event", d.name).
+		c.add(diag.SubscriberInvalid, d.rng(), "subscriber `%s` handles no event", d.name).
 			WithHelp("add a handler: on OrderShipped(shipment) { attempt ... }")
 		ok = false
 	}
@@ -109,11 +110,11 @@ func (c *checker) checkSubscriber(d *decl) {
 }
 
 func (c *checker) checkRetry(f *ast.File, m *ast.Member, r *ir.Retry) bool {
-	blk := c.blockValue(f, m, "subscriber.invalid")
+	blk := c.blockValue(f, m, diag.SubscriberInvalid)
 	if blk == nil {
 		return false
 	}
-	ms := c.members(f, blk, "subscriber.invalid", "in `retry`", blockKeys["subscriber retry"]...)
+	ms := c.members(f, blk, diag.SubscriberInvalid, "in `retry`", blockKeys["subscriber retry"]...)
 	ok := true
 	if mm := ms["max_attempts"]; mm != nil {
 		n, good := int64(0), false
@@ -121,7 +122,7 @@ func (c *checker) checkRetry(f *ast.File, m *ast.Member, r *ir.Retry) bool {
 			n, good = parseInt64(*mm.Value.Number)
 		}
 		if !good || n < 1 || n > 1000 {
-			c.add("subscriber.invalid", f.Range(mm.Value.Span()), "`max_attempts` takes a whole number from 1 to 1000").
+			c.add(diag.SubscriberInvalid, f.Range(mm.Value.Span()), "`max_attempts` takes a whole number from 1 to 1000").
 				WithHelp("write how many times to try in all, e.g. `max_attempts: 8`")
 			ok = false
 		} else {
@@ -135,7 +136,7 @@ func (c *checker) checkRetry(f *ast.File, m *ast.Member, r *ir.Retry) bool {
 		}
 		ms, good := durationMS(mm.Value)
 		if !good || ms <= 0 {
-			d := c.add("subscriber.invalid", f.Range(mm.Value.Span()), "`%s` takes a positive duration such as `10s` or `1h`", k)
+			d := c.add(diag.SubscriberInvalid, f.Range(mm.Value.Span()), "`%s` takes a positive duration such as `10s` or `1h`", k)
 			whole := ""
 			if mm.Value.Duration != nil {
 				whole = wholeDuration(*mm.Value.Duration)
@@ -161,7 +162,7 @@ func (c *checker) checkRetry(f *ast.File, m *ast.Member, r *ir.Retry) bool {
 		}
 	}
 	if ok && r.FirstDelayMS > r.MaxDelayMS {
-		c.add("subscriber.invalid", f.Range(blk.Span()), "`first_delay` is longer than `max_delay`").
+		c.add(diag.SubscriberInvalid, f.Range(blk.Span()), "`first_delay` is longer than `max_delay`").
 			WithHelp("retries wait from `first_delay` up to `max_delay`: make `max_delay` the longer")
 		ok = false
 	}
@@ -191,14 +192,14 @@ type handlerEnv struct {
 func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir.Step, bool) {
 	e := a.Call
 	if e.Ref == nil || e.Ref.Call == nil {
-		c.add("subscriber.invalid", f.Range(e.Span()), "`attempt` calls an operation: attempt <connection>.<resource>.<operation>(...)")
+		c.add(diag.SubscriberInvalid, f.Range(e.Span()), "`attempt` calls an operation: attempt <connection>.<resource>.<operation>(...)")
 		return ir.Step{}, false
 	}
 	path := e.Ref.Path
 	conn := path.Parts[0].Name
 	cn := c.connection(conn)
 	if cn == nil {
-		c.add("subscriber.invalid", f.Range(path.Parts[0].Span()), "there is no connection `%s`", conn).
+		c.add(diag.SubscriberInvalid, f.Range(path.Parts[0].Span()), "there is no connection `%s`", conn).
 			Suggest(suggest(conn, sortedKeys(c.connections))).
 			WithHelp("`attempt` calls an operation of a connection the app declares: `attempt <connection>.<resource>.<operation>(...)`")
 		return ir.Step{}, false
@@ -213,7 +214,7 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 	case len(path.Parts) == 2 && path.Parts[1].Name == "send":
 		return c.checkSend(f, e, cn, env, step)
 	case len(path.Parts) != 3:
-		d := c.add("subscriber.invalid", f.Range(path.Span()), "`attempt` names `<connection>.<resource>.<operation>`, or `<connection>.send` for email")
+		d := c.add(diag.SubscriberInvalid, f.Range(path.Span()), "`attempt` names `<connection>.<resource>.<operation>`, or `<connection>.send` for email")
 		if len(path.Parts) == 2 && suggest(path.Parts[1].Name, []string{"send"}) != "" {
 			d.Suggest(conn + ".send")
 		}
@@ -228,7 +229,7 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 		c.ref(f, path.Parts[2].Span(), op.sym)
 	}
 	if op == nil {
-		d := c.add("subscriber.invalid", f.Range(path.Span()), "connection `%s` cannot call `%s`: %s", conn, ref, why)
+		d := c.add(diag.SubscriberInvalid, f.Range(path.Span()), "connection `%s` cannot call `%s`: %s", conn, ref, why)
 		if r := cn.pkg.resources[path.Parts[1].Name]; r != nil {
 			ops := sortedKeys(r.ops)
 			if s := suggest(path.Parts[2].Name, ops); s != "" {
@@ -245,7 +246,7 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 		return ir.Step{}, false
 	}
 	if op.decode {
-		c.add("subscriber.invalid", f.Range(path.Span()), "`%s` is read by the package's own `decode:`, which this toolchain does not run", ref).
+		c.add(diag.SubscriberInvalid, f.Range(path.Span()), "`%s` is read by the package's own `decode:`, which this toolchain does not run", ref).
 			WithRelated(op.file.Range(op.ident.Span()), "the operation is declared here")
 		return ir.Step{}, false
 	}
@@ -272,7 +273,7 @@ func SendFields() []ir.Field {
 
 func (c *checker) checkSend(f *ast.File, e *ast.Expr, cn *connection, env *handlerEnv, step ir.Step) (ir.Step, bool) {
 	if cn.pkg.emailMapping == nil {
-		c.add("subscriber.invalid", f.Range(e.Ref.Path.Span()), "connection `%s`'s package `%s` does not provide `email`", cn.decl.name, cn.ir.Package)
+		c.add(diag.SubscriberInvalid, f.Range(e.Ref.Path.Span()), "connection `%s`'s package `%s` does not provide `email`", cn.decl.name, cn.ir.Package)
 		return ir.Step{}, false
 	}
 	if !cn.pkg.emailMapping.ok {
@@ -285,7 +286,7 @@ func (c *checker) checkSend(f *ast.File, e *ast.Expr, cn *connection, env *handl
 	}
 	if _, t := step.Args["text"]; !t {
 		if _, h := step.Args["html"]; !h {
-			c.add("subscriber.invalid", f.Range(e.Span()), "`send` needs `text`, `html`, or both")
+			c.add(diag.SubscriberInvalid, f.Range(e.Span()), "`send` needs `text`, `html`, or both")
 			return ir.Step{}, false
 		}
 	}
@@ -303,7 +304,7 @@ func (c *checker) checkArgs(f *ast.File, e *ast.Expr, input *decl, fields []ir.F
 	}
 	for _, a := range e.Ref.Call.Items {
 		if a.Name == nil {
-			c.add("subscriber.invalid", f.Range(a.Span()), "arguments of %s are named: name: value", callee)
+			c.add(diag.SubscriberInvalid, f.Range(a.Span()), "arguments of %s are named: name: value", callee)
 			ok = false
 			continue
 		}
@@ -313,7 +314,7 @@ func (c *checker) checkArgs(f *ast.File, e *ast.Expr, input *decl, fields []ir.F
 			continue
 		}
 		if !known {
-			c.add("subscriber.invalid", f.Range(a.Name.Span()), "%s takes no input `%s`", callee, a.Name.Name).
+			c.add(diag.SubscriberInvalid, f.Range(a.Name.Span()), "%s takes no input `%s`", callee, a.Name.Name).
 				Suggest(suggest(a.Name.Name, names)).
 				WithHelp(fmt.Sprintf("%s takes %s", callee, few("input", names)))
 			ok = false
@@ -321,7 +322,7 @@ func (c *checker) checkArgs(f *ast.File, e *ast.Expr, input *decl, fields []ir.F
 		}
 		c.ref(f, a.Name.Span(), c.fieldOfSym(input, a.Name.Name))
 		if _, dup := out[a.Name.Name]; dup {
-			c.add("semantic.duplicate_name", f.Range(a.Name.Span()), "argument `%s` is given twice", a.Name.Name).
+			c.add(diag.SemanticDuplicateName, f.Range(a.Name.Span()), "argument `%s` is given twice", a.Name.Name).
 				WithHelp("give each argument once; remove one of the two")
 			ok = false
 			continue
@@ -341,7 +342,7 @@ func (c *checker) checkArgs(f *ast.File, e *ast.Expr, input *decl, fields []ir.F
 		}
 	}
 	if len(missing) > 0 {
-		c.add("subscriber.invalid", f.Range(e.Ref.Path.Span()), "the call to %s leaves required input %s out", callee, keyList(missing)).
+		c.add(diag.SubscriberInvalid, f.Range(e.Ref.Path.Span()), "the call to %s leaves required input %s out", callee, keyList(missing)).
 			WithHelp("add " + missingArgs(missing) + " to the call's arguments")
 		ok = false
 	}
@@ -351,14 +352,14 @@ func (c *checker) checkArgs(f *ast.File, e *ast.Expr, input *decl, fields []ir.F
 // expr types a handler expression against the type its place expects.
 func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, place string) (ir.Expr, bool) {
 	mismatch := func(got string) (ir.Expr, bool) {
-		c.add("type.mismatch", f.Range(e.Span()), "%s is %s, but this is %s", place, describe(want), got).
+		c.add(diag.TypeMismatch, f.Range(e.Span()), "%s is %s, but this is %s", place, describe(want), got).
 			WithHelp("give " + place + " a value of " + describe(want) + "; no value converts to another type")
 		return ir.Expr{}, false
 	}
 	// mismatchOf is mismatch for a value of a known type: the help names
 	// both types and the way out.
 	mismatchOf := func(got string, src ir.Type) (ir.Expr, bool) {
-		c.add("type.mismatch", f.Range(e.Span()), "%s is %s, but this is %s", place, describe(want), got).
+		c.add(diag.TypeMismatch, f.Range(e.Span()), "%s is %s, but this is %s", place, describe(want), got).
 			WithHelp(wayOut(src, want, place))
 		return ir.Expr{}, false
 	}
@@ -367,7 +368,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 		// A literal, or an enum's variant written bare (`ups`) as in a config default.
 		raw, problem := literalValue(e, want)
 		if problem != "" {
-			c.add("type.mismatch", f.Range(e.Span()), "%s is %s: %s", place, describe(want), problem)
+			c.add(diag.TypeMismatch, f.Range(e.Span()), "%s is %s: %s", place, describe(want), problem)
 			return ir.Expr{}, false
 		}
 		c.refVariant(f, e, want)
@@ -396,7 +397,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 		ok := true
 		for _, m := range e.Record.Members {
 			if m.Key == nil {
-				c.add("subscriber.invalid", f.Range(m.Span()), "a record's members are `field: value`")
+				c.add(diag.SubscriberInvalid, f.Range(m.Span()), "a record's members are `field: value`")
 				ok = false
 				continue
 			}
@@ -406,14 +407,14 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				continue
 			}
 			if fl == nil {
-				c.add("subscriber.invalid", f.Range(m.Key.Span()), "`%s` has no field `%s`", rd.name, m.Key.Name).
+				c.add(diag.SubscriberInvalid, f.Range(m.Key.Span()), "`%s` has no field `%s`", rd.name, m.Key.Name).
 					Suggest(suggest(m.Key.Name, fieldNamesOf(rd)))
 				ok = false
 				continue
 			}
 			c.ref(f, m.Key.Span(), c.fieldOfSym(rd, m.Key.Name))
 			if _, dup := out.Record[m.Key.Name]; dup {
-				c.add("semantic.duplicate_name", f.Range(m.Key.Span()), "field `%s` is given twice", m.Key.Name)
+				c.add(diag.SemanticDuplicateName, f.Range(m.Key.Span()), "field `%s` is given twice", m.Key.Name)
 				ok = false
 				continue
 			}
@@ -428,19 +429,19 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 			}
 		}
 		if len(missing) > 0 && ok {
-			c.add("subscriber.invalid", f.Range(e.Span()), "the `%s` leaves required field %s out", rd.name, keyList(missing))
+			c.add(diag.SubscriberInvalid, f.Range(e.Span()), "the `%s` leaves required field %s out", rd.name, keyList(missing))
 			ok = false
 		}
 		return out, ok
 	case e.Ref != nil && e.Ref.Call != nil:
 		if e.Ref.Path.String() != "json" {
-			c.add("subscriber.invalid", f.Range(e.Ref.Path.Span()), "`%s(...)` is not a function; the one function is `json(%s)`", e.Ref.Path.String(), env.binding).
+			c.add(diag.SubscriberInvalid, f.Range(e.Ref.Path.Span()), "`%s(...)` is not a function; the one function is `json(%s)`", e.Ref.Path.String(), env.binding).
 				Suggest(suggest(e.Ref.Path.String(), []string{"json"}))
 			return ir.Expr{}, false
 		}
 		items := e.Ref.Call.Items
 		if len(items) != 1 || items[0].Name != nil || refName(items[0].Value) != env.binding {
-			d := c.add("subscriber.invalid", f.Range(e.Span()), "`json` takes the handler's event: json(%s)", env.binding)
+			d := c.add(diag.SubscriberInvalid, f.Range(e.Span()), "`json` takes the handler's event: json(%s)", env.binding)
 			if len(items) == 1 && items[0].Name == nil && suggest(refName(items[0].Value), []string{env.binding}) != "" {
 				d.Suggest("json(" + env.binding + ")")
 			}
@@ -467,7 +468,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 			return ir.Expr{Config: cf.ir.Name}, true
 		}
 		if parts[0] != env.binding {
-			c.add("subscriber.invalid", f.Range(e.Ref.Path.Parts[0].Span()), "`%s` is not known here", parts[0]).
+			c.add(diag.SubscriberInvalid, f.Range(e.Ref.Path.Parts[0].Span()), "`%s` is not known here", parts[0]).
 				Suggest(suggest(parts[0], []string{env.binding, "config"})).
 				WithHelp("a handler's values are literals, `" + env.binding + ".<field>`, `config.<field>`, records, lists and json(" + env.binding + ")")
 			return ir.Expr{}, false
@@ -480,7 +481,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 		rd := env.event
 		for i, p := range e.Ref.Path.Parts[1:] {
 			if t.Kind != ir.RecordK || rd == nil {
-				c.add("subscriber.invalid", f.Range(p.Span()), "`%s` is %s, which has no fields", strings.Join(parts[:i+1], "."), describe(t))
+				c.add(diag.SubscriberInvalid, f.Range(p.Span()), "`%s` is %s, which has no fields", strings.Join(parts[:i+1], "."), describe(t))
 				return ir.Expr{}, false
 			}
 			fl := rd.field(p.Name)
@@ -488,7 +489,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				return ir.Expr{}, false
 			}
 			if fl == nil {
-				c.add("subscriber.invalid", f.Range(p.Span()), "`%s` has no field `%s`", rd.name, p.Name).
+				c.add(diag.SubscriberInvalid, f.Range(p.Span()), "`%s` has no field `%s`", rd.name, p.Name).
 					Suggest(suggest(p.Name, fieldNamesOf(rd))).WithRelated(rd.rng(), "declared here").
 					WithHelp("use a field `" + rd.name + "` declares: " + keyList(fieldNamesOf(rd)))
 				return ir.Expr{}, false
@@ -496,7 +497,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 			c.ref(f, p.Span(), c.fieldOfSym(rd, p.Name))
 			t = fl.Type
 			if t.Optional && i < len(parts)-2 {
-				c.add("subscriber.invalid", f.Range(p.Span()), "`%s` may be none, so its fields cannot be read", strings.Join(parts[:i+2], "."))
+				c.add(diag.SubscriberInvalid, f.Range(p.Span()), "`%s` may be none, so its fields cannot be read", strings.Join(parts[:i+2], "."))
 				return ir.Expr{}, false
 			}
 			rd = nil

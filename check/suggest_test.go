@@ -127,7 +127,7 @@ func ownDiags(l diag.List) int {
 
 func hasSyntax(l diag.List) bool {
 	for _, d := range l {
-		if strings.HasPrefix(d.Code, "syntax.") {
+		if strings.HasPrefix(string(d.Code), "syntax.") {
 			return true
 		}
 	}

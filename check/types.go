@@ -10,6 +10,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/diag"
 )
 
 // builtin scalar bases.
@@ -54,7 +55,7 @@ func (c *checker) resolveDecl(d *decl) {
 		for _, v := range n.Enum.Variants {
 			c.checkName(d.file, v, false, "enum variant")
 			if first, dup := seen[v.Name]; dup {
-				c.add("semantic.duplicate_name", d.file.Range(v.Span()), "variant `%s` is listed twice", v.Name).
+				c.add(diag.SemanticDuplicateName, d.file.Range(v.Span()), "variant `%s` is listed twice", v.Name).
 					WithRelated(d.file.Range(first.Span()), "first listed here")
 				continue
 			}
@@ -81,13 +82,13 @@ func (c *checker) resolveTypeDecl(d *decl, td *ast.TypeDecl) (ir.Type, bool) {
 		return ir.Type{Kind: ir.Text}, true
 	}
 	if base.Kind == ir.RecordK || base.Kind == ir.List || base.Kind == ir.Map || base.Kind == ir.Enum {
-		c.add("type.constraint_invalid", d.file.Range(td.Base.Span()),
+		c.add(diag.TypeConstraintInvalid, d.file.Range(td.Base.Span()),
 			"`%s` refines `%s`, which is not a scalar type", d.name, td.Base.Name.String()).
 			WithHelp("a type refines Text, Int, Decimal, Bool, Uuid, Instant, Email, Url, Duration or another such type; use a `value` for a record")
 		return ir.Type{Kind: ir.Text}, true
 	}
 	if base.Optional {
-		c.add("type.constraint_invalid", d.file.Range(td.Base.Span()), "a type cannot be optional itself").
+		c.add(diag.TypeConstraintInvalid, d.file.Range(td.Base.Span()), "a type cannot be optional itself").
 			WithHelp("write `?` where the type is used: `note: " + d.name + "?`")
 		base.Optional = false
 	}
@@ -111,7 +112,7 @@ func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
 	for i, f := range fields {
 		c.checkName(d.file, f.Name, false, "field")
 		if first := firstField(fields[:i], f.Name.Name); first != nil {
-			c.add("semantic.duplicate_name", d.file.Range(f.Name.Span()), "field `%s` is declared twice in `%s`", f.Name.Name, d.name).
+			c.add(diag.SemanticDuplicateName, d.file.Range(f.Name.Span()), "field `%s` is declared twice in `%s`", f.Name.Name, d.name).
 				WithRelated(d.file.Range(first.Name.Span()), "first declared here")
 			continue
 		}
@@ -131,7 +132,7 @@ func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
 		field := ir.Field{Name: f.Name.Name, Type: t}
 		if m := extra["wire_name"]; m != nil {
 			if m.Value.Text == nil || m.Value.TextValue() == "" {
-				c.add("type.constraint_invalid", d.file.Range(m.Value.Span()), "`wire_name` takes a non-empty text").
+				c.add(diag.TypeConstraintInvalid, d.file.Range(m.Value.Span()), "`wire_name` takes a non-empty text").
 					WithHelp(`write the member name used on the wire: wire_name: "MD5OfBody"`)
 			} else {
 				field.WireName = m.Value.TextValue()
@@ -205,7 +206,7 @@ func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string
 		switch name {
 		case "List":
 			if len(te.Args) != 1 {
-				c.add("type.arguments_invalid", f.Range(te.Span()), "`List` takes one type: `List<T>`")
+				c.add(diag.TypeArgumentsInvalid, f.Range(te.Span()), "`List` takes one type: `List<T>`")
 				return ir.Type{}, false
 			}
 			elem, ok := c.typeOf(s, f, te.Args[0], what)
@@ -215,11 +216,11 @@ func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string
 			return ir.Type{Kind: ir.List, Elem: &elem}, true
 		case "Map":
 			if len(te.Args) != 2 {
-				c.add("type.arguments_invalid", f.Range(te.Span()), "`Map` takes a key and a value type: `Map<Text, T>`")
+				c.add(diag.TypeArgumentsInvalid, f.Range(te.Span()), "`Map` takes a key and a value type: `Map<Text, T>`")
 				return ir.Type{}, false
 			}
 			if te.Args[0].Name.String() != "Text" || te.Args[0].Optional || len(te.Args[0].Args) > 0 {
-				c.add("type.arguments_invalid", f.Range(te.Args[0].Span()), "a map's keys are `Text`, not `%s`", te.Args[0].Name.String()).
+				c.add(diag.TypeArgumentsInvalid, f.Range(te.Args[0].Span()), "a map's keys are `Text`, not `%s`", te.Args[0].Name.String()).
 					Suggest("Text")
 				return ir.Type{}, false
 			}
@@ -231,7 +232,7 @@ func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string
 		}
 		if k, ok := scalarKinds[name]; ok {
 			if len(te.Args) > 0 {
-				c.add("type.arguments_invalid", f.Range(te.Span()), "`%s` takes no type arguments", name)
+				c.add(diag.TypeArgumentsInvalid, f.Range(te.Span()), "`%s` takes no type arguments", name)
 				return ir.Type{}, false
 			}
 			return ir.Type{Kind: k}, true
@@ -246,13 +247,13 @@ func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string
 		return ir.Type{}, false
 	}
 	if len(te.Args) > 0 {
-		c.add("type.arguments_invalid", f.Range(te.Span()), "`%s` takes no type arguments", name)
+		c.add(diag.TypeArgumentsInvalid, f.Range(te.Span()), "`%s` takes no type arguments", name)
 		return ir.Type{}, false
 	}
 	d := r.decl
 	c.refName(f, te.Name, d)
 	if d.state == resolving && d.kind == kindType {
-		c.add("type.cycle", f.Range(te.Name.Span()), "`%s` refers to itself through its own definition", name).
+		c.add(diag.TypeCycle, f.Range(te.Name.Span()), "`%s` refers to itself through its own definition", name).
 			WithHelp("a type refines a scalar base; break the loop")
 		d.failed = true
 		return ir.Type{}, false
@@ -281,7 +282,7 @@ func (c *checker) unknownType(s scope, f *ast.File, te *ast.TypeExpr) {
 			sugg = foreignScalars[foreign]
 		}
 	}
-	d := c.add("type.unknown_name", f.Range(q.Span()), "there is no type `%s`", name).Suggest(sugg)
+	d := c.add(diag.TypeUnknownName, f.Range(q.Span()), "there is no type `%s`", name).Suggest(sugg)
 	if foreign != "" {
 		d.WithHelp("`" + foreign + "`, as other languages call it, is `" + sugg + "` here; the built-in types are Text, Int, Decimal, Bool, Uuid, Instant, Email, Url, Duration, List<T>, Map<Text, T>, and `T?` for one that may be none")
 	} else if other := c.elsewhere(s, name, isTypeLike); other != nil {
@@ -349,7 +350,7 @@ func (c *checker) foreignType(f *ast.File, te *ast.TypeExpr) bool {
 	if te.Optional && !strings.HasSuffix(want, "?") {
 		want += "?"
 	}
-	c.add("type.unknown_name", f.Range(te.Span()), "there is no type `%s`", name).
+	c.add(diag.TypeUnknownName, f.Range(te.Span()), "there is no type `%s`", name).
 		Suggest(want).WithFix(want).
 		WithHelp(why + "; the built-in types are Text, Int, Decimal, Bool, Uuid, Instant, Email, Url, Duration, List<T>, Map<Text, T>, and `T?` for one that may be none")
 	return true
@@ -367,7 +368,7 @@ func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []stri
 	if len(extra) > 0 {
 		known = append(append(make([]string, 0, len(ruleKeys)+len(extra)), ruleKeys...), extra...)
 	}
-	ms := c.members(f, b, "type.constraint_invalid", "in this type's rules", known...)
+	ms := c.members(f, b, diag.TypeConstraintInvalid, "in this type's rules", known...)
 	out := map[string]*ast.Member{}
 	for _, k := range extra {
 		if m, ok := ms[k]; ok {
@@ -389,7 +390,7 @@ func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []stri
 		switch k {
 		case "min", "max":
 			if base != ir.Int && base != ir.Decimal {
-				c.add("type.constraint_invalid", rng, "`%s` applies to Int and Decimal, not %s", k, kindName(base))
+				c.add(diag.TypeConstraintInvalid, rng, "`%s` applies to Int and Decimal, not %s", k, kindName(base))
 				continue
 			}
 			num, ok := numberLiteral(m.Value)
@@ -398,7 +399,7 @@ func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []stri
 				if base == ir.Int {
 					want = "a whole number"
 				}
-				c.add("type.constraint_invalid", f.Range(m.Value.Span()), "`%s` takes %s", k, want)
+				c.add(diag.TypeConstraintInvalid, f.Range(m.Value.Span()), "`%s` takes %s", k, want)
 				continue
 			}
 			text := ratText(num)
@@ -409,12 +410,12 @@ func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []stri
 			}
 		case "min_length", "max_length":
 			if base != ir.Text && base != ir.Email && base != ir.Url {
-				c.add("type.constraint_invalid", rng, "`%s` applies to Text, Email and Url, not %s", k, kindName(base))
+				c.add(diag.TypeConstraintInvalid, rng, "`%s` applies to Text, Email and Url, not %s", k, kindName(base))
 				continue
 			}
 			num, ok := numberLiteral(m.Value)
 			if !ok || !num.IsInt() || num.Sign() < 0 || !num.Num().IsInt64() {
-				c.add("type.constraint_invalid", f.Range(m.Value.Span()), "`%s` takes a whole number of characters, 0 or more", k)
+				c.add(diag.TypeConstraintInvalid, f.Range(m.Value.Span()), "`%s` takes a whole number of characters, 0 or more", k)
 				continue
 			}
 			n := int(num.Num().Int64())
@@ -427,11 +428,11 @@ func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []stri
 			}
 		case "pattern":
 			if base != ir.Text {
-				c.add("type.constraint_invalid", rng, "`pattern` applies to Text, not %s", kindName(base))
+				c.add(diag.TypeConstraintInvalid, rng, "`pattern` applies to Text, not %s", kindName(base))
 				continue
 			}
 			if m.Value.Text == nil {
-				c.add("type.constraint_invalid", f.Range(m.Value.Span()), "`pattern` takes a text holding a regular expression")
+				c.add(diag.TypeConstraintInvalid, f.Range(m.Value.Span()), "`pattern` takes a text holding a regular expression")
 				continue
 			}
 			p := m.Value.TextValue()
@@ -445,29 +446,29 @@ func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []stri
 				c.patterns[p] = err
 			}
 			if err != nil {
-				c.add("type.constraint_invalid", f.Range(m.Value.Span()), "the pattern does not compile: %s", reError(err)).
+				c.add(diag.TypeConstraintInvalid, f.Range(m.Value.Span()), "the pattern does not compile: %s", reError(err)).
 					WithHelp("patterns are RE2 regular expressions that must match the whole text")
 				continue
 			}
 			rules.Patterns = append(rules.Patterns, p)
 		case "format":
 			if base != ir.Text {
-				c.add("type.constraint_invalid", rng, "`format` applies to Text, not %s", kindName(base))
+				c.add(diag.TypeConstraintInvalid, rng, "`format` applies to Text, not %s", kindName(base))
 				continue
 			}
 			if refName(m.Value) != "email" && m.Value.TextValue() != "email" {
-				c.add("type.constraint_invalid", f.Range(m.Value.Span()), "`format` takes `email`, the one format there is")
+				c.add(diag.TypeConstraintInvalid, f.Range(m.Value.Span()), "`format` takes `email`, the one format there is")
 				continue
 			}
 			rules.Format = "email"
 		}
 	}
 	if rules.Min != nil && rules.Max != nil && cmpText(*rules.Min, *rules.Max) > 0 {
-		c.add("type.constraint_invalid", f.Range(b.Span()), "`min` %s is above `max` %s: no value fits", *rules.Min, *rules.Max).
+		c.add(diag.TypeConstraintInvalid, f.Range(b.Span()), "`min` %s is above `max` %s: no value fits", *rules.Min, *rules.Max).
 			WithHelp("make `min` at most `max`; they bound the value from below and above")
 	}
 	if rules.MinLength != nil && rules.MaxLength != nil && *rules.MinLength > *rules.MaxLength {
-		c.add("type.constraint_invalid", f.Range(b.Span()), "`min_length` %d is above `max_length` %d: no text fits", *rules.MinLength, *rules.MaxLength)
+		c.add(diag.TypeConstraintInvalid, f.Range(b.Span()), "`min_length` %d is above `max_length` %d: no text fits", *rules.MinLength, *rules.MaxLength)
 	}
 	if rules.Min != nil || rules.Max != nil || rules.MinLength != nil || rules.MaxLength != nil || len(rules.Patterns) > 0 || rules.Format != "" {
 		t.Rules = &rules

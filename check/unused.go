@@ -2,6 +2,7 @@ package check
 
 import (
 	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/source"
 )
 
@@ -16,7 +17,7 @@ func (c *checker) checkUnused() {
 		if cf.used || cf.field == nil {
 			continue
 		}
-		c.add("config.unused_field", cf.file.Range(cf.field.Name.Span()), "config field `%s` is never used", name).
+		c.add(diag.ConfigUnusedField, cf.file.Range(cf.field.Name.Span()), "config field `%s` is never used", name).
 			WithFixAt(wholeLines(cf.file, cf.field.Span()), "").
 			WithHelp("remove it, or read it where it is meant to go: `config." + name + "`; an unused field is still read from the environment at start")
 	}
@@ -27,7 +28,7 @@ func (c *checker) checkUnused() {
 				if d := m.imports[n.Name]; d == nil || m.usedImports[n.Name] {
 					continue
 				}
-				c.add("module.unused_name", m.file.Range(n.Span()), "`%s` is brought in by `use` and never used in this file", n.Name).
+				c.add(diag.ModuleUnusedName, m.file.Range(n.Span()), "`%s` is brought in by `use` and never used in this file", n.Name).
 					WithFixAt(useNameRemoval(m.file, u, i), "").
 					WithHelp("remove `" + n.Name + "` from the `use` line")
 			}
@@ -38,7 +39,7 @@ func (c *checker) checkUnused() {
 		if cn.called || c.queues[name] != nil || cn.decl == nil {
 			continue
 		}
-		c.add("connection.unused", cn.decl.rng(), "connection `%s` has no queue and no subscriber calls it", name).
+		c.add(diag.ConnectionUnused, cn.decl.rng(), "connection `%s` has no queue and no subscriber calls it", name).
 			WithFixAt(wholeLines(cn.decl.file, cn.decl.node.Span()), "").
 			WithHelp("remove it, receive from it with `queue " + name + " { ... }`, or call it from a subscriber: `attempt " + name + ".<resource>.<operation>(...)`")
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/project"
 )
 
@@ -36,7 +37,7 @@ func CheckTarget(p *project.Project, target string) Result {
 
 // checkWorkers runs after every other rule, on what they accepted.
 func (c *checker) checkWorkers() {
-	const code = "receiving.target_unsupported"
+	const code = diag.ReceivingTargetUnsupported
 	d1 := map[string]string{} // setting -> value, the first connection's
 	for _, name := range sortedKeys(c.queues) {
 		d := c.queues[name]

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/lockfile"
 )
 
@@ -40,7 +41,10 @@ type Case struct {
 
 // Expectation is one `expect` line: a diagnostic's code and the source text
 // of its range.
-type Expectation struct{ Code, Text string }
+type Expectation struct {
+	Code diag.Code
+	Text string
+}
 
 // Cases reads every case under root/testdata/cases.
 func Cases(t testing.TB, root string) []Case {
@@ -94,7 +98,7 @@ func Cases(t testing.TB, root string) []Case {
 				if !ok || len(text) < 2 || text[0] != '`' || text[len(text)-1] != '`' {
 					t.Fatalf("case %s: expect line %q is not `expect: code `text``", gc.Name, line)
 				}
-				gc.Expects = append(gc.Expects, Expectation{Code: code, Text: text[1 : len(text)-1]})
+				gc.Expects = append(gc.Expects, Expectation{Code: diag.Code(code), Text: text[1 : len(text)-1]})
 			default:
 				t.Fatalf("case %s: unknown CASE key %q", gc.Name, key)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/codegen"
+	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/source"
 	"github.com/jadpo/jadpo/runtime/store/postgres"
 	"github.com/jadpo/jadpo/runtime/store/sqlite"
@@ -53,18 +54,18 @@ func (e *env) buildCommand() *cobra.Command {
 				Workers: target == check.TargetWorkers,
 			})
 			if we := (*codegen.WriteError)(nil); errors.As(err, &we) {
-				res.Diags.Addf("toolchain.build_write_failed", source.Range{}, "cannot write `%s`: %s", we.Path, writeReason(we.Err)).
+				res.Diags.Addf(diag.ToolchainBuildWriteFailed, source.Range{}, "cannot write `%s`: %s", we.Path, writeReason(we.Err)).
 					With("path", we.Path)
 				e.report("build", dir, format, res)
 				return exitError{exitFound}
 			}
 			if we := (*codegen.WorkerError)(nil); errors.As(err, &we) {
-				res.Diags.Addf("toolchain.build_write_failed", source.Range{}, "%v", we)
+				res.Diags.Addf(diag.ToolchainBuildWriteFailed, source.Range{}, "%v", we)
 				e.report("build", dir, format, res)
 				return exitError{exitFound}
 			}
 			if err != nil {
-				res.Diags.Addf("toolchain.build_write_failed", source.Range{}, "cannot write the build output: %v", err)
+				res.Diags.Addf(diag.ToolchainBuildWriteFailed, source.Range{}, "cannot write the build output: %v", err)
 				e.report("build", dir, format, res)
 				return exitError{exitFound}
 			}

@@ -60,7 +60,7 @@ func projectOrReport(dir string) (check.Result, bool) {
 		return check.Result{}, true
 	}
 	var l diag.List
-	l.Add("toolchain.empty_project", source.Range{}, why).WithHelp(fix)
+	l.Add(diag.ToolchainEmptyProject, source.Range{}, why).WithHelp(fix)
 	return check.Result{Diags: l}, false
 }
 

@@ -33,7 +33,7 @@ func (e *env) explainCommand() *cobra.Command {
 				tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "CODE\tSEVERITY\tTITLE")
 				for _, code := range catalogueCodes() {
-					en := diag.Catalogue[code]
+					en := diag.Catalogue[diag.Code(code)]
 					fmt.Fprintf(tw, "%s\t%s\t%s\n", code, en.Severity, en.Title)
 				}
 				return tw.Flush()
@@ -46,7 +46,7 @@ func (e *env) explainCommand() *cobra.Command {
 			if i := strings.IndexByte(code, '['); i >= 0 && strings.HasSuffix(code, "]") {
 				code = code[i+1 : len(code)-1]
 			}
-			if _, ok := diag.Catalogue[code]; ok {
+			if _, ok := diag.Catalogue[diag.Code(code)]; ok {
 				page, err := docs.Diagnostics.ReadFile("diagnostics/" + code + ".md")
 				if err != nil {
 					return cmdError{code: "failed", exit: exitFound, msg: fmt.Sprintf("the page of %s is missing from this build: %v", code, err)}
@@ -70,7 +70,7 @@ func (e *env) explainCommand() *cobra.Command {
 func catalogueCodes() []string {
 	codes := make([]string, 0, len(diag.Catalogue))
 	for c := range diag.Catalogue {
-		codes = append(codes, c)
+		codes = append(codes, string(c))
 	}
 	sort.Strings(codes)
 	return codes

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/docs/docstest"
 	"github.com/jadpo/jadpo/lang/diag"
 )
 
@@ -40,7 +42,7 @@ func TestGolden(t *testing.T) {
 	root := repoRoot(t)
 	cases := checktest.Cases(t, root)
 	tmp := t.TempDir()
-	emitted := map[string]bool{}
+	emitted := map[diag.Code]bool{}
 	g := goldie.New(t, goldie.WithFixtureDir(filepath.Join(root, "testdata", "golden")), goldie.WithNameSuffix(""))
 	t.Chdir(tmp)
 	for _, gc := range cases {
@@ -98,7 +100,7 @@ func TestGolden(t *testing.T) {
 		var never []string
 		for code := range diag.Catalogue {
 			if !emitted[code] {
-				never = append(never, code)
+				never = append(never, string(code))
 			}
 		}
 		sort.Strings(never)
@@ -135,7 +137,7 @@ func TestDocsPageForEveryCode(t *testing.T) {
 			continue
 		}
 		s := string(b)
-		for _, section := range []string{"# " + code, "## What it means", "## Usual causes", "## How to fix", "## Example"} {
+		for _, section := range []string{"# " + string(code), "## What it means", "## Usual causes", "## How to fix", "## Example"} {
 			if !strings.Contains(s, section) {
 				t.Errorf("%s lacks %q", diag.DocsPath(code), section)
 			}
@@ -143,15 +145,17 @@ func TestDocsPageForEveryCode(t *testing.T) {
 	}
 }
 
-// TestDocsPages keeps docs/diagnostics/<code>.md true: each page is made
-// from the catalogue and the first golden case that emits the code (its
-// human text is the failing example), and `-update` rewrites the pages.
+// TestDocsPages keeps docs/diagnostics/ true: each code's page is its row of
+// the table in lang/diag/codes.go (diag.Entry.Page) with the first golden
+// case that emits the code as its example (its human text is the failing
+// example), and the catalogue's page (diag.Index) lists every code. `make
+// docs` (this test with -update) rewrites them.
 func TestDocsPages(t *testing.T) {
 	root := repoRoot(t)
 	cases := checktest.Cases(t, root)
 	// A page's example is the first case that reports its code alone, else
 	// the first that reports it first, else the first that reports it.
-	example := map[string]checktest.Case{}
+	example := map[diag.Code]checktest.Case{}
 	for pass := 0; pass < 3; pass++ {
 		for _, gc := range cases {
 			for i, e := range gc.Expects {
@@ -164,6 +168,7 @@ func TestDocsPages(t *testing.T) {
 			}
 		}
 	}
+	pages := map[string]string{path.Base(diag.IndexPath): diag.Index()}
 	for code, entry := range diag.Catalogue {
 		gc, ok := example[code]
 		if !ok {
@@ -173,51 +178,12 @@ func TestDocsPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		page := diag.Pages[code] // TestEveryCodeHasAPage holds one for every code
-		var b strings.Builder
-		fmt.Fprintf(&b, "# %s\n\n%s: %s.\n\n", code, upperFirst(entry.Severity.String()), entry.Title)
-		fmt.Fprintf(&b, "## What it means\n\n%s\n\n", page.Means)
-		if len(page.Causes) > 0 {
-			b.WriteString("## Usual causes\n\n")
-			for _, c := range page.Causes {
-				if c.Case != "" {
-					fmt.Fprintf(&b, "- %s (case `%s`)\n", c.Text, c.Case)
-				} else {
-					fmt.Fprintf(&b, "- %s\n", c.Text)
-				}
-			}
-			b.WriteString("\n")
+		ex := diag.Example{Case: gc.Name, Human: string(human), Base: gc.Base}
+		for _, e := range gc.Edits {
+			ex.Edits = append(ex.Edits, diag.Edit{File: e.File, Old: e.Old, New: e.New})
 		}
-		fmt.Fprintf(&b, "## How to fix\n\n%s.\n\n", strings.TrimSuffix(upperFirst(entry.Help), "."))
-		fmt.Fprintf(&b, "## Example\n\nThe golden case `testdata/cases/%s` reports it:\n\n```text\n%s```\n", gc.Name, human)
-		if len(gc.Edits) > 0 {
-			b.WriteString("\nThe case is the example project `examples/" + gc.Base + "` with this change; undoing it is the fix:\n\n```text\n")
-			for _, e := range gc.Edits {
-				fmt.Fprintf(&b, "%s: %q -> %q\n", e.File, e.Old, e.New)
-			}
-			b.WriteString("```\n")
-		}
-		path := filepath.Join(root, diag.DocsPath(code))
-		want := b.String()
-		if updateDocs != nil && updateDocs.Value.String() == "true" {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(path)
-		if err != nil || string(got) != want {
-			t.Errorf("%s is out of date: run `go test ./cmd/jadpo -run TestDocsPages -update`", diag.DocsPath(code))
-		}
+		pages[path.Base(diag.DocsPath(code))] = entry.Page(ex)
 	}
-}
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	update := updateDocs != nil && updateDocs.Value.String() == "true"
+	docstest.Folder{Dir: path.Dir(diag.IndexPath), Regenerate: "make docs", Orphan: "is the page of no code of lang/diag/codes.go"}.Check(t, root, pages, update)
 }

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
@@ -29,14 +28,10 @@ func TestPageExamplesAreWhatCheckReports(t *testing.T) {
 	for _, gc := range checktest.Cases(t, root) {
 		byName[gc.Name] = gc
 	}
-	codes := make([]string, 0, len(diag.Pages))
-	for code := range diag.Pages {
-		codes = append(codes, code)
-	}
-	sort.Strings(codes)
+	codes := diag.Codes()
 	checked := 0
 	for _, code := range codes {
-		for _, cause := range diag.Pages[code].Causes {
+		for _, cause := range diag.Catalogue[code].Causes {
 			head, _, hasDash := strings.Cut(cause.Text, " — ")
 			var forms []string
 			if hasDash {
@@ -46,7 +41,7 @@ func TestPageExamplesAreWhatCheckReports(t *testing.T) {
 			}
 			if cause.Case == "" {
 				if len(forms) > 0 {
-					t.Errorf("%s: the cause %q shows %q but names no golden case that reports it: add one under testdata/cases and name it in lang/diag/pages.go", code, cause.Text, forms)
+					t.Errorf("%s: the cause %q shows %q but names no golden case that reports it: add one under testdata/cases and name it in lang/diag/codes.go", code, cause.Text, forms)
 				}
 				continue
 			}

@@ -112,7 +112,7 @@ func diagKey(d *diag.Diagnostic) string {
 	if d.Subject.File != nil {
 		path = d.Subject.File.Path
 	}
-	return d.Code + "\x00" + path + "\x00" + d.Summary
+	return string(d.Code) + "\x00" + path + "\x00" + d.Summary
 }
 
 // packageRef is `package: NAME` in a connection, the one place an app names a package

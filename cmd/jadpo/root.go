@@ -88,7 +88,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	switch {
 	case wantsJSON(args) && len(args) > 0 && (args[0] == "check" || args[0] == "build"):
 		l := diag.List{}
-		l.Addf("toolchain.usage_invalid", source.Range{}, "the command was used wrongly: %s", err.Error())
+		l.Addf(diag.ToolchainUsageInvalid, source.Range{}, "the command was used wrongly: %s", err.Error())
 		_ = jsonout.Write(stdout, jsonout.DiagnosticReport{Report: diag.NewReport(args[0], "", 0, 0, l)})
 	case wantsJSON(args):
 		writeErrorEnvelope(stdout, commandName(cmd), code, err.Error())

@@ -30,7 +30,7 @@ func TestSyntaxErrorSummaryCountsTheProject(t *testing.T) {
 	clean := read("pass_warehouse").Summary
 	n := 0
 	for _, gc := range checktest.Cases(t, root) {
-		if gc.Base != "warehouse" || len(gc.Remove) > 0 || len(gc.Expects) == 0 || !strings.HasPrefix(gc.Expects[0].Code, "syntax.") {
+		if gc.Base != "warehouse" || len(gc.Remove) > 0 || len(gc.Expects) == 0 || !strings.HasPrefix(string(gc.Expects[0].Code), "syntax.") {
 			continue
 		}
 		if !strings.HasPrefix(gc.Name, "syntax_") || gc.Args[0] != "check" {

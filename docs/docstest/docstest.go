@@ -1,7 +1,8 @@
 // Package docstest keeps a folder of generated pages under docs/ true to
-// what generates them: the tests of each generator (the CLI reference, the
-// catalogue's package pages) hand it the pages, and it rewrites the folder
-// or reports each stale, missing or orphaned page with the command to run.
+// what generates them: the tests of each generator (the diagnostics' pages,
+// the CLI reference, the catalogue's package pages) hand it the pages, and it
+// rewrites the folder or reports each stale, missing or orphaned page with
+// the command to run (`make docs` runs them all).
 // It is test scaffolding.
 package docstest
 

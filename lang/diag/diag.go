@@ -32,7 +32,7 @@ func (s Severity) String() string {
 
 // Diagnostic is one problem at its smallest responsible range.
 type Diagnostic struct {
-	Code     string
+	Code     Code
 	Severity Severity
 	// Summary names the concrete problem in the author's words.
 	Summary string
@@ -164,7 +164,7 @@ func (l List) Capped(max int) List {
 		if n == 1 {
 			what = "problem"
 		}
-		more := &Diagnostic{Code: "toolchain.more_diagnostics", Severity: Warning,
+		more := &Diagnostic{Code: ToolchainMoreDiagnostics, Severity: Warning,
 			Summary: fmt.Sprintf("and %d more %s in %s", n, what, d.Subject.File.Path),
 			Label:   "the first one left out", Subject: first.Subject, Omitted: &o,
 			Help: fmt.Sprintf("a file shows at most %d diagnostics; fix these and check again", max)}
@@ -184,10 +184,10 @@ func (l List) HasErrors() bool { return l.Errors() > 0 }
 // Add appends a diagnostic of the given code at rng, its severity from the
 // catalogue. It panics on a code the catalogue lacks: emitting an
 // uncatalogued code is a bug in the toolchain, caught by every test.
-func (l *List) Add(code string, rng source.Range, summary string) *Diagnostic {
+func (l *List) Add(code Code, rng source.Range, summary string) *Diagnostic {
 	e, ok := Catalogue[code]
 	if !ok {
-		panic("diag: code not in the catalogue: " + code)
+		panic("diag: code not in the catalogue: " + string(code))
 	}
 	d := &Diagnostic{Code: code, Severity: e.Severity, Summary: summary, Subject: rng}
 	*l = append(*l, d)
@@ -195,7 +195,7 @@ func (l *List) Add(code string, rng source.Range, summary string) *Diagnostic {
 }
 
 // Addf is Add with a formatted summary.
-func (l *List) Addf(code string, rng source.Range, format string, args ...any) *Diagnostic {
+func (l *List) Addf(code Code, rng source.Range, format string, args ...any) *Diagnostic {
 	return l.Add(code, rng, fmt.Sprintf(format, args...))
 }
 

@@ -46,7 +46,7 @@ func WriteText(w io.Writer, l List, opt TextOptions) {
 		if d.Severity == Warning {
 			sev = paint(ansiYel, d.Severity.String())
 		}
-		fmt.Fprintf(w, "%s%s %s\n", sev, paint(ansiBold, "["+d.Code+"]:"), paint(ansiBold, termtext.Text(d.Summary)))
+		fmt.Fprintf(w, "%s%s %s\n", sev, paint(ansiBold, "["+string(d.Code)+"]:"), paint(ansiBold, termtext.Text(d.Summary)))
 		gutter := 0
 		if d.Subject.File != nil {
 			gutter = len(fmt.Sprint(d.Subject.File.Position(d.Subject.Span.Start).Line))
@@ -185,7 +185,7 @@ type Totals struct {
 
 // JSONRecord is one diagnostic in the report.
 type JSONRecord struct {
-	Code     string            `json:"code"`
+	Code     Code              `json:"code"`
 	Severity string            `json:"severity"`
 	Summary  string            `json:"summary"`
 	Label    string            `json:"label,omitempty"`

@@ -13,6 +13,7 @@ import (
 
 	plexer "github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/source"
 )
 
@@ -37,7 +38,7 @@ var Symbols = map[string]plexer.TokenType{
 
 // Problem is a lexical mistake at its byte range.
 type Problem struct {
-	Code   string // syntax.unterminated_string, syntax.invalid_escape, ...
+	Code   diag.Code // syntax.unterminated_string, syntax.invalid_escape, ...
 	Span   source.Span
 	Detail string // the offending text, for the summary
 }
@@ -66,7 +67,7 @@ func (l *lexState) emit(t plexer.TokenType, start int) {
 	l.toks = append(l.toks, plexer.Token{Type: t, Value: l.src[start:l.i], Pos: plexer.Position{Offset: start}})
 }
 
-func (l *lexState) problem(code string, start, end int) {
+func (l *lexState) problem(code diag.Code, start, end int) {
 	l.probs = append(l.probs, Problem{Code: code, Span: source.Span{Start: start, End: end}, Detail: l.src[start:end]})
 }
 
@@ -106,12 +107,12 @@ func (l *lexState) run() {
 			} else {
 				l.i++
 			}
-			l.problem("syntax.stray_character", start, l.i)
+			l.problem(diag.SyntaxStrayCharacter, start, l.i)
 		case c == '#':
 			// `# note`: a comment as other languages write it is one
 			// mistake, the `#`; the rest of the line is read as a comment.
 			l.i++
-			l.problem("syntax.stray_character", start, l.i)
+			l.problem(diag.SyntaxStrayCharacter, start, l.i)
 			for l.i < len(src) && src[l.i] != '\n' {
 				l.i++
 			}
@@ -123,9 +124,9 @@ func (l *lexState) run() {
 			r, size := utf8.DecodeRuneInString(src[l.i:])
 			l.i += size
 			if r == utf8.RuneError && size <= 1 {
-				l.problem("syntax.invalid_encoding", start, l.i)
+				l.problem(diag.SyntaxInvalidEncoding, start, l.i)
 			} else {
-				l.problem("syntax.stray_character", start, l.i)
+				l.problem(diag.SyntaxStrayCharacter, start, l.i)
 			}
 		}
 	}
@@ -185,18 +186,18 @@ func (l *lexState) text(start int) {
 				l.i += 2
 			default:
 				_, size := utf8.DecodeRuneInString(src[l.i+1:])
-				l.problem("syntax.invalid_escape", l.i, l.i+1+size)
+				l.problem(diag.SyntaxInvalidEscape, l.i, l.i+1+size)
 				l.i += 1 + size
 			}
 		case '\n', '\r':
-			l.problem("syntax.unterminated_string", start, l.i)
+			l.problem(diag.SyntaxUnterminatedString, start, l.i)
 			l.emit(String, start)
 			return
 		default:
 			l.i++
 		}
 	}
-	l.problem("syntax.unterminated_string", start, l.i)
+	l.problem(diag.SyntaxUnterminatedString, start, l.i)
 	l.emit(String, start)
 }
 

@@ -162,7 +162,7 @@ func TestProblems(t *testing.T) {
 			continue
 		}
 		p := probs[0]
-		if p.Code != tt.code || p.Span != (source.Span{Start: tt.start, End: tt.end}) || p.Detail != tt.detail {
+		if string(p.Code) != tt.code || p.Span != (source.Span{Start: tt.start, End: tt.end}) || p.Detail != tt.detail {
 			t.Errorf("Lex(%q) = %s [%d,%d) %q, want %s [%d,%d) %q",
 				tt.src, p.Code, p.Span.Start, p.Span.End, p.Detail, tt.code, tt.start, tt.end, tt.detail)
 		}

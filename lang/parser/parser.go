@@ -60,7 +60,7 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 	if !utf8.Valid(f.Content) {
 		// Report the first bad byte once; the lexer would flag each.
 		off := firstInvalidUTF8(f.Content)
-		diags.Add("syntax.invalid_encoding", source.Range{File: f, Span: source.Span{Start: off, End: off + 1}},
+		diags.Add(diag.SyntaxInvalidEncoding, source.Range{File: f, Span: source.Span{Start: off, End: off + 1}},
 			"the file is not valid UTF-8")
 		return out, diags
 	}
@@ -71,14 +71,14 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 	for _, p := range probs {
 		rng := source.Range{File: f, Span: p.Span}
 		switch p.Code {
-		case "syntax.unterminated_string":
+		case diag.SyntaxUnterminatedString:
 			diags.Add(p.Code, rng, "text is not closed before the end of the line").WithLabel("this text has no closing `\"`")
-		case "syntax.invalid_escape":
+		case diag.SyntaxInvalidEscape:
 			d := diags.Addf(p.Code, rng, "`%s` is not an escape text may use", p.Detail)
 			if p.Detail == `\u` || p.Detail == `\x` || p.Detail == `\U` {
 				d.WithHelp("write the character itself: files are UTF-8; text may use only the escapes \\\" \\\\ \\n \\r \\t")
 			}
-		case "syntax.stray_character":
+		case diag.SyntaxStrayCharacter:
 			if len(p.Detail) >= 2 && p.Detail[0] == '\'' && p.Detail[len(p.Detail)-1] == '\'' {
 				inner := p.Detail[1 : len(p.Detail)-1]
 				diags.Add(p.Code, rng, "text is written in double quotes, not single ones").
@@ -100,7 +100,7 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 			if p.Detail == "'" {
 				d.WithHelp("text takes double quotes (\"like this\"), on one line")
 			}
-		case "syntax.unexpected_token":
+		case diag.SyntaxUnexpectedToken:
 			diags.Addf(p.Code, rng, "unexpected `%s`", p.Detail).WithLabel("a number's unit is one of ms, s, m, h, d")
 		default:
 			diags.Add(p.Code, rng, diag.Catalogue[p.Code].Title)
@@ -125,7 +125,7 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 		if open, ok := tooDeep(chunk); ok {
 			// Participle's time grows with the square of the depth, and
 			// its stack without bound: no real declaration nests so deep.
-			diags = append(diags, (&diag.List{}).Addf("syntax.unexpected_token", tokenRange(f, open),
+			diags = append(diags, (&diag.List{}).Addf(diag.SyntaxUnexpectedToken, tokenRange(f, open),
 				"`%s` nests more than %d levels deep", open.Value, maxNesting).
 				WithLabel("a declaration nests at most "+fmt.Sprint(maxNesting)+" brackets"))
 			out.Unparsed += countsAsDecl(chunk)
@@ -168,7 +168,7 @@ func nullUnion(f *source.File, toks []plexer.Token, at source.Span) *diag.Diagno
 	}
 	fix := prev.Value + "?"
 	var l diag.List
-	return l.Addf("syntax.stray_character", source.Range{File: f, Span: source.Span{Start: prev.Pos.Offset, End: next.Pos.Offset + len(next.Value)}},
+	return l.Addf(diag.SyntaxStrayCharacter, source.Range{File: f, Span: source.Span{Start: prev.Pos.Offset, End: next.Pos.Offset + len(next.Value)}},
 		"`%s | %s` is another language's optional type", prev.Value, next.Value).
 		Suggest(fix).WithFix(fix).
 		WithHelp("a type that may be none is written with `?`: `" + fix + "`")
@@ -250,7 +250,7 @@ func gluedToNumber(toks []plexer.Token) []lexer.Problem {
 	for i := 1; i < len(toks); i++ {
 		t, prev := toks[i], toks[i-1]
 		if t.Type == lexer.Ident && prev.Type == lexer.Number && prev.Pos.Offset+len(prev.Value) == t.Pos.Offset {
-			out = append(out, lexer.Problem{Code: "syntax.unexpected_token",
+			out = append(out, lexer.Problem{Code: diag.SyntaxUnexpectedToken,
 				Span: source.Span{Start: t.Pos.Offset, End: t.Pos.Offset + len(t.Value)}, Detail: t.Value})
 		}
 	}
@@ -425,12 +425,12 @@ func syntaxDiag(f *source.File, chunk []plexer.Token, err error) *diag.Diagnosti
 		// The declaration ends before it is complete: an unclosed bracket is
 		// the usual cause, and the place to point at.
 		if open, ok := unclosed(chunk); ok {
-			return l.Addf("syntax.unexpected_token", tokenRange(f, open),
+			return l.Addf(diag.SyntaxUnexpectedToken, tokenRange(f, open),
 				"this `%s` is not closed", open.Value).WithLabel("no matching `" + closer(open.Value) + "` before the next declaration").
 				WithHelp("add the `" + closer(open.Value) + "` that closes it, before the next declaration starts")
 		}
 		last := chunk[len(chunk)-1]
-		d := l.Addf("syntax.unexpected_token", tokenRange(f, last),
+		d := l.Addf(diag.SyntaxUnexpectedToken, tokenRange(f, last),
 			"the declaration ends after `%s` before it is complete", last.Value)
 		if expect != "" {
 			d.WithLabel("expected `" + expect + "` after this").WithHelp("finish the declaration with `" + expect + "`, or remove it")
@@ -444,7 +444,7 @@ func syntaxDiag(f *source.File, chunk []plexer.Token, err error) *diag.Diagnosti
 		// `sku Sku` among fields: the parser stops before `sku`, but the
 		// mistake is the missing `:` after it.
 		next := chunk[idx+1]
-		return l.Addf("syntax.unexpected_token", tokenRange(f, next), "unexpected `%s`", next.Value).
+		return l.Addf(diag.SyntaxUnexpectedToken, tokenRange(f, next), "unexpected `%s`", next.Value).
 			WithLabel("expected `:` between `" + tok.Value + "` and its type").
 			WithHelp("a field is its name, `:` and its type: `" + tok.Value + ": " + next.Value + "`")
 	}
@@ -454,7 +454,7 @@ func syntaxDiag(f *source.File, chunk []plexer.Token, err error) *diag.Diagnosti
 	if d := bracketTypeArgs(f, chunk, idx); d != nil {
 		return d
 	}
-	d := l.Addf("syntax.unexpected_token", tokenRange(f, tok), "unexpected `%s`", tok.Value)
+	d := l.Addf(diag.SyntaxUnexpectedToken, tokenRange(f, tok), "unexpected `%s`", tok.Value)
 	switch {
 	case tok.Value == "," && tok.Type == lexer.Punct && insideBraces(chunk, idx):
 		d.WithLabel("members are separated by whitespace, not commas").
@@ -644,7 +644,7 @@ func bracketTypeArgs(f *source.File, chunk []plexer.Token, idx int) *diag.Diagno
 				inner = strings.NewReplacer("[", "<", "]", ">").Replace(inner)
 				fix := name.Value + "<" + inner + ">"
 				var l diag.List
-				return l.Addf("syntax.unexpected_token", source.Range{File: f, Span: source.Span{Start: name.Pos.Offset, End: chunk[j].Pos.Offset + 1}},
+				return l.Addf(diag.SyntaxUnexpectedToken, source.Range{File: f, Span: source.Span{Start: name.Pos.Offset, End: chunk[j].Pos.Offset + 1}},
 					"unexpected `[`: type arguments go in `< >`").
 					Suggest(fix).WithFix(fix).
 					WithHelp("a generic type takes its arguments in angle brackets: `" + fix + "`")
@@ -697,29 +697,29 @@ func fixableMistake(f *source.File, chunk []plexer.Token, idx int) *diag.Diagnos
 			end++
 		}
 		url := string(src[start:end])
-		return l.Add("syntax.unexpected_token", source.Range{File: f, Span: source.Span{Start: start, End: end}},
+		return l.Add(diag.SyntaxUnexpectedToken, source.Range{File: f, Span: source.Span{Start: start, End: end}},
 			"a URL must be quoted").
 			WithLabel("write \"" + url + "\"").WithFix("\"" + url + "\"").
 			WithHelp("a URL is text, written in double quotes: \"" + url + "\" (unquoted, its `//` starts a comment)")
 	case tok.Type == lexer.Punct && tok.Value == "=" && prev(1).Type == lexer.Ident && prev(2).Value != ":" && !atTopLevel(chunk, idx):
-		return l.Add("syntax.unexpected_token", tokenRange(f, tok), "unexpected `=`").
+		return l.Add(diag.SyntaxUnexpectedToken, tokenRange(f, tok), "unexpected `=`").
 			WithLabel("members take `:`, not `=`").WithFix(":").
 			WithHelp("write `" + prev(1).Value + ": ...`: a member's name and its value are separated by `:`")
 	case tok.Type == lexer.Punct && tok.Value == "{" && prev(1).Type == lexer.Ident && prev(2).Type == lexer.Ident && prev(2).Value == "on":
 		ev := prev(1).Value
-		return l.Addf("syntax.unexpected_token", tokenRange(f, tok), "the handler of `%s` names no parameter", ev).
+		return l.Addf(diag.SyntaxUnexpectedToken, tokenRange(f, tok), "the handler of `%s` names no parameter", ev).
 			WithLabel("expected `(` and the parameter's name").
 			WithHelp("a handler names its parameter: `on " + ev + "(e) {`, then reads the event as `e`")
 	case tok.Type == lexer.Punct && tok.Value == "." && idx+1 < len(chunk) && chunk[idx+1].Type == lexer.Ident &&
 		chunk[idx+1].Value == "jadpo" && len(chunk) > 0 && chunk[0].Value == "use":
 		path := string(src[chunk[1].Pos.Offset:tok.Pos.Offset])
 		ext := chunk[idx+1]
-		return l.Add("syntax.unexpected_token", source.Range{File: f, Span: source.Span{Start: tok.Pos.Offset, End: ext.Pos.Offset + len(ext.Value)}},
+		return l.Add(diag.SyntaxUnexpectedToken, source.Range{File: f, Span: source.Span{Start: tok.Pos.Offset, End: ext.Pos.Offset + len(ext.Value)}},
 			"a module path has no `.jadpo`").
 			WithLabel("remove `.jadpo`").WithFix("").
 			WithHelp("a module path names the file without its extension: `use " + path + " { ... }`")
 	case tok.Type == lexer.Ident && !declKeywords[tok.Value] && atTopLevel(chunk, idx) && atLineStart(src, tok):
-		d := l.Addf("syntax.unexpected_token", tokenRange(f, tok), "`%s` does not start a declaration", tok.Value)
+		d := l.Addf(diag.SyntaxUnexpectedToken, tokenRange(f, tok), "`%s` does not start a declaration", tok.Value)
 		if near := diag.Nearest(tok.Value, declKeywordList); near != "" {
 			return d.Suggest(near).WithFix(near).
 				WithHelp("declarations start with a lowercase keyword: `" + near + "`")

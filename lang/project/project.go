@@ -83,14 +83,14 @@ func Load(dir string) *Project {
 		case !errors.Is(err, fs.ErrNotExist):
 			why = "it cannot be read"
 		}
-		p.Diags.Addf("toolchain.project_read_failed", source.Range{},
+		p.Diags.Addf(diag.ToolchainProjectReadFailed, source.Range{},
 			"cannot read the project directory `%s`: %s", dir, why).With("directory", dir)
 		return p
 	}
 	fsys, err := source.DiskFS(dir)
 	if err != nil {
 		p := &Project{Modules: map[string]*ast.File{}, Packages: map[string]*Package{}}
-		p.Diags.Addf("toolchain.project_read_failed", source.Range{},
+		p.Diags.Addf(diag.ToolchainProjectReadFailed, source.Range{},
 			"cannot read the project directory `%s`: it cannot be opened", dir).With("directory", dir)
 		return p
 	}
@@ -149,7 +149,7 @@ func LoadFSParsing(fsys fs.FS, parse ParseFunc) *Project {
 	}
 	if _, err := fs.Stat(fsys, "app.jadpo"); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			p.Diags.Add("toolchain.empty_project", source.Range{}, "the project has no app.jadpo").
+			p.Diags.Add(diag.ToolchainEmptyProject, source.Range{}, "the project has no app.jadpo").
 				WithHelp("create app.jadpo in the project directory, or point the command at the directory that holds it")
 		} else {
 			p.readFailed("app.jadpo", err)
@@ -308,7 +308,7 @@ func (p *Project) readFailed(name string, err error) {
 		why = "it is a symbolic link that leads outside the project, or to nothing"
 		help = "jadpo follows a symbolic link only by a relative path to a regular file inside the project: make the link relative, or copy the file into the project"
 	}
-	d := p.Diags.Addf("toolchain.project_read_failed", source.Range{}, "cannot read `%s`: %s", name, why).With("path", name)
+	d := p.Diags.Addf(diag.ToolchainProjectReadFailed, source.Range{}, "cannot read `%s`: %s", name, why).With("path", name)
 	if help != "" {
 		d.WithHelp(help)
 	}
@@ -353,7 +353,7 @@ func (p *Project) ReadAllResources() {
 // HasSyntaxErrors reports whether any parsed file has a syntax problem.
 func (p *Project) HasSyntaxErrors() bool {
 	for _, d := range p.Diags {
-		if strings.HasPrefix(d.Code, "syntax.") {
+		if strings.HasPrefix(string(d.Code), "syntax.") {
 			return true
 		}
 	}

@@ -45,7 +45,7 @@ func (s *server) codeActions(dc *docContext) (any, error) {
 					Edit: &protocol.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{uri: {{Range: lspRange(rng), NewText: text}}}},
 				})
 			}
-			if name := d.Context["package"]; d.Code == "package.not_installed" && name != "" && s.opts.InstallPackage != nil && s.inCatalogue(name) {
+			if name := d.Context["package"]; d.Code == diag.PackageNotInstalled && name != "" && s.opts.InstallPackage != nil && s.inCatalogue(name) {
 				out = append(out, protocol.CodeAction{
 					Title: "Install package " + name + " (jadpo package add " + name + ")", Kind: protocol.CodeActionKindQuickFix, Diagnostics: []protocol.Diagnostic{ld},
 					Command: &protocol.Command{Title: "Install package " + name, Command: commandInstallPackage, Arguments: []string{pathURI(dc.pr.root), name}},

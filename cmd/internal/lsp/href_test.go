@@ -16,7 +16,7 @@ func TestLSPHrefIsTheDocsURI(t *testing.T) {
 		d := &diag.Diagnostic{Code: code, Severity: diag.Catalogue[code].Severity, Summary: "x", Subject: source.Range{File: source.NewFile("app.jadpo", []byte("x"))}}
 		href := lspDiagnostic(d, "").CodeDescription.Href
 		u, err := url.Parse(href)
-		if err != nil || !u.IsAbs() || href != diag.DocsURI(code) || !strings.HasSuffix(href, "/docs/diagnostics/"+code+".md") {
+		if err != nil || !u.IsAbs() || href != diag.DocsURI(code) || !strings.HasSuffix(href, "/docs/diagnostics/"+string(code)+".md") {
 			t.Errorf("%s: href %q, want %q", code, href, diag.DocsURI(code))
 		}
 	}

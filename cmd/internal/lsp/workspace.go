@@ -293,7 +293,7 @@ func lspDiagnostic(d *diag.Diagnostic, root string) protocol.Diagnostic {
 		message += "\nhelp: " + h
 	}
 	out := protocol.Diagnostic{
-		Range: lspRange(d.Subject), Severity: severity, Code: d.Code, Source: "jadpo", Message: message,
+		Range: lspRange(d.Subject), Severity: severity, Code: string(d.Code), Source: "jadpo", Message: message,
 		CodeDescription: &protocol.CodeDescription{Href: diag.DocsURI(d.Code)},
 	}
 	for _, r := range d.Related {

@@ -37,7 +37,7 @@ func Pages() (map[string]string, diag.List) {
 	names := catalog.Names()
 	fsys, err := exampleApp(names)
 	if err != nil {
-		return nil, diag.List{{Code: "toolchain.project_read_failed", Summary: err.Error(), Severity: diag.Error}}
+		return nil, diag.List{{Code: diag.ToolchainProjectReadFailed, Summary: err.Error(), Severity: diag.Error}}
 	}
 	p := project.LoadFS(fsys)
 	p.Catalogue = catalog.Builtin // as the commands hold packages to it
