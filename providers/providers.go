@@ -56,7 +56,7 @@ func Parts(p ir.Provider, host string, credentials, settings map[string]string) 
 	if host == "" {
 		return nil, nil, fmt.Errorf("the connection needs a host: the package has no fixed host")
 	}
-	if !p.Credential.Known() || p.Credential == ir.CredentialDatabaseURL {
+	if _, ok := schemes[p.Credential]; !p.Credential.Known() || (p.Credential != "" && !ok) {
 		return nil, nil, fmt.Errorf("unknown credential scheme %q", p.Credential)
 	}
 	members := p.Credential.Members()
@@ -95,25 +95,31 @@ func Parts(p ir.Provider, host string, credentials, settings map[string]string) 
 	}
 
 	var auth wire.Authenticator
-	switch p.Credential {
-	case ir.CredentialAWSSigV4:
-		if p.AWSService == "" {
-			return nil, nil, fmt.Errorf("aws_sigv4 needs `aws: { service: }`")
-		}
-		creds := sigv4.NewCredentials(credentials[ir.MemberKeyID], credentials[ir.MemberSecret], credentials[ir.MemberSessionToken])
-		s, err := sigv4.NewSigner(creds, p.AWSService, sigv4.RegionForHost(host))
+	if p.Credential != "" {
+		a, err := schemes[p.Credential](p, host, credentials)
 		if err != nil {
 			return nil, nil, err
 		}
-		auth = s
-	case ir.CredentialBearer:
-		t, err := bearer.New(credentials[ir.MemberToken])
-		if err != nil {
-			return nil, nil, err
-		}
-		auth = t
+		auth = a
 	}
 	return proto, auth, nil
+}
+
+// schemes build the authenticator of each credential scheme a service's
+// requests are signed with, from the credential members' values (checked
+// against ir's members of the scheme). A scheme is one entry here and one
+// in check/ir's; database_url's connections are opened by their driver.
+var schemes = map[ir.CredentialScheme]func(p ir.Provider, host string, credentials map[string]string) (wire.Authenticator, error){
+	ir.CredentialAWSSigV4: func(p ir.Provider, host string, credentials map[string]string) (wire.Authenticator, error) {
+		if p.AWSService == "" {
+			return nil, fmt.Errorf("aws_sigv4 needs `aws: { service: }`")
+		}
+		creds := sigv4.NewCredentials(credentials[ir.MemberKeyID], credentials[ir.MemberSecret], credentials[ir.MemberSessionToken])
+		return sigv4.NewSigner(creds, p.AWSService, sigv4.RegionForHost(host))
+	},
+	ir.CredentialBearer: func(_ ir.Provider, _ string, credentials map[string]string) (wire.Authenticator, error) {
+		return bearer.New(credentials[ir.MemberToken])
+	},
 }
 
 // NewClient builds the client of a connection (see Parts), sending with hc
