@@ -1,8 +1,13 @@
 package receiving_test
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -91,4 +96,63 @@ func TestSuiteSQSSingle(t *testing.T) {
 		}
 	}
 	queuetest.Run(t, sqsHarness(plan, queuetest.Caps{Ack: queuetest.AckSingle, Lease: true, Hang: true}))
+}
+
+// batchQueue opens the driver on the warehouse's queue (DeleteMessageBatch)
+// with n messages received and settled, for what only this driver does.
+func batchQueue(t *testing.T, n int) (*sqsfake.Fake, queue.Source, *queue.Batch) {
+	plan := checktest.ExamplePlan(t, "warehouse")
+	env := runtimetest.New(t, "sqlite", plan)
+	env.UseFake(runtimetest.FakeOptions{ManualClock: true})
+	conn, err := runtime.QueueConn(plan, sqsQueue, env.Config(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := receiving.Driver.Open(conn, queue.Options{Queue: sqsQueue, Log: slog.New(slog.DiscardHandler), MaxBatch: 10, InFlight: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		env.Send(sqsQueue, fmt.Sprintf(`{"id":"m-%d"}`, i))
+	}
+	b, err := src.Receive(context.Background())
+	if err != nil || len(b.Messages) != n {
+		t.Fatalf("receive: %v, %d messages", err, len(b.Messages))
+	}
+	for i := range b.Messages {
+		b.Messages[i].Settled = true
+	}
+	return env.Fake, src, b
+}
+
+// A batch answer that names an entry neither as taken nor as failed is read
+// strictly (the package maps Successful): that entry is acknowledged alone.
+func TestAnEntryTheBatchAnswerDoesNotNameIsAcknowledgedAlone(t *testing.T) {
+	fake, src, b := batchQueue(t, 3)
+	fake.RewriteAnswers("DeleteMessageBatch", func(answer []byte) []byte {
+		var doc map[string][]map[string]any
+		if err := json.Unmarshal(answer, &doc); err != nil {
+			return answer
+		}
+		doc["Successful"] = slices.DeleteFunc(doc["Successful"], func(e map[string]any) bool { return e["Id"] == "1" })
+		out, _ := json.Marshal(doc)
+		return out
+	})
+	want := queue.Acks{Acknowledged: 3, BatchCalls: 1, SingleCalls: 1, UnansweredEntries: 1}
+	if acks := src.Acknowledge(context.Background(), b); acks != want {
+		t.Fatalf("acks %+v, want %+v", acks, want)
+	}
+}
+
+// A batch call that fails as a whole falls back to one call a message.
+func TestAFailedBatchCallFallsBackToSingleCalls(t *testing.T) {
+	fake, src, b := batchQueue(t, 3)
+	fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultServerError, Operation: "DeleteMessageBatch", Next: 1})
+	want := queue.Acks{Acknowledged: 3, BatchCalls: 1, SingleCalls: 3}
+	if acks := src.Acknowledge(context.Background(), b); acks != want {
+		t.Fatalf("acks %+v, want %+v", acks, want)
+	}
+	if st, _ := fake.Stats(sqsQueue); st.Visible+st.InFlight != 0 {
+		t.Fatalf("queue %+v, want empty", st)
+	}
 }
