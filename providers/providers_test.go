@@ -272,6 +272,9 @@ func TestDriversAreRegisteredOnce(t *testing.T) {
 		if d.Name() != ir.DriverMapping && (d.StandIn == nil) == (d.LocalURL == "") {
 			t.Errorf("driver %q: dev needs a StandIn or a LocalURL, one of them", d.Name())
 		}
+		if d.LocalURL != "" && (d.RemoteHost == nil || d.LocalWhat == "" || d.LocalFix == "") {
+			t.Errorf("driver %q: a LocalURL needs RemoteHost, LocalWhat and LocalFix for dev's refusal", d.Name())
+		}
 		if d.Name() != ir.DriverMapping && d.Contract.Help == "" {
 			t.Errorf("driver %q's contract says not where it is met (Help)", d.Name())
 		}

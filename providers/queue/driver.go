@@ -28,6 +28,13 @@ type Driver struct {
 	// of the server dev runs the driver against: it must be on this machine
 	// (a SQL inbox's database), and dev refuses another host, naming it.
 	LocalURL string
+	// RemoteHost, with LocalURL, is the first host of such a URL that is not
+	// on this machine ("" when every one is), or what is wrong with the URL,
+	// never quoting it (it may hold a password).
+	RemoteHost func(rawURL string) (string, error)
+	// LocalWhat names the server in dev's refusal ("its database is on
+	// ..."); LocalFix says what to set the URL to, after "set VAR to ".
+	LocalWhat, LocalFix string
 }
 
 // Name is the driver's name.

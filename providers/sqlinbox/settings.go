@@ -10,7 +10,8 @@ import (
 
 // Driver is the sql_inbox driver (providers.Drivers registers it). dev runs
 // it against a database on this machine, its credential's url.
-var Driver = queue.Driver{Contract: contract, Open: OpenSource, LocalURL: ir.MemberURL}
+var Driver = queue.Driver{Contract: contract, Open: OpenSource, LocalURL: ir.MemberURL, RemoteHost: RemoteHost,
+	LocalWhat: "database", LocalFix: "a PostgreSQL database on this machine (postgres://postgres@127.0.0.1:5432/postgres)"}
 
 // The settings the driver reads (docs/guide/receiving.md, "A SQL inbox"):
 // the contract holds the package to them, and TableOf reads them.

@@ -349,8 +349,8 @@ func placeholder(cf ir.ConfigField) string {
 // never a URL (it may hold a password).
 func (w *World) checkLocal(cfg *runtime.Config) error {
 	for _, c := range w.Plan.Connections {
-		if member := localURL(&c); member != "" {
-			v, ok := c.Credential[member]
+		if d := localDriver(&c); d != nil {
+			v, ok := c.Credential[d.LocalURL]
 			if !ok {
 				continue
 			}
@@ -359,18 +359,18 @@ func (w *World) checkLocal(cfg *runtime.Config) error {
 				return err
 			}
 			s, _ := u.(string)
-			host, err := remoteDatabaseHost(s)
+			host, err := d.RemoteHost(s)
 			if err == nil && host == "" {
 				continue
 			}
-			where := "its credential's url"
+			where := "its credential's " + d.LocalURL
 			if v.Config != "" {
 				where = w.binding(v.Config)
 			}
 			if err != nil {
 				return fmt.Errorf("connection %s: %s is %s", c.Name, where, err)
 			}
-			return fmt.Errorf("connection %s: its database is on %s, not this machine, and dev never leaves it: set %s to a PostgreSQL database on this machine (postgres://postgres@127.0.0.1:5432/postgres)", c.Name, host, where)
+			return fmt.Errorf("connection %s: its %s is on %s, not this machine, and dev never leaves it: set %s to %s", c.Name, d.LocalWhat, host, where, d.LocalFix)
 		}
 		host := c.Provider.Host
 		if c.Host != nil {
@@ -424,14 +424,22 @@ type driverStandIn struct {
 	queue.StandIn
 }
 
-// localURL is the credential member of a connection received by a driver
-// dev runs against a server on this machine (queue.Driver.LocalURL), ""
-// for none.
-func localURL(c *ir.Connection) string {
+// localDriver is the driver of a connection that dev runs against a server
+// on this machine, named by a credential member's URL
+// (queue.Driver.LocalURL); nil for none.
+func localDriver(c *ir.Connection) *queue.Driver {
 	if c.Receiving == nil {
-		return ""
+		return nil
 	}
-	if d := providers.DriverNamed(c.Receiving.Driver); d != nil && d.StandIn == nil {
+	if d := providers.DriverNamed(c.Receiving.Driver); d != nil && d.StandIn == nil && d.LocalURL != "" {
+		return d
+	}
+	return nil
+}
+
+// localURL is localDriver's credential member, "" for none.
+func localURL(c *ir.Connection) string {
+	if d := localDriver(c); d != nil {
 		return d.LocalURL
 	}
 	return ""
