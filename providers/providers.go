@@ -76,22 +76,13 @@ func Parts(p ir.Provider, host string, credentials, settings map[string]string) 
 		}
 	}
 
-	var proto wire.Protocol
-	switch p.Protocol {
-	case ir.ProtocolAWSJSON:
-		ap, err := awsjson.New(p.AWSTarget, host, p.ErrorCode)
-		if err != nil {
-			return nil, nil, err
-		}
-		proto = ap
-	case ir.ProtocolJSONHTTP:
-		jp, err := jsonhttp.New(host, settings, p.ErrorCode)
-		if err != nil {
-			return nil, nil, err
-		}
-		proto = jp
-	default:
+	newProto, ok := protocols[p.Protocol]
+	if !ok {
 		return nil, nil, fmt.Errorf("unknown protocol %q", p.Protocol)
+	}
+	proto, err := newProto(p, host, settings)
+	if err != nil {
+		return nil, nil, err
 	}
 
 	var auth wire.Authenticator
@@ -103,6 +94,26 @@ func Parts(p ir.Provider, host string, credentials, settings map[string]string) 
 		auth = a
 	}
 	return proto, auth, nil
+}
+
+// protocols build the wire protocol of each protocol a service is called
+// over: a protocol is one entry here and its name in check/ir. A
+// connection whose protocol is none of these (a SQL database, a broker) is
+// reached by its queue driver itself (WireProtocol).
+var protocols = map[ir.Protocol]func(p ir.Provider, host string, settings map[string]string) (wire.Protocol, error){
+	ir.ProtocolAWSJSON: func(p ir.Provider, host string, _ map[string]string) (wire.Protocol, error) {
+		return awsjson.New(p.AWSTarget, host, p.ErrorCode)
+	},
+	ir.ProtocolJSONHTTP: func(p ir.Provider, host string, settings map[string]string) (wire.Protocol, error) {
+		return jsonhttp.New(host, settings, p.ErrorCode)
+	},
+}
+
+// WireProtocol reports whether connections of protocol p are called through
+// a wire.Client (NewClient); false for one its queue driver reaches itself.
+func WireProtocol(p ir.Protocol) bool {
+	_, ok := protocols[p]
+	return ok
 }
 
 // schemes build the authenticator of each credential scheme a service's
