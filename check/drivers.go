@@ -50,6 +50,18 @@ func (c *checker) driverContract(name string) *ir.DriverContract {
 	return nil
 }
 
+// noHost is the contract of the driver whose own protocol is protocol and
+// takes no `host:`, nil for none.
+func (c *checker) noHost(protocol ir.Protocol) *ir.DriverContract {
+	ds := c.drivers()
+	for i := range ds {
+		if protocol != "" && ds[i].Protocol == protocol && ds[i].NoHost != "" {
+			return &ds[i]
+		}
+	}
+	return nil
+}
+
 // checkDriver checks a package against its driver's contract and fills in
 // what the plan carries for it: the protocol, the settings, then the calls.
 func (c *checker) checkDriver(p *pkg, f *ast.File, m *ast.Member, name string, out *ir.Receiving) bool {

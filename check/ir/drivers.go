@@ -20,6 +20,11 @@ type DriverContract struct {
 	// table of a SQL database").
 	Protocol    Protocol
 	ProtocolWhy string
+	// NoHost, with Protocol, says why a connection of that protocol takes no
+	// `host:` (after "takes no `host`: "; a SQL database is its credential's
+	// url), and NoHostHelp how to fix one that gives it; "" when it takes
+	// one as an HTTP service does.
+	NoHost, NoHostHelp string
 	// Settings are the settings the driver reads.
 	Settings []DriverSetting
 	// Receive and Acknowledge are the operations the driver calls, nil for

@@ -39,6 +39,8 @@ var contract = ir.DriverContract{
 	Help:        "declare the provider and settings as the catalogue's SqlInbox.v1 does (`jadpo package add SqlInbox.v1`)",
 	Protocol:    ir.ProtocolSQL,
 	ProtocolWhy: "reads a table of a SQL database",
+	NoHost:      "its database is the credential's `url`",
+	NoHostHelp:  "remove host, and give credential: { url: config.<database url> }",
 	Settings: []ir.DriverSetting{
 		{Name: settingTable, Kind: ir.Text, Required: true}, {Name: settingID, Kind: ir.Text, Required: true},
 		{Name: settingSchema, Kind: ir.Text}, {Name: settingGroup, Kind: ir.Text},
