@@ -100,13 +100,13 @@ func (c *checker) checkConnection(cn *connection) {
 func (c *checker) checkCredential(cn *connection, m *ast.Member) bool {
 	d, f, p := cn.decl, cn.decl.file, cn.pkg
 	scheme := p.provider.Credential
-	members := scheme.Members()
+	members := c.schemeMembers(scheme)
 	if m == nil {
 		if scheme == "" {
 			return true
 		}
 		c.add("connection.value_invalid", d.rng(), "connection `%s` gives no `credential`; package `%s` signs with `%s`", d.name, cn.ir.Package, scheme).
-			WithHelp("give " + credentialExample(scheme))
+			WithHelp("give " + c.credentialExample(scheme))
 		return false
 	}
 	if scheme == "" {
@@ -129,7 +129,7 @@ func (c *checker) checkCredential(cn *connection, m *ast.Member) bool {
 		if gm == nil {
 			if mm.Required {
 				c.add("connection.value_invalid", f.Range(m.Key.Span()), "the credential has no `%s`", mm.Name).
-					WithHelp("a `" + string(scheme) + "` credential gives " + credentialExample(scheme))
+					WithHelp("a `" + string(scheme) + "` credential gives " + c.credentialExample(scheme))
 				ok = false
 			}
 			continue

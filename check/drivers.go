@@ -50,6 +50,68 @@ func (c *checker) driverContract(name string) *ir.DriverContract {
 	return nil
 }
 
+// protocolNames are the protocols a package may name: the built-in ones,
+// then those the drivers bring, in the order diagnostics list them.
+func (c *checker) protocolNames() []string {
+	out := texts(ir.Protocols)
+	for _, d := range c.drivers() {
+		if d.Protocol != "" && !contains(out, string(d.Protocol)) {
+			out = append(out, string(d.Protocol))
+		}
+	}
+	return out
+}
+
+// schemeNames are the credential schemes a package may name: the built-in
+// ones, then those the drivers bring.
+func (c *checker) schemeNames() []string {
+	out := texts(ir.CredentialSchemes)
+	for _, d := range c.drivers() {
+		for _, s := range d.Schemes {
+			if !contains(out, string(s.Name)) {
+				out = append(out, string(s.Name))
+			}
+		}
+	}
+	return out
+}
+
+// schemeMembers are the credential members scheme takes: a built-in
+// scheme's, or the one a driver brings.
+func (c *checker) schemeMembers(scheme ir.CredentialScheme) []ir.CredentialMember {
+	if ms := scheme.Members(); ms != nil {
+		return ms
+	}
+	for _, d := range c.drivers() {
+		for _, s := range d.Schemes {
+			if s.Name == scheme {
+				return s.Members
+			}
+		}
+	}
+	return nil
+}
+
+// credentialExample is how a connection gives scheme's credential: the
+// built-in schemes' own lines, or one from a driver's scheme's members.
+func (c *checker) credentialExample(scheme ir.CredentialScheme) string {
+	if scheme.Known() {
+		return credentialExample(scheme)
+	}
+	var parts []string
+	for _, m := range c.schemeMembers(scheme) {
+		if !m.Required {
+			continue
+		}
+		field := "config.<field>"
+		if m.Secret {
+			field = "config.<secret field>"
+		}
+		parts = append(parts, m.Name+": "+field)
+	}
+	return "credential: { " + strings.Join(parts, " ") + " }"
+}
+
 // noHost is the contract of the driver whose own protocol is protocol and
 // takes no `host:`, nil for none.
 func (c *checker) noHost(protocol ir.Protocol) *ir.DriverContract {

@@ -25,6 +25,10 @@ type DriverContract struct {
 	// url), and NoHostHelp how to fix one that gives it; "" when it takes
 	// one as an HTTP service does.
 	NoHost, NoHostHelp string
+	// Schemes are credential schemes the driver brings for its own
+	// protocol (a broker's URL, token or user and password), beside the
+	// built-in CredentialSchemes: a package may name them as it names those.
+	Schemes []DriverScheme
 	// Settings are the settings the driver reads.
 	Settings []DriverSetting
 	// Receive and Acknowledge are the operations the driver calls, nil for
@@ -64,4 +68,11 @@ type DriverCall struct {
 type DriverMember struct {
 	Path string
 	Kind Kind
+}
+
+// DriverScheme is a credential scheme a driver brings: its name and its
+// members, in the order they are written.
+type DriverScheme struct {
+	Name    CredentialScheme
+	Members []CredentialMember
 }
