@@ -62,10 +62,12 @@ func (c *checker) checkConnection(cn *connection) {
 	}
 	cn.ir.Provider = p.provider
 	ok := p.providerOK
-	// host: a SQL database is reached through its credential's url instead.
-	if hm := ms["host"]; hm != nil && p.provider.Protocol == ir.ProtocolSQL {
-		c.add(diag.ConnectionValueInvalid, f.Range(hm.Key.Span()), "a connection of `%s` takes no `host`: its database is the credential's `url`", dir).
-			WithHelp("remove host, and give credential: { url: config.<database url> }")
+	// host: a driver's own protocol may reach its server otherwise (a SQL
+	// database through its credential's url).
+	noHost := c.noHost(p.provider.Protocol)
+	if hm := ms["host"]; hm != nil && noHost != nil {
+		c.add(diag.ConnectionValueInvalid, f.Range(hm.Key.Span()), "a connection of `%s` takes no `host`: %s", dir, noHost.NoHost).
+			WithHelp(noHost.NoHostHelp)
 		ok = false
 	} else if hm != nil {
 		v, vok := c.connectionValue(f, hm.Value, ir.Type{Kind: ir.Url}, "`host`", false)
@@ -79,7 +81,7 @@ func (c *checker) checkConnection(cn *connection) {
 		} else {
 			ok = false
 		}
-	} else if p.provider.Host == "" && p.providerOK && p.provider.Protocol != ir.ProtocolSQL {
+	} else if p.provider.Host == "" && p.providerOK && noHost == nil {
 		c.add(diag.ConnectionValueInvalid, d.rng(), "connection `%s` gives no `host`, and package `%s` has no fixed host", d.name, dir).
 			WithHelp("give the service's endpoint: host: config.sqs_host")
 		ok = false
@@ -98,13 +100,13 @@ func (c *checker) checkConnection(cn *connection) {
 func (c *checker) checkCredential(cn *connection, m *ast.Member) bool {
 	d, f, p := cn.decl, cn.decl.file, cn.pkg
 	scheme := p.provider.Credential
-	members := scheme.Members()
+	members := c.schemeMembers(scheme)
 	if m == nil {
 		if scheme == "" {
 			return true
 		}
 		c.add(diag.ConnectionValueInvalid, d.rng(), "connection `%s` gives no `credential`; package `%s` signs with `%s`", d.name, cn.ir.Package, scheme).
-			WithHelp("give " + credentialExample(scheme))
+			WithHelp("give " + c.credentialExample(scheme))
 		return false
 	}
 	if scheme == "" {
@@ -127,7 +129,7 @@ func (c *checker) checkCredential(cn *connection, m *ast.Member) bool {
 		if gm == nil {
 			if mm.Required {
 				c.add(diag.ConnectionValueInvalid, f.Range(m.Key.Span()), "the credential has no `%s`", mm.Name).
-					WithHelp("a `" + string(scheme) + "` credential gives " + credentialExample(scheme))
+					WithHelp("a `" + string(scheme) + "` credential gives " + c.credentialExample(scheme))
 				ok = false
 			}
 			continue

@@ -113,7 +113,7 @@ func DescribePackages(p *project.Project) ([]PackageReference, diag.List) {
 				c.describeRecord(ref.Records, d)
 			}
 		}
-		ref.Credential = pk.provider.Credential.Members()
+		ref.Credential = c.schemeMembers(pk.provider.Credential)
 		if pd := pk.provides["receiving"]; pd != nil {
 			ref.ReceivingAbout = commentAbove(pd.file.Source, pd.decl.Span().Start, false)
 		}

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/jadpo/jadpo/check/ir"
@@ -9,112 +8,191 @@ import (
 	"github.com/jadpo/jadpo/lang/diag"
 )
 
-// Built-in receiving drivers (`provide receiving { driver: <name> }`). A
-// driver built into this runtime calls operations its package declares, so
-// the checker holds the package to the driver's contract: the operations
-// exist and carry the members the driver reads and writes. A driver the
-// runtime lacks is toolchain.not_built_yet.
+// Built-in receiving drivers (`provide receiving { driver: <name> }`). Each
+// driver states its contract as data (ir.DriverContract, in its own
+// package under providers/); the commands hand the contracts to the
+// checker with the project (project.Project.Drivers), and every package
+// naming a driver is held to its contract here, by one path: the protocol
+// it speaks, the settings it declares, and the operations the driver calls
+// with the members it reads and writes. A driver the runtime lacks is
+// toolchain.not_built_yet.
 
-// driverNeed is one member a driver reads or writes: a dotted path through
-// records (a list of records is stepped through as its element, written
-// `messages[]`) and the kind at its end.
-type driverNeed struct {
-	path string
-	kind ir.Kind
+// Drivers are the built-in drivers' contracts a project is checked with
+// (project.Project.Drivers = check.Drivers(providers.Contracts())).
+type Drivers []ir.DriverContract
+
+// DriverSet marks Drivers as what project.Project.Drivers holds.
+func (Drivers) DriverSet() {}
+
+// drivers are the project's drivers' contracts, nil when it was handed none.
+func (c *checker) drivers() Drivers {
+	d, _ := c.proj.Drivers.(Drivers)
+	return d
 }
 
-// driverCall is an operation a driver calls and what it needs of it.
-type driverCall struct {
-	op            string
-	input, output []driverNeed
+// driverNames are the names of the project's drivers, in the order
+// diagnostics list them.
+func (c *checker) driverNames() []string {
+	var out []string
+	for _, d := range c.drivers() {
+		out = append(out, string(d.Name))
+	}
+	return out
 }
 
-// cloudflareQueues is the cloudflare_queues driver's contract (docs/guide/receiving.md,
-// "Cloudflare Queues"): it pulls with batch_size and visibility_timeout_ms, reads each
-// leased message's id, body and lease_id, and answers a batch with one ack
-// listing the acknowledged leases and the ones handed back.
-var cloudflareQueues = []driverCall{
-	{op: "messages.pull",
-		input: []driverNeed{{"batch_size", ir.Int}, {"visibility_timeout_ms", ir.Int}},
-		output: []driverNeed{{"result.messages[].id", ir.Text}, {"result.messages[].body", ir.Text},
-			{"result.messages[].lease_id", ir.Text}}},
-	{op: "messages.ack",
-		input: []driverNeed{{"acks[].lease_id", ir.Text}, {"retries[].lease_id", ir.Text},
-			{"retries[].delay_seconds", ir.Int}}},
+// driverContract is the contract of the driver named name.
+func (c *checker) driverContract(name string) *ir.DriverContract {
+	ds := c.drivers()
+	for i := range ds {
+		if string(ds[i].Name) == name {
+			return &ds[i]
+		}
+	}
+	return nil
 }
 
-// driverHelp says where a driver's contract is met, for its diagnostics.
-var driverHelp = map[ir.Driver]string{
-	ir.DriverCloudflareQueues: "declare the operations and members as the catalogue's CloudflareQueues.v4 does (`jadpo package add CloudflareQueues.v4`)",
-	ir.DriverSQLInbox:         "declare the provider and settings as the catalogue's SqlInbox.v1 does (`jadpo package add SqlInbox.v1`)",
+// protocolNames are the protocols a package may name: the built-in ones,
+// then those the drivers bring, in the order diagnostics list them.
+func (c *checker) protocolNames() []string {
+	out := texts(ir.Protocols)
+	for _, d := range c.drivers() {
+		if d.Protocol != "" && !contains(out, string(d.Protocol)) {
+			out = append(out, string(d.Protocol))
+		}
+	}
+	return out
 }
 
-// sqlInboxSettings is the sql_inbox driver's contract (docs/guide/receiving.md, "A SQL inbox"): the
-// settings it reads, by name, with their kind and whether the package must
-// require them. The claim form is an enum holding at least row_lock and lease.
-var sqlInboxSettings = []struct {
-	name     string
-	kind     ir.Kind
-	required bool
-}{
-	{"table", ir.Text, true}, {"id", ir.Text, true}, {"schema", ir.Text, false}, {"group", ir.Text, false},
-	{"attempt", ir.Text, false}, {"locked_until", ir.Text, false}, {"headers", ir.Text, false},
-	{"columns", ir.Text, false}, {"fetch", ir.Text, false}, {"claim", ir.Enum, false}, {"lease", ir.Duration, false},
-	{"lock_key", ir.Text, false},
+// schemeNames are the credential schemes a package may name: the built-in
+// ones, then those the drivers bring.
+func (c *checker) schemeNames() []string {
+	out := texts(ir.CredentialSchemes)
+	for _, d := range c.drivers() {
+		for _, s := range d.Schemes {
+			if !contains(out, string(s.Name)) {
+				out = append(out, string(s.Name))
+			}
+		}
+	}
+	return out
 }
 
-// checkSQLInboxDriver checks that the package reaches a SQL database and
-// declares the settings the driver reads; the plan carries the settings.
-func (c *checker) checkSQLInboxDriver(p *pkg, f *ast.File, m *ast.Member, name string) bool {
+// schemeMembers are the credential members scheme takes: a built-in
+// scheme's, or the one a driver brings.
+func (c *checker) schemeMembers(scheme ir.CredentialScheme) []ir.CredentialMember {
+	if ms := scheme.Members(); ms != nil {
+		return ms
+	}
+	for _, d := range c.drivers() {
+		for _, s := range d.Schemes {
+			if s.Name == scheme {
+				return s.Members
+			}
+		}
+	}
+	return nil
+}
+
+// credentialExample is how a connection gives scheme's credential: the
+// built-in schemes' own lines, or one from a driver's scheme's members.
+func (c *checker) credentialExample(scheme ir.CredentialScheme) string {
+	if scheme.Known() {
+		return credentialExample(scheme)
+	}
+	var parts []string
+	for _, m := range c.schemeMembers(scheme) {
+		if !m.Required {
+			continue
+		}
+		field := "config.<field>"
+		if m.Secret {
+			field = "config.<secret field>"
+		}
+		parts = append(parts, m.Name+": "+field)
+	}
+	return "credential: { " + strings.Join(parts, " ") + " }"
+}
+
+// noHost is the contract of the driver whose own protocol is protocol and
+// takes no `host:`, nil for none.
+func (c *checker) noHost(protocol ir.Protocol) *ir.DriverContract {
+	ds := c.drivers()
+	for i := range ds {
+		if protocol != "" && ds[i].Protocol == protocol && ds[i].NoHost != "" {
+			return &ds[i]
+		}
+	}
+	return nil
+}
+
+// checkDriver checks a package against its driver's contract and fills in
+// what the plan carries for it: the protocol, the settings, then the calls.
+func (c *checker) checkDriver(p *pkg, f *ast.File, m *ast.Member, name string, out *ir.Receiving) bool {
+	dc := c.driverContract(name)
+	if dc == nil {
+		return false
+	}
+	ok := c.checkDriverSettings(p, f, m, dc)
+	if dc.Receive != nil || dc.Acknowledge != nil {
+		ok = c.checkDriverCalls(p, f, m, dc, out) && ok
+	}
+	return ok
+}
+
+// checkDriverSettings checks that the package speaks the driver's protocol
+// and declares the settings the driver reads; the plan carries the settings.
+func (c *checker) checkDriverSettings(p *pkg, f *ast.File, m *ast.Member, dc *ir.DriverContract) bool {
 	ok := true
+	name := string(dc.Name)
 	bad := func(format string, args ...any) {
 		c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "the `%s` driver "+format, append([]any{name}, args...)...).
-			WithHelp(driverHelp[ir.Driver(name)])
+			WithHelp(dc.Help)
 		ok = false
 	}
-	if p.provider.Protocol != ir.ProtocolSQL {
-		bad("reads a table of a SQL database: the provider needs `protocol: Protocol.sql`")
+	if dc.Protocol != "" && p.provider.Protocol != dc.Protocol {
+		bad("%s: the provider needs `protocol: Protocol.%s`", dc.ProtocolWhy, dc.Protocol)
 	}
-	for _, need := range sqlInboxSettings {
-		st, has := p.settings[need.name]
+	for _, need := range dc.Settings {
+		st, has := p.settings[need.Name]
 		switch {
 		case !has:
-			if need.required || need.name == "claim" {
-				bad("reads the setting `%s` (%s), which the package does not declare", need.name, need.kind)
+			if need.Required || need.Declared {
+				bad("reads the setting `%s` (%s), which the package does not declare", need.Name, need.Kind)
 			}
-		case st.typ.Kind != need.kind:
-			bad("reads the setting `%s` as %s; it is declared %s", need.name, need.kind, describe(st.typ))
-		case need.kind == ir.Enum && !(contains(st.typ.Variants, "row_lock") && contains(st.typ.Variants, "lease")):
-			bad("reads the setting `claim` as one of row_lock, lease and advisory_lock; it is declared %s", describe(st.typ))
-		case need.required && st.typ.Optional:
-			bad("needs the setting `%s`; it is declared optional", need.name)
+		case st.typ.Kind != need.Kind:
+			bad("reads the setting `%s` as %s; it is declared %s", need.Name, need.Kind, describe(st.typ))
+		case need.Kind == ir.Enum && !containsAll(st.typ.Variants, need.Variants):
+			bad("reads the setting `%s` as %s; it is declared %s", need.Name, need.As, describe(st.typ))
+		case need.Required && st.typ.Optional:
+			bad("needs the setting `%s`; it is declared optional", need.Name)
 		}
 	}
 	return ok
 }
 
-// checkDriver checks a package against its driver's contract and fills in
-// what the plan carries for it.
-func (c *checker) checkDriver(p *pkg, f *ast.File, m *ast.Member, name string, out *ir.Receiving) bool {
-	switch ir.Driver(name) {
-	case ir.DriverCloudflareQueues:
-		return c.checkCloudflareDriver(p, f, m, name, out)
-	case ir.DriverSQLInbox:
-		return c.checkSQLInboxDriver(p, f, m, name)
+func containsAll(have, want []string) bool {
+	for _, w := range want {
+		if !contains(have, w) {
+			return false
+		}
 	}
-	return false
+	return true
 }
 
-// checkCloudflareDriver checks the operations the driver calls and fills in
+// checkDriverCalls checks the operations the driver calls and fills in
 // the calls the plan carries (their inputs are the driver's, made at run
-// time, except the pull's fixed ones).
-func (c *checker) checkCloudflareDriver(p *pkg, f *ast.File, m *ast.Member, name string, out *ir.Receiving) bool {
+// time, except the fixed ones and those given settings).
+func (c *checker) checkDriverCalls(p *pkg, f *ast.File, m *ast.Member, dc *ir.DriverContract, out *ir.Receiving) bool {
 	ok := true
-	for i, dc := range cloudflareQueues {
-		op, why := c.findOperation(p, dc.op)
+	name := string(dc.Name)
+	for i, call := range []*ir.DriverCall{dc.Receive, dc.Acknowledge} {
+		if call == nil {
+			continue
+		}
+		op, why := c.findOperation(p, call.Operation)
 		if op == nil {
-			c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "the `%s` driver calls `%s`: %s", name, dc.op, why).
-				WithHelp(driverHelp[ir.Driver(name)])
+			c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "the `%s` driver calls `%s`: %s", name, call.Operation, why).
+				WithHelp(dc.Help)
 			ok = false
 			continue
 		}
@@ -123,7 +201,7 @@ func (c *checker) checkCloudflareDriver(p *pkg, f *ast.File, m *ast.Member, name
 			continue
 		}
 		if op.decode {
-			c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "the `%s` driver calls `%s`, which is read by the package's own `decode:`", name, dc.op).
+			c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "the `%s` driver calls `%s`, which is read by the package's own `decode:`", name, call.Operation).
 				WithRelated(op.file.Range(op.ident.Span()), "the operation is declared here")
 			ok = false
 			continue
@@ -131,14 +209,14 @@ func (c *checker) checkCloudflareDriver(p *pkg, f *ast.File, m *ast.Member, name
 		for _, side := range []struct {
 			verb  string // what the driver does with the member
 			rec   *decl
-			needs []driverNeed
-		}{{"writes %s (%s) into `%s`'s input", op.input, dc.input}, {"reads %s (%s) from `%s`'s output", op.output, dc.output}} {
+			needs []ir.DriverMember
+		}{{"writes %s (%s) into `%s`'s input", op.input, call.Input}, {"reads %s (%s) from `%s`'s output", op.output, call.Output}} {
 			for _, need := range side.needs {
 				if problem := c.driverMember(side.rec, need); problem != "" {
 					c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "the `%s` driver "+side.verb+": %s",
-						name, "`"+need.path+"`", need.kind, dc.op, problem).
+						name, "`"+need.Path+"`", need.Kind, call.Operation, problem).
 						WithRelated(op.file.Range(op.ident.Span()), "the operation is declared here").
-						WithHelp(driverHelp[ir.Driver(name)])
+						WithHelp(dc.Help)
 					ok = false
 				}
 			}
@@ -147,32 +225,48 @@ func (c *checker) checkCloudflareDriver(p *pkg, f *ast.File, m *ast.Member, name
 			continue
 		}
 		p.useOperation(op)
-		call := &ir.Call{Operation: dc.op, Input: map[string]ir.Value{}}
+		pc := &ir.Call{Operation: call.Operation, Input: map[string]ir.Value{}}
 		if i == 0 {
-			out.Receive = call
+			out.Receive = pc
 		} else {
-			out.Acknowledge = call
+			out.Acknowledge = pc
 		}
 	}
 	if !ok {
 		return false
 	}
-	// The pull asks for a batch as large as the tick's (10) and leases for
-	// the package's visibility_timeout_ms setting.
-	out.Receive.Input["batch_size"] = ir.Value{Literal: []byte(strconv.Itoa(10))}
-	if st, has := p.settings["visibility_timeout_ms"]; has && st.typ.Kind == ir.Int {
-		out.Receive.Input["visibility_timeout_ms"] = ir.Value{Setting: "visibility_timeout_ms"}
+	for _, pair := range []struct {
+		call *ir.DriverCall
+		out  *ir.Call
+	}{{dc.Receive, out.Receive}, {dc.Acknowledge, out.Acknowledge}} {
+		if pair.call == nil {
+			continue
+		}
+		for k, v := range pair.call.Fixed {
+			pair.out.Input[k] = v
+		}
+		for _, s := range pair.call.FromSettings {
+			kind := ir.Kind("")
+			for _, in := range pair.call.Input {
+				if in.Path == s {
+					kind = in.Kind
+				}
+			}
+			if st, has := p.settings[s]; has && st.typ.Kind == kind {
+				pair.out.Input[s] = ir.Value{Setting: s}
+			}
+		}
 	}
 	return true
 }
 
-// driverMember walks need.path from rec; it returns "" when the member is
-// there with need.kind, else what is wrong.
-func (c *checker) driverMember(rec *decl, need driverNeed) string {
+// driverMember walks need.Path from rec; it returns "" when the member is
+// there with need.Kind, else what is wrong.
+func (c *checker) driverMember(rec *decl, need ir.DriverMember) string {
 	if rec == nil {
 		return "the operation declares none"
 	}
-	parts := strings.Split(need.path, ".")
+	parts := strings.Split(need.Path, ".")
 	for i, part := range parts {
 		list := strings.HasSuffix(part, "[]")
 		part = strings.TrimSuffix(part, "[]")
@@ -188,7 +282,7 @@ func (c *checker) driverMember(rec *decl, need driverNeed) string {
 			t = *t.Elem
 		}
 		if i == len(parts)-1 {
-			if t.Kind != need.kind {
+			if t.Kind != need.Kind {
 				return "`" + part + "` is " + describe(t)
 			}
 			return ""

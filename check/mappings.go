@@ -21,8 +21,6 @@ type emailResult struct {
 	ok bool
 }
 
-var receivingDrivers = texts(ir.Drivers)
-
 // emailMessageMembers are what `message.` offers in an email mapping.
 var emailMessageMembers = []string{"html", "subject", "text", "to"}
 
@@ -52,6 +50,7 @@ func (c *checker) checkReceiving(p *pkg, pd *provideDecl) *receivingResult {
 	bad := func() { res.ok = false }
 	if m := ms["driver"]; m != nil {
 		name := refName(m.Value)
+		receivingDrivers := c.driverNames()
 		if !contains(receivingDrivers, name) {
 			c.add(diag.PackageProviderInvalid, f.Range(m.Value.Span()), "`driver` takes one of %s", keyList(receivingDrivers)).
 				Suggest(suggest(name, receivingDrivers))

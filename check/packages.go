@@ -279,8 +279,8 @@ func (c *checker) checkProvider(p *pkg) {
 		}
 		return parts[1]
 	}
-	p.provider.Protocol = ir.Protocol(enumRef("protocol", "Protocol", texts(ir.Protocols)))
-	p.provider.Credential = ir.CredentialScheme(enumRef("credential", "CredentialScheme", texts(ir.CredentialSchemes)))
+	p.provider.Protocol = ir.Protocol(enumRef("protocol", "Protocol", c.protocolNames()))
+	p.provider.Credential = ir.CredentialScheme(enumRef("credential", "CredentialScheme", c.schemeNames()))
 	if ms["protocol"] == nil {
 		c.add(diag.PackageProviderInvalid, f.Range(p.providerDecl.Span()), "the provider has no `protocol`").
 			WithHelp("protocol: Protocol.aws_json or Protocol.json_http")

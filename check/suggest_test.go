@@ -13,6 +13,7 @@ import (
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/lexer"
 	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/providers"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
 
@@ -80,6 +81,7 @@ func TestEveryUnknownNameHasItsSuggestion(t *testing.T) {
 					fsys[file] = &fstest.MapFile{Data: []byte(edited), Mode: 0o644}
 					p := project.LoadFS(fsys)
 					p.Catalogue = catalog.Builtin
+					p.Drivers = check.Drivers(providers.Contracts())
 					res := check.Check(p)
 					start, end := tok.Pos.Offset, tok.Pos.Offset+len(m)
 					line := strings.Count(src[:tok.Pos.Offset], "\n") + 1

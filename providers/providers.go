@@ -56,7 +56,7 @@ func Parts(p ir.Provider, host string, credentials, settings map[string]string) 
 	if host == "" {
 		return nil, nil, fmt.Errorf("the connection needs a host: the package has no fixed host")
 	}
-	if !p.Credential.Known() || p.Credential == ir.CredentialDatabaseURL {
+	if _, ok := schemes[p.Credential]; !p.Credential.Known() || (p.Credential != "" && !ok) {
 		return nil, nil, fmt.Errorf("unknown credential scheme %q", p.Credential)
 	}
 	members := p.Credential.Members()
@@ -76,44 +76,61 @@ func Parts(p ir.Provider, host string, credentials, settings map[string]string) 
 		}
 	}
 
-	var proto wire.Protocol
-	switch p.Protocol {
-	case ir.ProtocolAWSJSON:
-		ap, err := awsjson.New(p.AWSTarget, host, p.ErrorCode)
-		if err != nil {
-			return nil, nil, err
-		}
-		proto = ap
-	case ir.ProtocolJSONHTTP:
-		jp, err := jsonhttp.New(host, settings, p.ErrorCode)
-		if err != nil {
-			return nil, nil, err
-		}
-		proto = jp
-	default:
+	newProto, ok := protocols[p.Protocol]
+	if !ok {
 		return nil, nil, fmt.Errorf("unknown protocol %q", p.Protocol)
+	}
+	proto, err := newProto(p, host, settings)
+	if err != nil {
+		return nil, nil, err
 	}
 
 	var auth wire.Authenticator
-	switch p.Credential {
-	case ir.CredentialAWSSigV4:
-		if p.AWSService == "" {
-			return nil, nil, fmt.Errorf("aws_sigv4 needs `aws: { service: }`")
-		}
-		creds := sigv4.NewCredentials(credentials[ir.MemberKeyID], credentials[ir.MemberSecret], credentials[ir.MemberSessionToken])
-		s, err := sigv4.NewSigner(creds, p.AWSService, sigv4.RegionForHost(host))
+	if p.Credential != "" {
+		a, err := schemes[p.Credential](p, host, credentials)
 		if err != nil {
 			return nil, nil, err
 		}
-		auth = s
-	case ir.CredentialBearer:
-		t, err := bearer.New(credentials[ir.MemberToken])
-		if err != nil {
-			return nil, nil, err
-		}
-		auth = t
+		auth = a
 	}
 	return proto, auth, nil
+}
+
+// protocols build the wire protocol of each protocol a service is called
+// over: a protocol is one entry here and its name in check/ir. A
+// connection whose protocol is none of these (a SQL database, a broker) is
+// reached by its queue driver itself (WireProtocol).
+var protocols = map[ir.Protocol]func(p ir.Provider, host string, settings map[string]string) (wire.Protocol, error){
+	ir.ProtocolAWSJSON: func(p ir.Provider, host string, _ map[string]string) (wire.Protocol, error) {
+		return awsjson.New(p.AWSTarget, host, p.ErrorCode)
+	},
+	ir.ProtocolJSONHTTP: func(p ir.Provider, host string, settings map[string]string) (wire.Protocol, error) {
+		return jsonhttp.New(host, settings, p.ErrorCode)
+	},
+}
+
+// WireProtocol reports whether connections of protocol p are called through
+// a wire.Client (NewClient); false for one its queue driver reaches itself.
+func WireProtocol(p ir.Protocol) bool {
+	_, ok := protocols[p]
+	return ok
+}
+
+// schemes build the authenticator of each credential scheme a service's
+// requests are signed with, from the credential members' values (checked
+// against ir's members of the scheme). A scheme is one entry here and one
+// in check/ir's; database_url's connections are opened by their driver.
+var schemes = map[ir.CredentialScheme]func(p ir.Provider, host string, credentials map[string]string) (wire.Authenticator, error){
+	ir.CredentialAWSSigV4: func(p ir.Provider, host string, credentials map[string]string) (wire.Authenticator, error) {
+		if p.AWSService == "" {
+			return nil, fmt.Errorf("aws_sigv4 needs `aws: { service: }`")
+		}
+		creds := sigv4.NewCredentials(credentials[ir.MemberKeyID], credentials[ir.MemberSecret], credentials[ir.MemberSessionToken])
+		return sigv4.NewSigner(creds, p.AWSService, sigv4.RegionForHost(host))
+	},
+	ir.CredentialBearer: func(_ ir.Provider, _ string, credentials map[string]string) (wire.Authenticator, error) {
+		return bearer.New(credentials[ir.MemberToken])
+	},
 }
 
 // NewClient builds the client of a connection (see Parts), sending with hc

@@ -255,3 +255,35 @@ func TestOpenQueueByDriverName(t *testing.T) {
 		}
 	}
 }
+
+// Every driver is registered once, with an Open, a stand-in or a local
+// server for dev (the mapping's is its provider's), and a contract the
+// checker is handed (all but the mapping's).
+func TestDriversAreRegisteredOnce(t *testing.T) {
+	seen := map[ir.Driver]bool{}
+	for _, d := range providers.Drivers {
+		if seen[d.Name()] {
+			t.Errorf("driver %q registered twice", d.Name())
+		}
+		seen[d.Name()] = true
+		if d.Open == nil {
+			t.Errorf("driver %q has no Open", d.Name())
+		}
+		if d.Name() != ir.DriverMapping && (d.StandIn == nil) == (d.LocalURL == "") {
+			t.Errorf("driver %q: dev needs a StandIn or a LocalURL, one of them", d.Name())
+		}
+		if d.LocalURL != "" && (d.RemoteHost == nil || d.LocalWhat == "" || d.LocalFix == "") {
+			t.Errorf("driver %q: a LocalURL needs RemoteHost, LocalWhat and LocalFix for dev's refusal", d.Name())
+		}
+		if d.Name() != ir.DriverMapping && d.Contract.Help == "" {
+			t.Errorf("driver %q's contract says not where it is met (Help)", d.Name())
+		}
+	}
+	var names []string
+	for _, c := range providers.Contracts() {
+		names = append(names, string(c.Name))
+	}
+	if strings.Join(names, ",") != "cloudflare_queues,sql_inbox" {
+		t.Errorf("contracts handed to the checker: %v", names)
+	}
+}

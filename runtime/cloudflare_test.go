@@ -12,10 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/providers/cfqueues"
 	"github.com/jadpo/jadpo/providers/cfqueuesfake"
 	"github.com/jadpo/jadpo/providers/testclock"
@@ -38,11 +36,7 @@ type cfWorld struct {
 
 func returnsPlan(t *testing.T) *ir.Program {
 	t.Helper()
-	res := check.Check(project.Load(filepath.Join(checktest.RepoRoot(t), "examples", "returns")))
-	if res.Diags.HasErrors() {
-		t.Fatalf("examples/returns does not check: %v", res.Diags)
-	}
-	return res.Program
+	return checktest.PlanDir(t, filepath.Join(checktest.RepoRoot(t), "examples", "returns"))
 }
 
 func newCFWorld(t *testing.T, kind string) *cfWorld {

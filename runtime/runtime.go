@@ -219,8 +219,9 @@ func newConnection(p *ir.Program, c *ir.Connection, cfg *Config, hc *http.Client
 		return fail(err)
 	}
 	conn.settings = settings
-	if c.Provider.Protocol == ir.ProtocolSQL {
-		// A database, not an HTTP service: the sql_inbox driver opens it.
+	if !providers.WireProtocol(c.Provider.Protocol) {
+		// A database or a broker, not an HTTP service: its queue driver
+		// opens it.
 		return conn, nil
 	}
 	settingsText := make(map[string]string, len(settings))

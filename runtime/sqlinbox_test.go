@@ -13,10 +13,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/providers/sqlinbox"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
@@ -43,11 +41,7 @@ func jobsPlan(t *testing.T, edits ...checktest.Edit) *ir.Program {
 	for i := range edits {
 		edits[i].File = "app.jadpo"
 	}
-	res := check.Check(project.LoadFS(checktest.Example(t, "jobs", edits...)))
-	if res.Diags.HasErrors() {
-		t.Fatalf("examples/jobs does not check: %v", res.Diags)
-	}
-	return res.Program
+	return checktest.Plan(t, checktest.Example(t, "jobs", edits...))
 }
 
 func newSQLWorld(t *testing.T, kind string, edits ...checktest.Edit) *sqlWorld {

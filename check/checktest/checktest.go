@@ -25,6 +25,7 @@ import (
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/providers"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
 
@@ -35,6 +36,7 @@ func Plan(t testing.TB, fsys fs.FS) *ir.Program {
 	t.Helper()
 	p := project.LoadFS(fsys)
 	p.Catalogue = catalog.Builtin
+	p.Drivers = check.Drivers(providers.Contracts())
 	res := check.Check(p)
 	if res.Diags.HasErrors() {
 		t.Fatalf("the project does not check: %v", res.Diags)
@@ -58,6 +60,7 @@ func PlanDir(t testing.TB, dir string) *ir.Program {
 func LoadDir(dir string) *project.Project {
 	p := project.Load(dir)
 	p.Catalogue = catalog.Builtin
+	p.Drivers = check.Drivers(providers.Contracts())
 	return p
 }
 

@@ -49,23 +49,23 @@ const (
 	MemberURL          = "url"           // database_url's URL
 )
 
-// Members lists the credential members s takes, in the order they are written.
-func (s CredentialScheme) Members() []CredentialMember {
-	switch s {
-	case CredentialAWSSigV4:
-		return []CredentialMember{{MemberKeyID, false, true}, {MemberSecret, true, true}, {MemberSessionToken, true, false}}
-	case CredentialBearer:
-		return []CredentialMember{{MemberToken, true, true}}
-	case CredentialDatabaseURL:
-		// The database's URL: secret, as it usually holds a password.
-		return []CredentialMember{{MemberURL, true, true}}
-	}
-	return nil
+// schemeMembers are each scheme's credential members, in the order they
+// are written: a scheme is one entry here (its name in CredentialSchemes),
+// and its authenticator one in providers' schemes.
+var schemeMembers = map[CredentialScheme][]CredentialMember{
+	CredentialAWSSigV4: {{MemberKeyID, false, true}, {MemberSecret, true, true}, {MemberSessionToken, true, false}},
+	CredentialBearer:   {{MemberToken, true, true}},
+	// The database's URL: secret, as it usually holds a password.
+	CredentialDatabaseURL: {{MemberURL, true, true}},
 }
+
+// Members lists the credential members s takes, in the order they are written.
+func (s CredentialScheme) Members() []CredentialMember { return schemeMembers[s] }
 
 // Known reports whether s is "" (no credential) or one of CredentialSchemes.
 func (s CredentialScheme) Known() bool {
-	return s == "" || s == CredentialAWSSigV4 || s == CredentialBearer || s == CredentialDatabaseURL
+	_, ok := schemeMembers[s]
+	return s == "" || ok
 }
 
 // Driver is a receiving driver built into the toolchain
@@ -79,5 +79,8 @@ const (
 	DriverSQLInbox         Driver = "sql_inbox"         // a table of a SQL database
 )
 
-// Drivers are the built-in drivers a package may name, in the order diagnostics list them.
-var Drivers = []Driver{DriverCloudflareQueues, DriverSQLInbox}
+// A driver's name beside its contract: the drivers a package may name are
+// those the commands hand the checker (providers.Drivers, in the order
+// diagnostics list them). The two above are named here because the
+// checker's Workers target and dev's SQL inbox tables read them; a new
+// driver names itself in its own package.

@@ -11,8 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/providers"
 	"github.com/jadpo/jadpo/providers/catalog"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -152,6 +154,7 @@ func projectArg(args []string, dir string) (string, error) {
 func loadProject(dir string) *project.Project {
 	p := project.Load(dir)
 	p.Catalogue = catalog.Builtin
+	p.Drivers = check.Drivers(providers.Contracts())
 	return p
 }
 

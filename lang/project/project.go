@@ -44,11 +44,22 @@ type Project struct {
 	// The loader leaves it nil, which holds them to none; the commands set
 	// providers/catalog.Builtin (cmd/jadpo's loadProject, the language server).
 	Catalogue lockfile.Catalogue
+	// Drivers are the toolchain's built-in queue drivers' contracts, which
+	// the checker holds a package naming one (`provide receiving { driver:
+	// }`) to: check.Drivers, made from providers.Contracts(), set with
+	// Catalogue by the commands. lang cannot name their type (check/ir's),
+	// so the project carries them for the checker without reading them.
+	// Nil knows no driver.
+	Drivers DriverSet
 
 	dir       string // the project's folder on disk ("" for LoadFS)
 	lock      lockState
 	parseFile ParseFunc
 }
+
+// DriverSet is what Project.Drivers holds: check.Drivers, the one type
+// that implements it.
+type DriverSet interface{ DriverSet() }
 
 // ParseFunc parses one file, as parser.ParseFile does.
 type ParseFunc func(*source.File) (*ast.File, diag.List)

@@ -4,7 +4,8 @@
 // that acknowledges the settled messages' leases and hands back the others
 // (`retries`), each after RetryDelay. It holds the members of Cloudflare's
 // JSON it reads and writes; the package (CloudflareQueues.v4) declares the
-// operations, and the checker holds it to them (check/drivers.go).
+// operations, and the checker holds it to them by the driver's contract
+// (driver.go: Driver, its contract and its stand-in for `jadpo dev`).
 package cfqueues
 
 import (

@@ -275,3 +275,9 @@ func (s *Source) ackEach(ctx context.Context, msgs []*queue.Message, acks *queue
 		acks.Acknowledged++
 	}
 }
+
+// Driver is the driver of a package's own mapping (providers.Drivers
+// registers it): its contract is the mapping the package writes, which the
+// checker reads as it is; `jadpo dev` points its connections at a stand-in
+// by their provider (the SQS fake for AmazonSQS).
+var Driver = queue.Driver{Contract: ir.DriverContract{Name: ir.DriverMapping}, Open: Open}

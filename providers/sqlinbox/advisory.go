@@ -17,12 +17,15 @@ func (in *Inbox) claimAdvisory(ctx context.Context, max int) (b *Batch, err erro
 	}
 	b = &Batch{in: in, ids: map[string]any{}, keys: map[string]string{}, conn: conn}
 	unsure := false // a lock may have been taken that b does not record: only closing the session is sure to release it
+	// The batch as made here: a failed return sets the result b to nil
+	// before this runs (a claim whose context ended panicked on it).
+	held := b
 	defer func() {
 		if err != nil {
 			if unsure {
-				b.discardConn()
+				held.discardConn()
 			} else {
-				b.releaseAdvisory(ctx)
+				held.releaseAdvisory(ctx)
 			}
 		}
 	}()

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jadpo/jadpo/providers/sqlinbox"
 )
 
 // DialFunc opens a network connection, as net.Dialer.DialContext does.
@@ -47,32 +47,6 @@ func loopbackURL(u string) bool {
 	return err == nil && (p.Scheme == "http" || p.Scheme == "https") && loopbackHost(p.Hostname())
 }
 
-// remoteDatabaseHost returns the first host of a database URL that is not on
-// this machine (not loopback, not a unix socket), "" when every one is. A
-// PostgreSQL URL is read as pgx reads it (its query's host=, several hosts,
-// PGHOST), so what is checked is what would be dialled. An error says only
-// what is wrong: the URL may hold a password.
-func remoteDatabaseHost(rawURL string) (string, error) {
-	scheme, _, _ := strings.Cut(rawURL, ":")
-	switch strings.ToLower(scheme) {
-	case "sqlite":
-		return "", nil
-	case "postgres", "postgresql":
-	default:
-		return "", fmt.Errorf("not a database URL (postgres://..., sqlite:PATH)")
-	}
-	cfg, err := pgconn.ParseConfig(rawURL)
-	if err != nil {
-		return "", fmt.Errorf("not a PostgreSQL URL")
-	}
-	hosts := []string{cfg.Host}
-	for _, f := range cfg.Fallbacks {
-		hosts = append(hosts, f.Host)
-	}
-	for _, h := range hosts {
-		if !strings.HasPrefix(h, "/") && !loopbackHost(h) {
-			return h, nil
-		}
-	}
-	return "", nil
-}
+// remoteDatabaseHost is the first host of a database URL (the store's, a
+// SQL inbox's) that is not on this machine: sqlinbox.RemoteHost.
+func remoteDatabaseHost(rawURL string) (string, error) { return sqlinbox.RemoteHost(rawURL) }

@@ -1,6 +1,7 @@
 // Package standin is the world of local stand-ins `jadpo dev`, its demo and
 // the tests' worlds (runtime/runtimetest, through Options) run an app
-// against: an SQS fake, a Cloudflare Queues fake, a stand-in for json_http
+// against: an SQS fake, each queue driver's own stand-in (a Cloudflare
+// Queues fake: providers.Drivers' StandIn), a stand-in for json_http
 // services and one for each email connection, a copy of the plan with every
 // connection pointed at them however its values are written, a dialer that
 // refuses every address off this machine, and the SQL inbox tables created
@@ -26,8 +27,9 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/providers/cfqueuesfake"
+	"github.com/jadpo/jadpo/providers"
 	"github.com/jadpo/jadpo/providers/emailfake"
+	"github.com/jadpo/jadpo/providers/queue"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/runtime"
 )
@@ -105,15 +107,14 @@ type World struct {
 	// SQS is the SQS fake; each queue received over AWS's JSON protocol is
 	// one of its queues, by the app's queue name.
 	SQS *sqsfake.Server
-	// Cloudflare is the Cloudflare Queues fake, started when a connection
-	// uses the cloudflare_queues driver; nil otherwise.
-	Cloudflare *cfqueuesfake.Server
 	// ServicesURL is where the app's json_http services are pointed:
 	// Options.Services, or the sample-answering stand-in.
 	ServicesURL string
 
-	dial      DialFunc
-	cfQueues  map[string][2]string // by app queue: its account id and queue id on Cloudflare
+	dial DialFunc
+	// standIns are the drivers' own stand-ins, started for the first
+	// connection received by their driver, in the order started.
+	standIns  []driverStandIn
 	sink      *http.Server
 	queueURLs map[string]string // by app queue
 	inboxes   map[string]*inbox // SQL inbox tables, by app queue
@@ -133,7 +134,7 @@ func Start(ctx context.Context, plan *ir.Program, opts Options) (*World, error) 
 	if dial == nil {
 		dial = (&net.Dialer{Timeout: 30 * time.Second}).DialContext
 	}
-	w := &World{Plan: &p, queueURLs: map[string]string{}, cfQueues: map[string][2]string{}, dial: LoopbackOnly(dial)}
+	w := &World{Plan: &p, queueURLs: map[string]string{}, dial: LoopbackOnly(dial)}
 	w.mail.out, w.mail.token, w.mail.shown = opts.Mail, opts.EmailToken, opts.Shown
 	if w.mail.shown == nil {
 		w.mail.shown = strconv.QuoteToASCII
@@ -192,8 +193,8 @@ func (w *World) Close() {
 	if w.SQS != nil {
 		w.SQS.Close()
 	}
-	if w.Cloudflare != nil {
-		w.Cloudflare.Close()
+	for _, s := range w.standIns {
+		s.Close()
 	}
 	if w.sink != nil {
 		w.sink.Close()
@@ -207,8 +208,9 @@ func (w *World) Close() {
 // wire points every connection of the app at a local stand-in, whatever its
 // values are written as: a config field is set in the environment dev gives
 // the app, a literal (or a package's fixed host) is replaced in dev's plan.
-// Each SQS connection gets its host, credential and queue_url; each
-// Cloudflare queue its host and token; each json_http service its host. A
+// Each SQS connection gets its host, credential and queue_url; a connection
+// received by a driver with a stand-in of its own what the stand-in says
+// (a Cloudflare queue its host and token); each json_http service its host. A
 // connection with no stand-in refuses the start, naming it and the fix.
 // Other config fields keep their environment values, or a dev placeholder
 // when unset.
@@ -249,8 +251,8 @@ func (w *World) wire(opts Options) error {
 				c.Settings["queue_url"] = *point(&v, u)
 				w.queueURLs[c.Name] = u
 			}
-		case c.Receiving != nil && c.Receiving.Driver == ir.DriverCloudflareQueues:
-			if err := w.wireCloudflare(c, set, point); err != nil {
+		case c.Receiving != nil && providers.DriverNamed(c.Receiving.Driver) != nil && providers.DriverNamed(c.Receiving.Driver).StandIn != nil:
+			if err := w.wireStandIn(providers.DriverNamed(c.Receiving.Driver), c, point); err != nil {
 				return err
 			}
 		case c.Email != nil && c.Receiving == nil:
@@ -259,11 +261,11 @@ func (w *World) wire(opts Options) error {
 			}
 		case c.Provider.Protocol == ir.ProtocolJSONHTTP:
 			c.Host = point(c.Host, w.ServicesURL)
-		case c.Provider.Protocol == ir.ProtocolSQL:
-			// A SQL inbox is a table of a real database: no stand-in, and no
-			// placeholder, so an unset URL is named at start-up. Its database
-			// must be on this machine (checkLocal).
-			if v, ok := c.Credential[ir.MemberURL]; ok && v.Config != "" {
+		case localURL(c) != "":
+			// A driver run against a real server (a SQL inbox's database):
+			// no stand-in, and no placeholder, so an unset URL is named at
+			// start-up. The server must be on this machine (checkLocal).
+			if v, ok := c.Credential[localURL(c)]; ok && v.Config != "" {
 				real[v.Config] = true
 			}
 		default:
@@ -347,8 +349,8 @@ func placeholder(cf ir.ConfigField) string {
 // never a URL (it may hold a password).
 func (w *World) checkLocal(cfg *runtime.Config) error {
 	for _, c := range w.Plan.Connections {
-		if c.Provider.Protocol == ir.ProtocolSQL {
-			v, ok := c.Credential[ir.MemberURL]
+		if d := localDriver(&c); d != nil {
+			v, ok := c.Credential[d.LocalURL]
 			if !ok {
 				continue
 			}
@@ -357,18 +359,18 @@ func (w *World) checkLocal(cfg *runtime.Config) error {
 				return err
 			}
 			s, _ := u.(string)
-			host, err := remoteDatabaseHost(s)
+			host, err := d.RemoteHost(s)
 			if err == nil && host == "" {
 				continue
 			}
-			where := "its credential's url"
+			where := "its credential's " + d.LocalURL
 			if v.Config != "" {
 				where = w.binding(v.Config)
 			}
 			if err != nil {
 				return fmt.Errorf("connection %s: %s is %s", c.Name, where, err)
 			}
-			return fmt.Errorf("connection %s: its database is on %s, not this machine, and dev never leaves it: set %s to a PostgreSQL database on this machine (postgres://postgres@127.0.0.1:5432/postgres)", c.Name, host, where)
+			return fmt.Errorf("connection %s: its %s is on %s, not this machine, and dev never leaves it: set %s to %s", c.Name, d.LocalWhat, host, where, d.LocalFix)
 		}
 		host := c.Provider.Host
 		if c.Host != nil {
@@ -416,39 +418,69 @@ func hostOf(u string) string {
 	return fmt.Sprintf("%q", u)
 }
 
-// wireCloudflare points a cloudflare_queues connection at a local Cloudflare
-// Queues fake: its host and token (written as config or literally), and its
-// account_id and queue_id when they come from config (a literal one is used
-// as it is: it names the queue on the fake).
-func (w *World) wireCloudflare(c *ir.Connection, set map[string]string, point func(*ir.Value, string) *ir.Value) error {
-	if w.Cloudflare == nil {
-		cf, err := cfqueuesfake.Start("", cfqueuesfake.Options{})
-		if err != nil {
-			return fmt.Errorf("cannot start the Cloudflare Queues fake: %w", err)
+// driverStandIn is a driver's stand-in, started.
+type driverStandIn struct {
+	driver ir.Driver
+	queue.StandIn
+}
+
+// localDriver is the driver of a connection that dev runs against a server
+// on this machine, named by a credential member's URL
+// (queue.Driver.LocalURL); nil for none.
+func localDriver(c *ir.Connection) *queue.Driver {
+	if c.Receiving == nil {
+		return nil
+	}
+	if d := providers.DriverNamed(c.Receiving.Driver); d != nil && d.StandIn == nil && d.LocalURL != "" {
+		return d
+	}
+	return nil
+}
+
+// localURL is localDriver's credential member, "" for none.
+func localURL(c *ir.Connection) string {
+	if d := localDriver(c); d != nil {
+		return d.LocalURL
+	}
+	return ""
+}
+
+// wireStandIn points a connection at its driver's stand-in, started on the
+// driver's first connection: the host, credential members and settings the
+// stand-in names, each as the connection writes it (config or literally).
+func (w *World) wireStandIn(d *queue.Driver, c *ir.Connection, point func(*ir.Value, string) *ir.Value) error {
+	var s queue.StandIn
+	for _, started := range w.standIns {
+		if started.driver == d.Name() {
+			s = started.StandIn
 		}
-		w.Cloudflare = cf
 	}
-	c.Host = point(c.Host, w.Cloudflare.URL)
-	if v, ok := c.Credential[ir.MemberToken]; ok {
-		c.Credential = maps.Clone(c.Credential)
-		c.Credential[ir.MemberToken] = *point(&v, cfqueuesfake.DefaultToken)
-	}
-	ids := [2]string{"dev-account", c.Name}
-	for i, name := range []string{"account_id", "queue_id"} {
-		v := c.Settings[name]
-		switch {
-		case v.Config != "":
-			set[v.Config] = ids[i]
-		case v.Literal != nil:
-			if err := json.Unmarshal(v.Literal, &ids[i]); err != nil {
-				return fmt.Errorf("connection %s: setting %s: %w", c.Name, name, err)
-			}
+	if s == nil {
+		var err error
+		if s, err = d.StandIn(); err != nil {
+			return err
 		}
+		w.standIns = append(w.standIns, driverStandIn{d.Name(), s})
 	}
-	if err := w.Cloudflare.CreateQueue(ids[0], ids[1], cfqueuesfake.QueueOptions{}); err != nil {
+	wiring, err := s.Wire(c)
+	if err != nil {
 		return err
 	}
-	w.cfQueues[c.Name] = ids
+	if wiring.Host != "" {
+		c.Host = point(c.Host, wiring.Host)
+	}
+	for _, member := range sortedKeys(wiring.Credential) {
+		if v, ok := c.Credential[member]; ok {
+			c.Credential = maps.Clone(c.Credential)
+			c.Credential[member] = *point(&v, wiring.Credential[member])
+		}
+	}
+	for _, name := range sortedKeys(wiring.Settings) {
+		if v, ok := c.Settings[name]; ok {
+			c.Settings = maps.Clone(c.Settings)
+			c.Settings[name] = *point(&v, wiring.Settings[name])
+		}
+	}
 	return nil
 }
 
@@ -518,9 +550,12 @@ func sample(p *ir.Program, t ir.Type, depth int) any {
 // {"column": value, ...}); for a row, what names it ("id=7 of jobs").
 // A queue that is not the app's is ErrNoQueue.
 func (w *World) Send(ctx context.Context, queue, body string) (what string, err error) {
-	if ids, ok := w.cfQueues[queue]; ok {
-		_, err = w.Cloudflare.Send(ids[0], ids[1], body)
-	} else if _, ok := w.queueURLs[queue]; ok {
+	for _, s := range w.standIns {
+		if ok, err := s.Send(ctx, queue, body); ok {
+			return "", err
+		}
+	}
+	if _, ok := w.queueURLs[queue]; ok {
 		_, err = w.SQS.SendMessage(queue, body)
 	} else if in, ok := w.inboxes[queue]; ok {
 		var id string
@@ -542,7 +577,10 @@ func (w *World) SQSQueue(queue string) (string, bool) {
 // Queues are the app's queues Send can send to, sorted: on the fakes and
 // the SQL inbox tables.
 func (w *World) Queues() []string {
-	out := append(sortedKeys(w.queueURLs), sortedKeys(w.cfQueues)...)
+	out := sortedKeys(w.queueURLs)
+	for _, s := range w.standIns {
+		out = append(out, s.Queues()...)
+	}
 	out = append(out, sortedKeys(w.inboxes)...)
 	sort.Strings(out)
 	return out
@@ -573,8 +611,8 @@ func (w *World) Describe() []string {
 	if len(w.queueURLs) > 0 {
 		out = append(out, "SQS fake on "+w.SQS.URL)
 	}
-	if w.Cloudflare != nil {
-		out = append(out, "Cloudflare Queues fake on "+w.Cloudflare.URL)
+	for _, s := range w.standIns {
+		out = append(out, s.Describe())
 	}
 	for _, in := range w.Inboxes() {
 		out = append(out, "SQL inbox table "+in.Name+" in "+in.Where)

@@ -35,7 +35,7 @@ func TestDevRefusesAConnectionWithoutAStandIn(t *testing.T) {
 			c.Host, c.Provider.Host = nil, "https://sqs.us-east-1.amazonaws.com"
 		}
 	}
-	w := &World{Plan: p, SQS: fake, ServicesURL: "http://127.0.0.1:1", queueURLs: map[string]string{}, cfQueues: map[string][2]string{}}
+	w := &World{Plan: p, SQS: fake, ServicesURL: "http://127.0.0.1:1", queueURLs: map[string]string{}}
 	if err := w.wire(Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestDevRefusesAConnectionWithoutAStandIn(t *testing.T) {
 			c.Provider.AWSTarget = "AmazonSNS"
 		}
 	}
-	w = &World{Plan: p, SQS: fake, ServicesURL: "http://127.0.0.1:1", queueURLs: map[string]string{}, cfQueues: map[string][2]string{}}
+	w = &World{Plan: p, SQS: fake, ServicesURL: "http://127.0.0.1:1", queueURLs: map[string]string{}}
 	err = w.wire(Options{})
 	if err == nil || !strings.Contains(err.Error(), "connection returns_queue (package AmazonSqs.v2012_11_05) speaks aws_json (AmazonSNS), which has no local stand-in") ||
 		!strings.Contains(err.Error(), "leave the connection out while developing") {

@@ -20,6 +20,7 @@ import (
 	"github.com/jadpo/jadpo/lang/parser"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/source"
+	"github.com/jadpo/jadpo/providers"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
 
@@ -192,6 +193,7 @@ func (w *workspace) checkProject(pr *proj) {
 	pr.gen++
 	p := project.LoadFSParsing(overlayFS{disk: pr.disk, files: files}, pr.parse)
 	p.Catalogue = catalog.Builtin
+	p.Drivers = check.Drivers(providers.Contracts())
 	res := pr.session.Check(p)
 	for path, e := range pr.parsed {
 		if e.used != pr.gen {
@@ -228,6 +230,7 @@ func (w *workspace) checkLone(path string) {
 	files := fstest.MapFS{filepath.Base(path): &fstest.MapFile{Data: b, Mode: 0o644, ModTime: time.Now()}}
 	p := project.LoadFS(files)
 	p.Catalogue = catalog.Builtin
+	p.Drivers = check.Drivers(providers.Contracts())
 	res := check.Check(p)
 	w.publish(res.Diags, filepath.Dir(path), func(p string) bool { return p == path })
 }

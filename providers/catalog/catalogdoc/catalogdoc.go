@@ -20,6 +20,7 @@ import (
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/lang/project"
+	"github.com/jadpo/jadpo/providers"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
 
@@ -41,6 +42,7 @@ func Pages() (map[string]string, diag.List) {
 	}
 	p := project.LoadFS(fsys)
 	p.Catalogue = catalog.Builtin // as the commands hold packages to it
+	p.Drivers = check.Drivers(providers.Contracts())
 	refs, diags := check.DescribePackages(p)
 	if diags.HasErrors() {
 		return nil, diags
