@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -725,7 +726,34 @@ func (s *Store) Show(ctx context.Context, id store.ID, withBody bool) (store.Ent
 	if len(entries) == 0 {
 		return store.Entry{}, fmt.Errorf("store: show %s: %w", id, store.ErrUnknownID)
 	}
-	return entries[0], nil
+	e := entries[0]
+	if id.Kind == store.KindDelivery {
+		if e.AttemptLog, err = s.attempts(ctx, id.N); err != nil {
+			return store.Entry{}, wrap("show "+id.String(), err)
+		}
+	}
+	return e, nil
+}
+
+// attempts reads a delivery's newest attempts, oldest first.
+func (s *Store) attempts(ctx context.Context, id int64) ([]store.Attempt, error) {
+	rows, err := s.pool.Query(ctx, stmtShowAttempts.SQL, id, store.MaxShownAttempts)
+	if err != nil {
+		return nil, err
+	}
+	out := []store.Attempt{}
+	var a store.Attempt
+	var outcome string
+	var code, text *string
+	_, err = pgx.ForEachRow(rows, []any{&a.N, &a.At, &outcome, &code, &text}, func() error {
+		out = append(out, store.Attempt{N: a.N, At: a.At.UTC(), Outcome: store.DeliveryState(outcome), Code: deref(code), Error: deref(text)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(out)
+	return out, nil
 }
 
 func collectDeliveries(rows pgx.Rows) ([]store.Entry, error) {

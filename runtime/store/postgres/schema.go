@@ -149,6 +149,27 @@ CREATE INDEX jadpo_parked_messages_received_id ON jadpo_parked_messages (receive
 	SQL: `
 ALTER TABLE jadpo_deliveries ADD COLUMN handler_started boolean NOT NULL DEFAULT true;
 `,
+}, {
+	Version: 9,
+	Name:    "the attempts of a delivery",
+	// One row per settled attempt (succeeded, retry_wait, failed), written by the
+	// statement that settles it; a released claim or a handler's start writes none.
+	// Deleted with its delivery (ON DELETE CASCADE: in the same statement, so in
+	// housekeeping's bounded batches). The primary key (delivery_id, id) is the one
+	// index: it answers Show's read and the cascade's delete. Deliveries settled before
+	// have no rows.
+	SQL: `
+CREATE TABLE jadpo_delivery_attempts (
+    id          bigint      GENERATED ALWAYS AS IDENTITY,
+    delivery_id bigint      NOT NULL REFERENCES jadpo_deliveries (id) ON DELETE CASCADE,
+    attempt     integer     NOT NULL,
+    at          timestamptz NOT NULL,
+    outcome     text        NOT NULL CHECK (outcome IN ('succeeded', 'retry_wait', 'failed')),
+    error_code  text,
+    error       text,
+    PRIMARY KEY (delivery_id, id)
+);
+`,
 }}
 
 // SchemaSQL is the store's whole PostgreSQL schema as one SQL text, written by jadpo build

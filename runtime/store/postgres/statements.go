@@ -15,6 +15,7 @@ const (
 	tDeliveries = sqlcommon.TableDeliveries
 	tParked     = sqlcommon.TableParked
 	tMigrations = sqlcommon.TableMigrations
+	tAttempts   = sqlcommon.TableAttempts
 )
 
 // One statement per message: the id recorded (a conflict keeps nothing more), the outbox
@@ -156,10 +157,14 @@ RETURNING d.id, d.fencing_token, d.attempts, d.max_attempts, d.lease_expires_at,
 // counted is uncounted and the last error kept. Settling to 'running' is a started handler
 // (store.SettleStarted): the claim goes on, its attempt counted for good. $4 is the pause
 // before the next attempt in microseconds (NULL: the row keeps its time), $6 the clock.
+// The same statement writes the attempt's row (an attempt settled: succeeded, retry_wait
+// or failed; neither a release nor a start is one), at the settlement's time; its tag
+// counts the deliveries settled (the final SELECT's rows).
 var stmtSettle = sqlcommon.Statement{
 	Name:   "settle delivery",
-	Tables: []string{tDeliveries},
-	SQL: `UPDATE jadpo_deliveries
+	Tables: []string{tDeliveries, tAttempts},
+	SQL: `WITH s AS (
+UPDATE jadpo_deliveries
 SET state = $3::text,
     attempts = CASE WHEN $3::text = 'pending' THEN attempts - 1 ELSE attempts END,
     handler_started = true,
@@ -169,7 +174,22 @@ SET state = $3::text,
     lease_expires_at = CASE WHEN $3::text = 'running' THEN lease_expires_at END,
     settled_at = CASE WHEN $3::text IN ('succeeded', 'failed') THEN COALESCE($6::timestamptz, now()) END,
     updated_at = COALESCE($6::timestamptz, now())
-WHERE id = $1 AND fencing_token = $2 AND state = 'running'`,
+WHERE id = $1 AND fencing_token = $2 AND state = 'running'
+RETURNING id, attempts, state, updated_at, last_error_code, last_error
+), a AS (
+    INSERT INTO jadpo_delivery_attempts (delivery_id, attempt, at, outcome, error_code, error)
+    SELECT id, attempts, updated_at, state, last_error_code, last_error FROM s
+    WHERE state IN ('succeeded', 'retry_wait', 'failed')
+)
+SELECT id FROM s`,
+}
+
+// A delivery's attempts for Show: the newest $2, newest first (Show turns them round).
+var stmtShowAttempts = sqlcommon.Statement{
+	Name:   "show delivery attempts",
+	Tables: []string{tAttempts},
+	SQL: `SELECT attempt, at, outcome, error_code, error FROM jadpo_delivery_attempts
+WHERE delivery_id = $1 ORDER BY id DESC LIMIT $2`,
 }
 
 // The handlers' starts of one write (store.SettleStarted) in one statement: each
@@ -376,7 +396,7 @@ var stmtMigrationVersions = sqlcommon.Statement{
 // against the schema.
 var statements = []sqlcommon.Statement{
 	stmtKeep, stmtKeepBatch, stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtSettle, stmtStarted,
-	stmtListDeliveries, stmtShowDelivery, stmtListParked, stmtShowParked,
+	stmtListDeliveries, stmtShowDelivery, stmtShowAttempts, stmtListParked, stmtShowParked,
 	stmtLockDeliveries, stmtLockParked, stmtRetryDeliveries, stmtRetryParked,
 	stmtDismissDeliveries, stmtDismissParked,
 	stmtForgetReceived, stmtForgetParked, stmtForgetSucceeded, stmtForgetDismissed, stmtForgetOutbox,

@@ -167,6 +167,24 @@ INSERT INTO jadpo_clock (id, mark_us) VALUES (1, 0);
 	SQL: `
 ALTER TABLE jadpo_deliveries ADD COLUMN handler_started INTEGER NOT NULL DEFAULT 1 CHECK (handler_started IN (0, 1));
 `,
+}, {
+	Version: 10,
+	Name:    "the attempts of a delivery",
+	// As on PostgreSQL: one row per settled attempt, written in the transaction that
+	// settles it, deleted with its delivery (ON DELETE CASCADE; the store's connections
+	// enforce foreign keys). The index answers Show's read and the cascade's delete.
+	SQL: `
+CREATE TABLE jadpo_delivery_attempts (
+    id          INTEGER PRIMARY KEY,
+    delivery_id INTEGER NOT NULL REFERENCES jadpo_deliveries (id) ON DELETE CASCADE,
+    attempt     INTEGER NOT NULL,
+    at          INTEGER NOT NULL,
+    outcome     TEXT    NOT NULL CHECK (outcome IN ('succeeded', 'retry_wait', 'failed')),
+    error_code  TEXT,
+    error       TEXT
+) STRICT;
+CREATE INDEX jadpo_delivery_attempts_delivery ON jadpo_delivery_attempts (delivery_id, id);
+`,
 }}
 
 // SchemaSQL is the store's whole SQLite schema as one SQL text, written by jadpo build to

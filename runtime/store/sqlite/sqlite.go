@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -746,7 +747,11 @@ func (s *Store) settleAndClaim(ctx context.Context, what string, sts []store.Set
 		if err != nil {
 			return nil, nil, wrap(what, err)
 		}
-		settle := tx.StmtContext(ctx, p)
+		pa, err := s.stmt(ctx, stmtWriteAttempt)
+		if err != nil {
+			return nil, nil, wrap(what, err)
+		}
+		settle, attempt := tx.StmtContext(ctx, p), tx.StmtContext(ctx, pa)
 		for i, st := range sts {
 			res, err := settle.ExecContext(ctx, settleArgs(st, now)...)
 			if err != nil {
@@ -757,6 +762,11 @@ func (s *Store) settleAndClaim(ctx context.Context, what string, sts []store.Set
 				return nil, nil, wrap(what, err)
 			}
 			ok[i] = n == 1
+			if ok[i] && st.Outcome != store.SettleReleased && st.Outcome != store.SettleStarted {
+				if _, err := attempt.ExecContext(ctx, st.ID); err != nil {
+					return nil, nil, wrap(what, err)
+				}
+			}
 		}
 	}
 	var claimed []store.Claimed
@@ -808,7 +818,42 @@ func (s *Store) Show(ctx context.Context, id store.ID, withBody bool) (store.Ent
 	if len(entries) == 0 {
 		return store.Entry{}, fmt.Errorf("store: show %s: %w", id, store.ErrUnknownID)
 	}
-	return entries[0], nil
+	e := entries[0]
+	if id.Kind == store.KindDelivery {
+		if e.AttemptLog, err = s.attempts(ctx, id.N); err != nil {
+			return store.Entry{}, wrap("show "+id.String(), err)
+		}
+	}
+	return e, nil
+}
+
+// attempts reads a delivery's newest attempts, oldest first.
+func (s *Store) attempts(ctx context.Context, id int64) ([]store.Attempt, error) {
+	p, err := s.stmt(ctx, stmtShowAttempts)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := p.QueryContext(ctx, id, store.MaxShownAttempts)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []store.Attempt{}
+	for rows.Next() {
+		var n int
+		var at int64
+		var outcome string
+		var code, text sql.NullString
+		if err := rows.Scan(&n, &at, &outcome, &code, &text); err != nil {
+			return nil, err
+		}
+		out = append(out, store.Attempt{N: n, At: fromMicros(at), Outcome: store.DeliveryState(outcome), Code: code.String, Error: text.String})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.Reverse(out)
+	return out, nil
 }
 
 func (s *Store) queryEntries(ctx context.Context, st statement, scan func(*sql.Rows) (store.Entry, error), args ...any) ([]store.Entry, error) {

@@ -10,6 +10,7 @@ const (
 	tDeliveries = sqlcommon.TableDeliveries
 	tParked     = sqlcommon.TableParked
 	tMigrations = sqlcommon.TableMigrations
+	tAttempts   = sqlcommon.TableAttempts
 	// tClock holds the store's clock: the latest time it gave (mark_us, in microseconds).
 	tClock = "jadpo_clock"
 )
@@ -106,6 +107,15 @@ SET state = ?3,
     settled_at = CASE WHEN ?3 IN ('succeeded', 'failed') THEN ?6 END,
     updated_at = ?6
 WHERE id = ?1 AND fencing_token = ?2 AND state = 'running'`, tDeliveries)
+
+	// The attempt a settlement settled (succeeded, retry_wait or failed), written after
+	// stmtSettle in its transaction from the row it wrote: ?1 the delivery.
+	stmtWriteAttempt = writer("write delivery attempt", `INSERT INTO jadpo_delivery_attempts (delivery_id, attempt, at, outcome, error_code, error)
+SELECT id, attempts, updated_at, state, last_error_code, last_error FROM jadpo_deliveries WHERE id = ?1`, tAttempts, tDeliveries)
+
+	// A delivery's attempts for Show: the newest ?2, newest first (Show turns them round).
+	stmtShowAttempts = reader("show delivery attempts", `SELECT attempt, at, outcome, error_code, error FROM jadpo_delivery_attempts
+WHERE delivery_id = ?1 ORDER BY id DESC LIMIT ?2`, tAttempts)
 )
 
 const deliveryColumns = `d.id, d.state, d.subscriber, d.attempts, d.max_attempts, d.next_attempt_at,
@@ -204,8 +214,8 @@ WHERE o.id = g.outbox_id`, tOutbox, tDeliveries)
 // statements are every statement the store runs after migrating; Migrate prepares each.
 var statements = []statement{
 	stmtClock, stmtRecordReceived, stmtWriteOutbox, stmtWriteDeliveries, stmtDeleteParked,
-	stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtClaimedEvents, stmtSettle,
-	stmtListDeliveries, stmtShowDelivery, stmtListParked, stmtShowParked,
+	stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtClaimedEvents, stmtSettle, stmtWriteAttempt,
+	stmtListDeliveries, stmtShowDelivery, stmtShowAttempts, stmtListParked, stmtShowParked,
 	stmtStatesDeliveries, stmtStatesParked, stmtRetryDeliveries, stmtRetryParked,
 	stmtDismissDeliveries, stmtDismissParked,
 	stmtForgetReceived, stmtForgetParked, stmtPickSucceeded, stmtPickDismissed, stmtSettleOutbox,

@@ -24,6 +24,7 @@ const (
 	TableOutbox     = "jadpo_outbox"
 	TableDeliveries = "jadpo_deliveries"
 	TableParked     = "jadpo_parked_messages"
+	TableAttempts   = "jadpo_delivery_attempts"
 )
 
 // Columns are the columns each table must have for the statements of this build; a
@@ -41,10 +42,11 @@ var Columns = map[string][]string{
 		"id", "source", "wire_type", "event_name", "reason", "problems", "body", "body_sha256",
 		"state", "created_at", "updated_at", "dismissed_at",
 	},
+	TableAttempts: {"id", "delivery_id", "attempt", "at", "outcome", "error_code", "error"},
 }
 
 // TableOrder is the tables in a stable order, for checks and messages.
-var TableOrder = []string{TableMigrations, TableReceived, TableOutbox, TableDeliveries, TableParked}
+var TableOrder = []string{TableMigrations, TableReceived, TableOutbox, TableDeliveries, TableParked, TableAttempts}
 
 // Statement is one statement the store runs, named for errors.
 type Statement struct {
