@@ -423,6 +423,8 @@ type entryData struct {
 	Body    string
 	IsJSON  bool
 	Headers [][2]string
+	// MaxShown is the most attempts the store returns (store.MaxShownAttempts).
+	MaxShown int
 }
 
 // pathID reads the {id} of a page: "p7" or "7" on a parked page, "d4" or "4" on a
@@ -467,7 +469,7 @@ func (h *Handler) entryPage(w http.ResponseWriter, r *http.Request, s *session, 
 	if !ok {
 		return
 	}
-	d := entryData{Entry: e}
+	d := entryData{Entry: e, MaxShown: store.MaxShownAttempts}
 	d.Body, d.IsJSON = prettyBody(e.Body)
 	for _, k := range slices.Sorted(maps.Keys(e.Headers)) {
 		d.Headers = append(d.Headers, [2]string{k, e.Headers[k]})
