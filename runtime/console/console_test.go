@@ -679,3 +679,30 @@ func TestDeliveryPageListsEachAttempt(t *testing.T) {
 		t.Errorf("the page holds an error's markup or control characters as they are:\n%s", page)
 	}
 }
+
+// The overview lists what housekeeping deleted from the store's record of its runs, with
+// or without jadpo run's metrics (issue 27).
+func TestOverviewShowsHousekeepingFromTheStore(t *testing.T) {
+	w := newWorld(t, nil)
+	ctx := context.Background()
+	c := w.loggedIn()
+	if page := w.get(c, "/").body; !strings.Contains(page, "None recorded yet.") {
+		t.Errorf("a store never housekept:\n%s", page)
+	}
+	if _, err := w.timed().KeepBatch(ctx, t0, []store.Keep{
+		{Source: "queue warehouse_queue", ReceivedID: "m1", EventName: "OrderShipped", EventJSON: []byte(`{}`)},
+		{Source: "queue warehouse_queue", ReceivedID: "m2", EventName: "OrderShipped", EventJSON: []byte(`{}`)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(store.HousekeepAfter + time.Minute)
+	if h, err := w.timed().Housekeep(ctx, at, store.Housekeeping{}); err != nil || h.ReceivedIDs != 2 || h.Outbox != 2 {
+		t.Fatalf("Housekeep = %+v, %v", h, err)
+	}
+	w2 := newWorld(t, func(o *console.Options) { o.Store = w.st })
+	page := w2.get(w2.loggedIn(), "/").body
+	want := `<tr><td><time datetime="` + at.Format("2006-01-02 15:04:05Z") + `">` + at.Format("2006-01-02 15:04:05Z") + `</time></td><td class="num">2</td><td class="num">0</td><td class="num">0</td><td class="num">2</td></tr>`
+	if !strings.Contains(page, want) {
+		t.Errorf("the overview lacks the run %s:\n%s", want, page)
+	}
+}

@@ -106,7 +106,13 @@ type overviewData struct {
 	Oldest      time.Time
 	Tables      []store.TableStats
 	Run         *runCounts // nil without Options.MetricsURL
+	// Housekept is the newest housekeeping runs the store recorded, newest first.
+	Housekept []store.HousekeepingRun
+	RunsKept  int
 }
+
+// housekeepingShown is how many recorded housekeeping runs the overview lists.
+const housekeepingShown = 10
 
 type subscriberRow struct {
 	Name   string
@@ -191,6 +197,10 @@ func (h *Handler) readOverview(ctx context.Context, now time.Time) (overviewData
 	}
 	d.Oldest = st.OldestPending
 	d.Tables = st.Tables
+	if d.Housekept, err = h.b.HousekeepingRuns(ctx, housekeepingShown); err != nil {
+		return d, err
+	}
+	d.RunsKept = store.HousekeepingRunsKept
 	d.Run = h.runCounts(ctx)
 	return d, nil
 }

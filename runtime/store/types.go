@@ -413,6 +413,23 @@ type Housekept struct {
 // Total is the number of rows deleted.
 func (h Housekept) Total() int64 { return h.ReceivedIDs + h.ParkedMessages + h.Deliveries + h.Outbox }
 
+// HousekeepingRun is what one Housekeep call deleted, as the store recorded it (a call
+// that deleted nothing is not recorded).
+type HousekeepingRun struct {
+	// At is when it was recorded, by the store's clock: the call's end.
+	At             time.Time
+	ReceivedIDs    int64
+	ParkedMessages int64
+	Deliveries     int64
+	Outbox         int64
+	// More says a table may have had more to delete (Housekept.Busy).
+	More bool
+}
+
+// HousekeepingRunsKept is how many recorded runs the store keeps: recording a run
+// deletes the oldest beyond it (at most 100 a run).
+const HousekeepingRunsKept = 1000
+
 // Stats counts the rows of the store.
 type Stats struct {
 	ReceivedIDs int64

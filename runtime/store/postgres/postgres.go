@@ -911,10 +911,36 @@ func (s *Store) Housekeep(ctx context.Context, o store.Housekeeping) (store.Hous
 		step(stmtForgetDismissed, store.HousekeepAfter, &h.Deliveries, true),
 		step(stmtForgetOutbox, o.Outbox, &h.Outbox, false),
 	})
+	// What went is recorded, even before an error.
+	if h.Total() > 0 {
+		if _, rerr := s.pool.Exec(ctx, stmtRecordRun.SQL, s.clock(), h.ReceivedIDs, h.ParkedMessages, h.Deliveries, h.Outbox,
+			h.Busy, store.HousekeepingRunsKept-1); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
 	if err != nil {
 		return h, wrap("housekeep", err)
 	}
 	return h, nil
+}
+
+// HousekeepingRuns returns the newest recorded housekeeping runs, newest first.
+func (s *Store) HousekeepingRuns(ctx context.Context, limit int) ([]store.HousekeepingRun, error) {
+	rows, err := s.pool.Query(ctx, stmtHousekeepingRuns.SQL, limit)
+	if err != nil {
+		return nil, wrap("housekeeping runs", err)
+	}
+	var out []store.HousekeepingRun
+	var r store.HousekeepingRun
+	_, err = pgx.ForEachRow(rows, []any{&r.At, &r.ReceivedIDs, &r.ParkedMessages, &r.Deliveries, &r.Outbox, &r.More}, func() error {
+		r.At = r.At.UTC()
+		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("housekeeping runs", err)
+	}
+	return out, nil
 }
 
 // Stats counts the rows of each table.

@@ -16,6 +16,7 @@ const (
 	tParked     = sqlcommon.TableParked
 	tMigrations = sqlcommon.TableMigrations
 	tAttempts   = sqlcommon.TableAttempts
+	tRuns       = sqlcommon.TableRuns
 )
 
 // One statement per message: the id recorded (a conflict keeps nothing more), the outbox
@@ -311,17 +312,20 @@ var stmtForgetParked = sqlcommon.Statement{
     ORDER BY dismissed_at LIMIT $2 FOR UPDATE SKIP LOCKED))`,
 }
 
-// forgetDeliveries deletes settled deliveries of one kind and raises each outbox row's
-// settled_at to the latest settled time of its deleted deliveries, in one statement.
+// forgetDeliveries deletes settled deliveries of one kind with their attempts and raises
+// each outbox row's settled_at to the latest settled time of its deleted deliveries, in one
+// statement.
 func forgetDeliveries(name, state, at string) sqlcommon.Statement {
 	return sqlcommon.Statement{
 		Name:   name,
-		Tables: []string{tDeliveries, tOutbox},
+		Tables: []string{tDeliveries, tOutbox, tAttempts},
 		SQL: `WITH gone AS (
     DELETE FROM jadpo_deliveries WHERE id = ANY(ARRAY(
         SELECT id FROM jadpo_deliveries WHERE state = '` + state + `' AND ` + at + ` < ` + cutoff + `
         ORDER BY ` + at + ` LIMIT $2 FOR UPDATE SKIP LOCKED))
-    RETURNING outbox_id, ` + at + ` AS at
+    RETURNING id, outbox_id, ` + at + ` AS at
+), attempts AS (
+    DELETE FROM jadpo_delivery_attempts WHERE delivery_id = ANY(ARRAY(SELECT id FROM gone))
 ), settled AS (
     UPDATE jadpo_outbox AS o SET settled_at = GREATEST(o.settled_at, g.at)
     FROM (SELECT outbox_id, max(at) AS at FROM gone GROUP BY outbox_id) AS g
@@ -346,6 +350,30 @@ var stmtForgetOutbox = sqlcommon.Statement{
     WHERE o.settled_at < ` + cutoff + `
       AND NOT EXISTS (SELECT 1 FROM jadpo_deliveries AS d WHERE d.outbox_id = o.id)
     ORDER BY o.settled_at LIMIT $2 FOR UPDATE SKIP LOCKED))`,
+}
+
+// A housekeeping run's counts ($2-$6) at the clock $1, and the oldest runs beyond the newest
+// $7 (those before this one) deleted, at most 100; rows another process deletes are skipped.
+var stmtRecordRun = sqlcommon.Statement{
+	Name:   "record housekeeping run",
+	Tables: []string{tRuns},
+	SQL: `WITH r AS (
+    INSERT INTO jadpo_housekeeping_runs (at, received_ids, parked_messages, deliveries, outbox, more)
+    VALUES (COALESCE($1::timestamptz, now()), $2, $3, $4, $5, $6)
+), old AS (
+    DELETE FROM jadpo_housekeeping_runs WHERE id = ANY(ARRAY(
+        SELECT id FROM jadpo_housekeeping_runs
+        WHERE id <= (SELECT id FROM jadpo_housekeeping_runs ORDER BY id DESC OFFSET $7 LIMIT 1)
+        ORDER BY id LIMIT 100 FOR UPDATE SKIP LOCKED))
+)
+SELECT 1`,
+}
+
+var stmtHousekeepingRuns = sqlcommon.Statement{
+	Name:   "housekeeping runs",
+	Tables: []string{tRuns},
+	SQL: `SELECT at, received_ids, parked_messages, deliveries, outbox, more FROM jadpo_housekeeping_runs
+ORDER BY id DESC LIMIT $1`,
 }
 
 var stmtCountReceived = sqlcommon.Statement{
@@ -399,7 +427,7 @@ var statements = []sqlcommon.Statement{
 	stmtListDeliveries, stmtShowDelivery, stmtShowAttempts, stmtListParked, stmtShowParked,
 	stmtLockDeliveries, stmtLockParked, stmtRetryDeliveries, stmtRetryParked,
 	stmtDismissDeliveries, stmtDismissParked,
-	stmtForgetReceived, stmtForgetParked, stmtForgetSucceeded, stmtForgetDismissed, stmtForgetOutbox,
+	stmtForgetReceived, stmtForgetParked, stmtForgetSucceeded, stmtForgetDismissed, stmtForgetOutbox, stmtRecordRun, stmtHousekeepingRuns,
 	stmtCountReceived, stmtCountOutbox, stmtCountDeliveries, stmtCountParked, stmtOldestPending, stmtTableSizes,
 	stmtMigrationVersions,
 }

@@ -25,6 +25,7 @@ const (
 	TableDeliveries = "jadpo_deliveries"
 	TableParked     = "jadpo_parked_messages"
 	TableAttempts   = "jadpo_delivery_attempts"
+	TableRuns       = "jadpo_housekeeping_runs"
 )
 
 // Columns are the columns each table must have for the statements of this build; a
@@ -43,10 +44,11 @@ var Columns = map[string][]string{
 		"state", "created_at", "updated_at", "dismissed_at",
 	},
 	TableAttempts: {"id", "delivery_id", "attempt", "at", "outcome", "error_code", "error"},
+	TableRuns:     {"id", "at", "received_ids", "parked_messages", "deliveries", "outbox", "more"},
 }
 
 // TableOrder is the tables in a stable order, for checks and messages.
-var TableOrder = []string{TableMigrations, TableReceived, TableOutbox, TableDeliveries, TableParked, TableAttempts}
+var TableOrder = []string{TableMigrations, TableReceived, TableOutbox, TableDeliveries, TableParked, TableAttempts, TableRuns}
 
 // Statement is one statement the store runs, named for errors.
 type Statement struct {
