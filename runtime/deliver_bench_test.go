@@ -224,7 +224,7 @@ func benchDeliverRaw(b *testing.B) {
 						errs <- fmt.Errorf("status %d", resp.StatusCode)
 						return
 					}
-					if _, err := pool.Exec(ctx, benchRawSettle, c.id, c.token, "succeeded", nil, nil, nil); err != nil {
+					if _, err := pool.Exec(ctx, benchRawSettle, c.id, c.token, "succeeded", nil, nil, nil, nil); err != nil {
 						errs <- err
 						return
 					}

@@ -342,6 +342,17 @@ func (e *env) printEntry(en store.Entry, withBody bool) {
 	} else if en.ID.Kind == store.KindDelivery {
 		fmt.Fprintf(w, "  attempts:    %d\n", en.Attempts)
 	}
+	// Each settled attempt, oldest first: its time, number, outcome, code and error text.
+	for _, a := range en.AttemptLog {
+		fmt.Fprintf(w, "  attempt:     %s  #%d  %s", a.At.UTC().Format(time.RFC3339), a.N, a.Outcome)
+		if a.Code != "" {
+			fmt.Fprintf(w, "  %s", line(a.Code))
+		}
+		if a.Error != "" {
+			fmt.Fprintf(w, "  %s", line(a.Error))
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "  created:     %s\n", en.CreatedAt.UTC().Format(time.RFC3339))
 	fmt.Fprintf(w, "  updated:     %s\n", en.UpdatedAt.UTC().Format(time.RFC3339))
 	if !en.NextAttemptAt.IsZero() && en.ID.Kind == store.KindDelivery {
@@ -390,6 +401,13 @@ func entryJSON(en store.Entry, withBody bool) jsonout.Entry {
 	}
 	if len(en.Headers) > 0 {
 		out.Headers = en.Headers
+	}
+	if en.AttemptLog != nil {
+		log := make([]jsonout.Attempt, 0, len(en.AttemptLog))
+		for _, a := range en.AttemptLog {
+			log = append(log, jsonout.Attempt{Attempt: a.N, At: a.At.UTC(), Outcome: string(a.Outcome), Code: a.Code, Error: a.Error})
+		}
+		out.AttemptLog = &log
 	}
 	if withBody && en.Body != nil {
 		// JSON text holds characters, not bytes: a body that is not

@@ -336,6 +336,18 @@ func TestDeliveriesShow(t *testing.T) {
 			if strings.Contains(out, `"order_id"`) {
 				t.Errorf("show without --body shows the event:\n%s", out)
 			}
+			// Its one attempt, with its time, outcome and code (issue 27).
+			if !regexp.MustCompile(`(?m)^  attempt:     \d{4}-\d\d-\d\dT[0-9:]+Z  #1  failed  status_400  \S`).MatchString(out) {
+				t.Errorf("show delivery lacks its attempt:\n%s", out)
+			}
+			_, out, _ = w.cli(t, "deliveries", "show", w.failed.String(), "--json")
+			if log, ok := entryOf(t, out)["attemptLog"].([]any); !ok || len(log) != 1 || log[0].(map[string]any)["outcome"] != "failed" || log[0].(map[string]any)["code"] != "status_400" {
+				t.Errorf("show --json's attemptLog:\n%s", out)
+			}
+			_, out, _ = w.cli(t, "deliveries", "show", w.unlisted.String(), "--json")
+			if _, ok := entryOf(t, out)["attemptLog"]; ok {
+				t.Errorf("a parked message has an attemptLog:\n%s", out)
+			}
 			if _, out, _ := w.cli(t, "deliveries", "show", w.failed.String(), "--dir", exampleDir(t)); !strings.Contains(out, "  attempts:    1 of 8\n") {
 				t.Errorf("show with --dir:\n%s", out)
 			}

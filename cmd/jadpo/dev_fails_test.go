@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -103,6 +105,10 @@ func TestDevLoopFailsRetriesGivesUpAndSucceeds(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "failed") || !strings.Contains(out, "last error:  jobs.create_job refused: http_503 (HTTP 503, temporary)") {
 		t.Fatalf("deliveries show d1 while dev runs: exit %d\n%s%s", code, out, errOut)
 	}
+	// Each attempt with its time, number, outcome, code and text (issue 27).
+	if !regexp.MustCompile(`(?m)^  attempt:     \d{4}-\d\d-\d\dT[0-9:]+Z  #1  retry_wait  http_503  jobs\.create_job refused: http_503 \(HTTP 503, temporary\)\n  attempt:     \S+  #2  failed  http_503  jobs\.create_job refused`).MatchString(out) {
+		t.Fatalf("deliveries show d1 lists not both attempts:\n%s", out)
+	}
 	out, errOut, code = runCLI("deliveries", "retry", "d1", "--dir", dir)
 	if code != 0 || !strings.Contains(out, "d1 is pending again") {
 		t.Fatalf("deliveries retry d1 while dev runs: exit %d\n%s%s", code, out, errOut)
@@ -123,6 +129,28 @@ func TestDevLoopFailsRetriesGivesUpAndSucceeds(t *testing.T) {
 	}
 	if out, _, _ := runCLI("deliveries", "show", "d1", "--dir", dir); strings.Contains(out, "last error") {
 		t.Fatalf("a succeeded delivery shows an error:\n%s", out)
+	}
+	out, _, _ = runCLI("deliveries", "show", "d1", "--dir", dir, "--json")
+	var shown struct {
+		Entry struct {
+			AttemptLog []struct {
+				Attempt int    `json:"attempt"`
+				At      string `json:"at"`
+				Outcome string `json:"outcome"`
+				Code    string `json:"code"`
+				Error   string `json:"error"`
+			} `json:"attemptLog"`
+		} `json:"entry"`
+	}
+	if err := json.Unmarshal([]byte(out), &shown); err != nil {
+		t.Fatalf("deliveries show --json: %v\n%s", err, out)
+	}
+	var got []string
+	for _, a := range shown.Entry.AttemptLog {
+		got = append(got, fmt.Sprintf("%d %s %s %t", a.Attempt, a.Outcome, a.Code, a.At != "" && (a.Error != "") == (a.Outcome != "succeeded")))
+	}
+	if strings.Join(got, ", ") != "1 retry_wait http_503 true, 2 failed http_503 true, 1 succeeded  true" {
+		t.Fatalf("deliveries show --json's attemptLog = %q\n%s", got, out)
 	}
 	if os.Getenv("JADPO_WRITE_TRANSCRIPT") != "" {
 		_ = os.WriteFile(filepath.Join(os.Getenv("JADPO_WRITE_TRANSCRIPT")), []byte(transcript), 0o644)

@@ -638,3 +638,71 @@ func TestConcurrentChangesWinOnce(t *testing.T) {
 		t.Errorf("%s is %s, want pending", id, e.State)
 	}
 }
+
+// A delivery's page lists each settled attempt: time, number, outcome, code and error
+// text, escaped like every value (issue 27).
+func TestDeliveryPageListsEachAttempt(t *testing.T) {
+	w := newWorld(t, nil)
+	ctx := context.Background()
+	tm := w.timed()
+	if _, err := tm.KeepBatch(ctx, t0, []store.Keep{
+		{Source: "queue warehouse_queue", ReceivedID: "m1", EventName: "OrderShipped", EventJSON: []byte(`{}`), Subscribers: []string{"pack_order"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	settle := func(at time.Time, outcome store.SettleOutcome, code, text string) int64 {
+		t.Helper()
+		cl, err := tm.ClaimDeliveries(ctx, at, 1, time.Minute)
+		if err != nil || len(cl) != 1 {
+			t.Fatalf("claim: %v %v", cl, err)
+		}
+		if ok, err := tm.SettleDelivery(ctx, at, store.Settlement{ID: cl[0].ID, Token: cl[0].Token, Outcome: outcome, RetryAfter: time.Second, ErrorCode: code, Error: text}); err != nil || !ok {
+			t.Fatalf("settle: %v %v", ok, err)
+		}
+		return cl[0].ID
+	}
+	c := w.loggedIn()
+	id := settle(t0.Add(time.Minute), store.SettleReleased, "", "")
+	if page := w.get(c, fmt.Sprintf("/deliveries/d%d", id)).body; !strings.Contains(page, "Not attempted yet") {
+		t.Errorf("a released claim shows as an attempt:\n%s", page)
+	}
+	settle(t0.Add(2*time.Minute), store.SettleRetryWait, "http_503", "jobs.create_job refused: http_503 (HTTP 503, temporary)")
+	settle(t0.Add(3*time.Minute), store.SettleFailed, "handler</td>", "boom <script>alert(1)</script>\x1b[2J")
+	page := w.get(c, fmt.Sprintf("/deliveries/d%d", id)).body
+	rows := regexp.MustCompile(`(?s)<table id="attempts">.*?</table>`).FindString(page)
+	want := regexp.MustCompile(`(?s)<tr><td><time datetime="` + regexp.QuoteMeta(t0.Add(2*time.Minute).Format("2006-01-02 15:04:05Z")) + `">[^<]*</time></td><td>1</td><td><span class="state state-retry_wait">retry_wait</span></td><td><code>http_503</code></td><td>jobs.create_job refused: http_503 \(HTTP 503, temporary\)</td></tr>` +
+		`\s*<tr><td><time datetime="` + regexp.QuoteMeta(t0.Add(3*time.Minute).Format("2006-01-02 15:04:05Z")) + `">[^<]*</time></td><td>2</td><td><span class="state state-failed">failed</span></td><td><code>handler&lt;/td&gt;</code></td><td>boom &lt;script&gt;alert\(1\)&lt;/script&gt;\\u001b\[2J</td></tr>`)
+	if !want.MatchString(rows) {
+		t.Errorf("the attempts table:\n%s", rows)
+	}
+	if strings.Contains(page, "<script>alert") || strings.Contains(page, "\x1b") {
+		t.Errorf("the page holds an error's markup or control characters as they are:\n%s", page)
+	}
+}
+
+// The overview lists what housekeeping deleted from the store's record of its runs, with
+// or without jadpo run's metrics (issue 27).
+func TestOverviewShowsHousekeepingFromTheStore(t *testing.T) {
+	w := newWorld(t, nil)
+	ctx := context.Background()
+	c := w.loggedIn()
+	if page := w.get(c, "/").body; !strings.Contains(page, "None recorded yet.") {
+		t.Errorf("a store never housekept:\n%s", page)
+	}
+	if _, err := w.timed().KeepBatch(ctx, t0, []store.Keep{
+		{Source: "queue warehouse_queue", ReceivedID: "m1", EventName: "OrderShipped", EventJSON: []byte(`{}`)},
+		{Source: "queue warehouse_queue", ReceivedID: "m2", EventName: "OrderShipped", EventJSON: []byte(`{}`)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(store.HousekeepAfter + time.Minute)
+	if h, err := w.timed().Housekeep(ctx, at, store.Housekeeping{}); err != nil || h.ReceivedIDs != 2 || h.Outbox != 2 {
+		t.Fatalf("Housekeep = %+v, %v", h, err)
+	}
+	w2 := newWorld(t, func(o *console.Options) { o.Store = w.st })
+	page := w2.get(w2.loggedIn(), "/").body
+	want := `<tr><td><time datetime="` + at.Format("2006-01-02 15:04:05Z") + `">` + at.Format("2006-01-02 15:04:05Z") + `</time></td><td class="num">2</td><td class="num">0</td><td class="num">0</td><td class="num">2</td></tr>`
+	if !strings.Contains(page, want) {
+		t.Errorf("the overview lacks the run %s:\n%s", want, page)
+	}
+}

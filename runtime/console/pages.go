@@ -106,7 +106,13 @@ type overviewData struct {
 	Oldest      time.Time
 	Tables      []store.TableStats
 	Run         *runCounts // nil without Options.MetricsURL
+	// Housekept is the newest housekeeping runs the store recorded, newest first.
+	Housekept []store.HousekeepingRun
+	RunsKept  int
 }
+
+// housekeepingShown is how many recorded housekeeping runs the overview lists.
+const housekeepingShown = 10
 
 type subscriberRow struct {
 	Name   string
@@ -191,6 +197,10 @@ func (h *Handler) readOverview(ctx context.Context, now time.Time) (overviewData
 	}
 	d.Oldest = st.OldestPending
 	d.Tables = st.Tables
+	if d.Housekept, err = h.b.HousekeepingRuns(ctx, housekeepingShown); err != nil {
+		return d, err
+	}
+	d.RunsKept = store.HousekeepingRunsKept
 	d.Run = h.runCounts(ctx)
 	return d, nil
 }
@@ -423,6 +433,8 @@ type entryData struct {
 	Body    string
 	IsJSON  bool
 	Headers [][2]string
+	// MaxShown is the most attempts the store returns (store.MaxShownAttempts).
+	MaxShown int
 }
 
 // pathID reads the {id} of a page: "p7" or "7" on a parked page, "d4" or "4" on a
@@ -467,7 +479,7 @@ func (h *Handler) entryPage(w http.ResponseWriter, r *http.Request, s *session, 
 	if !ok {
 		return
 	}
-	d := entryData{Entry: e}
+	d := entryData{Entry: e, MaxShown: store.MaxShownAttempts}
 	d.Body, d.IsJSON = prettyBody(e.Body)
 	for _, k := range slices.Sorted(maps.Keys(e.Headers)) {
 		d.Headers = append(d.Headers, [2]string{k, e.Headers[k]})

@@ -24,6 +24,9 @@ type Browser interface {
 	// since+(i+1)*step). Only buckets with rows are returned. It reads each table through
 	// its time index.
 	Activity(ctx context.Context, since time.Time, step time.Duration) ([]ActivityCount, error)
+	// HousekeepingRuns returns the newest recorded housekeeping runs (Store.Housekeep's
+	// that deleted something), up to limit, newest first.
+	HousekeepingRuns(ctx context.Context, limit int) ([]HousekeepingRun, error)
 }
 
 // ParkedQuery selects parked messages for Browser. A zero field matches every row.

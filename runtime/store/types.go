@@ -344,7 +344,30 @@ type Entry struct {
 	// Body is the parked message's body, or the delivery's event JSON; only from Show with
 	// the body asked for.
 	Body []byte
+	// AttemptLog is a delivery's attempts, oldest first: each settled attempt's time, outcome and
+	// error (the newest MaxShownAttempts); only from Show, nil for a parked message.
+	AttemptLog []Attempt
 }
+
+// Attempt is one settled attempt of a delivery, as the store wrote it in the statement
+// that settled it. A released claim (SettleReleased) and a handler's start
+// (SettleStarted) are none; nor is an attempt whose lease ended before it was settled.
+type Attempt struct {
+	// N is the attempt's number (Entry.Attempts when it was settled; it starts again at 1
+	// after an operator's retry).
+	N int
+	// At is when it was settled, by the store's clock.
+	At time.Time
+	// Outcome is the state it settled to: succeeded, retry_wait or failed.
+	Outcome DeliveryState
+	// Code and Error are its error's code and text ("" for none), the text bounded as
+	// Settlement.Error is.
+	Code  string
+	Error string
+}
+
+// MaxShownAttempts is the most attempts Show returns for a delivery: the newest.
+const MaxShownAttempts = 100
 
 // Label is the entry's one-line name: "subscriber pack_order · OrderShipped" for a
 // delivery, "queue warehouse_queue · OrderShipped" for a parked message (its wire type when
@@ -389,6 +412,23 @@ type Housekept struct {
 
 // Total is the number of rows deleted.
 func (h Housekept) Total() int64 { return h.ReceivedIDs + h.ParkedMessages + h.Deliveries + h.Outbox }
+
+// HousekeepingRun is what one Housekeep call deleted, as the store recorded it (a call
+// that deleted nothing is not recorded).
+type HousekeepingRun struct {
+	// At is when it was recorded, by the store's clock: the call's end.
+	At             time.Time
+	ReceivedIDs    int64
+	ParkedMessages int64
+	Deliveries     int64
+	Outbox         int64
+	// More says a table may have had more to delete (Housekept.Busy).
+	More bool
+}
+
+// HousekeepingRunsKept is how many recorded runs the store keeps: recording a run
+// deletes the oldest beyond it (at most 100 a run).
+const HousekeepingRunsKept = 1000
 
 // Stats counts the rows of the store.
 type Stats struct {

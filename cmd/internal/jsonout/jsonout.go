@@ -131,6 +131,7 @@ type DeliveryChange struct {
 // parked message (Kind "parked_message": BodySHA256 set); the fields one kind does not have
 // are nil and left out.
 type Entry struct {
+	AttemptLog  *[]Attempt        `json:"attemptLog,omitempty"` // deliveries show only
 	Attempts    *int              `json:"attempts,omitempty"`
 	Body        *string           `json:"body,omitempty"`       // with --body
 	BodyBase64  *string           `json:"bodyBase64,omitempty"` // with --body, for a body that is not UTF-8
@@ -151,6 +152,15 @@ type Entry struct {
 	UpdatedAt   time.Time         `json:"updatedAt"`
 	What        string            `json:"what"`
 	WireType    string            `json:"wireType"`
+}
+
+// Attempt is one settled attempt of a delivery, in `deliveries show`'s entry.
+type Attempt struct {
+	At      time.Time `json:"at"`
+	Attempt int       `json:"attempt"`
+	Code    string    `json:"code"`
+	Error   string    `json:"error"`
+	Outcome string    `json:"outcome"`
 }
 
 // Budget is a delivery's attempt budget: a number, or null (0) when the plan's applies

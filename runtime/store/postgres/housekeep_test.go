@@ -33,6 +33,9 @@ SELECT id, 's', CASE WHEN id % 10 = 1 THEN 'pending' WHEN id % 10 = 2 THEN 'dism
 INSERT INTO jadpo_parked_messages (source, reason, body, body_sha256, state, created_at, updated_at, dismissed_at)
 SELECT 'queue q', 'unreadable', '\x00', 'h' || g, CASE WHEN g % 2 = 0 THEN 'dismissed' ELSE 'failed' END, now(), now(),
     CASE WHEN g % 2 = 0 THEN now() END FROM generate_series(1, 20000) g;
+INSERT INTO jadpo_delivery_attempts (delivery_id, attempt, at, outcome) SELECT id, 1, now(), 'succeeded' FROM jadpo_deliveries;
+INSERT INTO jadpo_housekeeping_runs (at, received_ids, parked_messages, deliveries, outbox, more)
+SELECT now(), 1, 0, 0, 0, false FROM generate_series(1, 1000);
 ANALYZE;`)
 	conn := db.conn(t)
 	stmts := postgres.HousekeepingSQL()
@@ -96,5 +99,66 @@ func TestMigratedOutboxRowsAreHousekept(t *testing.T) {
 	var left string
 	if err := conn.QueryRow(ctx, "SELECT string_agg(received_id, ',') FROM jadpo_outbox").Scan(&left); err != nil || left != "pending" {
 		t.Fatalf("outbox left %q, %v", left, err)
+	}
+}
+
+// TestHousekeepingRunsStayBounded: recording a run deletes the oldest runs beyond the
+// newest store.HousekeepingRunsKept, at most 100 a run.
+func TestHousekeepingRunsStayBounded(t *testing.T) {
+	db := newDatabase(t)
+	s := db.open(t)
+	ctx := context.Background()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db.Exec(t, `
+INSERT INTO jadpo_housekeeping_runs (at, received_ids, parked_messages, deliveries, outbox, more)
+SELECT now() - interval '1 hour', 1, 0, 0, 0, false FROM generate_series(1, 1050);
+INSERT INTO jadpo_received_events VALUES ('queue q', 'old', now() - interval '40 days');`)
+	if h, err := s.Housekeep(ctx, store.Housekeeping{}); err != nil || h.ReceivedIDs != 1 {
+		t.Fatalf("Housekeep = %+v, %v", h, err)
+	}
+	var n, newest int64
+	if err := db.conn(t).QueryRow(ctx, `SELECT count(*), (SELECT received_ids FROM jadpo_housekeeping_runs ORDER BY id DESC LIMIT 1) FROM jadpo_housekeeping_runs`).Scan(&n, &newest); err != nil {
+		t.Fatal(err)
+	}
+	if n != store.HousekeepingRunsKept || newest != 1 {
+		t.Fatalf("%d runs kept (the newest deleted %d), want %d", n, newest, store.HousekeepingRunsKept)
+	}
+}
+
+// TestHousekeepingDeletesAttempts: a delivery's attempts go with it.
+func TestHousekeepingDeletesAttempts(t *testing.T) {
+	db := newDatabase(t)
+	s := storetest.Timed{Store: db.open(t)}
+	ctx := context.Background()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t0 := testclock.Epoch()
+	if _, err := s.KeepBatch(ctx, t0, []store.Keep{{Source: "queue q", ReceivedID: "m", EventName: "E", EventJSON: []byte(`{}`), Subscribers: []string{"s"}}}); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := s.ClaimDeliveries(ctx, t0, 1, time.Minute)
+	if err != nil || len(cl) != 1 {
+		t.Fatalf("claim: %v %v", cl, err)
+	}
+	if ok, err := s.SettleDelivery(ctx, t0, store.Settlement{ID: cl[0].ID, Token: cl[0].Token, Outcome: store.SettleSucceeded}); !ok || err != nil {
+		t.Fatalf("settle: %v %v", ok, err)
+	}
+	count := func() (n int64) {
+		if err := db.conn(t).QueryRow(ctx, `SELECT count(*) FROM jadpo_delivery_attempts`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("%d attempts written, want 1", n)
+	}
+	if h, err := s.Housekeep(ctx, t0.Add(48*time.Hour), store.Housekeeping{}); err != nil || h.Deliveries != 1 {
+		t.Fatalf("Housekeep = %+v, %v", h, err)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("%d attempts left after their delivery was deleted", n)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -725,7 +726,34 @@ func (s *Store) Show(ctx context.Context, id store.ID, withBody bool) (store.Ent
 	if len(entries) == 0 {
 		return store.Entry{}, fmt.Errorf("store: show %s: %w", id, store.ErrUnknownID)
 	}
-	return entries[0], nil
+	e := entries[0]
+	if id.Kind == store.KindDelivery {
+		if e.AttemptLog, err = s.attempts(ctx, id.N); err != nil {
+			return store.Entry{}, wrap("show "+id.String(), err)
+		}
+	}
+	return e, nil
+}
+
+// attempts reads a delivery's newest attempts, oldest first.
+func (s *Store) attempts(ctx context.Context, id int64) ([]store.Attempt, error) {
+	rows, err := s.pool.Query(ctx, stmtShowAttempts.SQL, id, store.MaxShownAttempts)
+	if err != nil {
+		return nil, err
+	}
+	out := []store.Attempt{}
+	var a store.Attempt
+	var outcome string
+	var code, text *string
+	_, err = pgx.ForEachRow(rows, []any{&a.N, &a.At, &outcome, &code, &text}, func() error {
+		out = append(out, store.Attempt{N: a.N, At: a.At.UTC(), Outcome: store.DeliveryState(outcome), Code: deref(code), Error: deref(text)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(out)
+	return out, nil
 }
 
 func collectDeliveries(rows pgx.Rows) ([]store.Entry, error) {
@@ -883,10 +911,36 @@ func (s *Store) Housekeep(ctx context.Context, o store.Housekeeping) (store.Hous
 		step(stmtForgetDismissed, store.HousekeepAfter, &h.Deliveries, true),
 		step(stmtForgetOutbox, o.Outbox, &h.Outbox, false),
 	})
+	// What went is recorded, even before an error.
+	if h.Total() > 0 {
+		if _, rerr := s.pool.Exec(ctx, stmtRecordRun.SQL, s.clock(), h.ReceivedIDs, h.ParkedMessages, h.Deliveries, h.Outbox,
+			h.Busy, store.HousekeepingRunsKept-1); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
 	if err != nil {
 		return h, wrap("housekeep", err)
 	}
 	return h, nil
+}
+
+// HousekeepingRuns returns the newest recorded housekeeping runs, newest first.
+func (s *Store) HousekeepingRuns(ctx context.Context, limit int) ([]store.HousekeepingRun, error) {
+	rows, err := s.pool.Query(ctx, stmtHousekeepingRuns.SQL, limit)
+	if err != nil {
+		return nil, wrap("housekeeping runs", err)
+	}
+	var out []store.HousekeepingRun
+	var r store.HousekeepingRun
+	_, err = pgx.ForEachRow(rows, []any{&r.At, &r.ReceivedIDs, &r.ParkedMessages, &r.Deliveries, &r.Outbox, &r.More}, func() error {
+		r.At = r.At.UTC()
+		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("housekeeping runs", err)
+	}
+	return out, nil
 }
 
 // Stats counts the rows of each table.

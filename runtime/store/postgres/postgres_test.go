@@ -334,8 +334,8 @@ VALUES ('queue q', 'unreadable', '{}', 'sha', 'failed', $1, $1)`, at); err != ni
 	if err := conn.QueryRow(ctx, "SELECT array_agg(version ORDER BY version) FROM jadpo_schema_migrations").Scan(&versions); err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(versions) != "[1 2 3 4 5 6 7 8]" {
-		t.Fatalf("versions = %v, want [1 2 3 4 5 6 7 8]", versions)
+	if fmt.Sprint(versions) != "[1 2 3 4 5 6 7 8 9 10]" {
+		t.Fatalf("versions = %v, want [1 2 3 4 5 6 7 8 9 10]", versions)
 	}
 	if parked, err := s.List(ctx, store.Filter{State: store.ListFailed}); err != nil || len(parked) != 1 || parked[0].ReceivedID != "" {
 		t.Fatalf("List failed = %+v, %v; want the old parked message, without a message id", parked, err)

@@ -149,6 +149,45 @@ CREATE INDEX jadpo_parked_messages_received_id ON jadpo_parked_messages (receive
 	SQL: `
 ALTER TABLE jadpo_deliveries ADD COLUMN handler_started boolean NOT NULL DEFAULT true;
 `,
+}, {
+	Version: 9,
+	Name:    "the attempts of a delivery",
+	// One row per settled attempt (succeeded, retry_wait, failed), written by the
+	// statement that settles it; a released claim or a handler's start writes none.
+	// Deleted with its delivery by the housekeeping statement that deletes it (so in
+	// its bounded batches). No foreign key: its check would be a trigger on every
+	// settlement, and only the store writes the table. The primary key (delivery_id, id)
+	// is the one index: it answers Show's read and housekeeping's delete. Deliveries
+	// settled before have no rows.
+	SQL: `
+CREATE TABLE jadpo_delivery_attempts (
+    id          bigint      GENERATED ALWAYS AS IDENTITY,
+    delivery_id bigint      NOT NULL,
+    attempt     integer     NOT NULL,
+    at          timestamptz NOT NULL,
+    outcome     text        NOT NULL CHECK (outcome IN ('succeeded', 'retry_wait', 'failed')),
+    error_code  text,
+    error       text,
+    PRIMARY KEY (delivery_id, id)
+);
+`,
+}, {
+	Version: 10,
+	Name:    "what each housekeeping run deleted",
+	// One row per Housekeep call that deleted something, written at its end; the
+	// newest store.HousekeepingRunsKept are kept (writing one deletes at most 100
+	// older). The console's overview reads the newest.
+	SQL: `
+CREATE TABLE jadpo_housekeeping_runs (
+    id              bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    at              timestamptz NOT NULL,
+    received_ids    bigint      NOT NULL,
+    parked_messages bigint      NOT NULL,
+    deliveries      bigint      NOT NULL,
+    outbox          bigint      NOT NULL,
+    more            boolean     NOT NULL
+);
+`,
 }}
 
 // SchemaSQL is the store's whole PostgreSQL schema as one SQL text, written by jadpo build

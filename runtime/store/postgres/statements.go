@@ -15,6 +15,8 @@ const (
 	tDeliveries = sqlcommon.TableDeliveries
 	tParked     = sqlcommon.TableParked
 	tMigrations = sqlcommon.TableMigrations
+	tAttempts   = sqlcommon.TableAttempts
+	tRuns       = sqlcommon.TableRuns
 )
 
 // One statement per message: the id recorded (a conflict keeps nothing more), the outbox
@@ -156,10 +158,14 @@ RETURNING d.id, d.fencing_token, d.attempts, d.max_attempts, d.lease_expires_at,
 // counted is uncounted and the last error kept. Settling to 'running' is a started handler
 // (store.SettleStarted): the claim goes on, its attempt counted for good. $4 is the pause
 // before the next attempt in microseconds (NULL: the row keeps its time), $6 the clock.
+// The same statement writes the attempt's row (an attempt settled: succeeded, retry_wait
+// or failed; neither a release nor a start is one), at the settlement's time; its tag
+// counts the deliveries settled (the final SELECT's rows).
 var stmtSettle = sqlcommon.Statement{
 	Name:   "settle delivery",
-	Tables: []string{tDeliveries},
-	SQL: `UPDATE jadpo_deliveries
+	Tables: []string{tDeliveries, tAttempts},
+	SQL: `WITH s AS (
+UPDATE jadpo_deliveries
 SET state = $3::text,
     attempts = CASE WHEN $3::text = 'pending' THEN attempts - 1 ELSE attempts END,
     handler_started = true,
@@ -169,7 +175,22 @@ SET state = $3::text,
     lease_expires_at = CASE WHEN $3::text = 'running' THEN lease_expires_at END,
     settled_at = CASE WHEN $3::text IN ('succeeded', 'failed') THEN COALESCE($6::timestamptz, now()) END,
     updated_at = COALESCE($6::timestamptz, now())
-WHERE id = $1 AND fencing_token = $2 AND state = 'running'`,
+WHERE id = $1 AND fencing_token = $2 AND state = 'running'
+RETURNING id, attempts, state, updated_at, last_error_code, last_error
+), a AS (
+    INSERT INTO jadpo_delivery_attempts (delivery_id, attempt, at, outcome, error_code, error)
+    SELECT id, attempts, updated_at, state, last_error_code, last_error FROM s
+    WHERE state IN ('succeeded', 'retry_wait', 'failed')
+)
+SELECT id FROM s`,
+}
+
+// A delivery's attempts for Show: the newest $2, newest first (Show turns them round).
+var stmtShowAttempts = sqlcommon.Statement{
+	Name:   "show delivery attempts",
+	Tables: []string{tAttempts},
+	SQL: `SELECT attempt, at, outcome, error_code, error FROM jadpo_delivery_attempts
+WHERE delivery_id = $1 ORDER BY id DESC LIMIT $2`,
 }
 
 // The handlers' starts of one write (store.SettleStarted) in one statement: each
@@ -291,17 +312,20 @@ var stmtForgetParked = sqlcommon.Statement{
     ORDER BY dismissed_at LIMIT $2 FOR UPDATE SKIP LOCKED))`,
 }
 
-// forgetDeliveries deletes settled deliveries of one kind and raises each outbox row's
-// settled_at to the latest settled time of its deleted deliveries, in one statement.
+// forgetDeliveries deletes settled deliveries of one kind with their attempts and raises
+// each outbox row's settled_at to the latest settled time of its deleted deliveries, in one
+// statement.
 func forgetDeliveries(name, state, at string) sqlcommon.Statement {
 	return sqlcommon.Statement{
 		Name:   name,
-		Tables: []string{tDeliveries, tOutbox},
+		Tables: []string{tDeliveries, tOutbox, tAttempts},
 		SQL: `WITH gone AS (
     DELETE FROM jadpo_deliveries WHERE id = ANY(ARRAY(
         SELECT id FROM jadpo_deliveries WHERE state = '` + state + `' AND ` + at + ` < ` + cutoff + `
         ORDER BY ` + at + ` LIMIT $2 FOR UPDATE SKIP LOCKED))
-    RETURNING outbox_id, ` + at + ` AS at
+    RETURNING id, outbox_id, ` + at + ` AS at
+), attempts AS (
+    DELETE FROM jadpo_delivery_attempts WHERE delivery_id = ANY(ARRAY(SELECT id FROM gone))
 ), settled AS (
     UPDATE jadpo_outbox AS o SET settled_at = GREATEST(o.settled_at, g.at)
     FROM (SELECT outbox_id, max(at) AS at FROM gone GROUP BY outbox_id) AS g
@@ -326,6 +350,30 @@ var stmtForgetOutbox = sqlcommon.Statement{
     WHERE o.settled_at < ` + cutoff + `
       AND NOT EXISTS (SELECT 1 FROM jadpo_deliveries AS d WHERE d.outbox_id = o.id)
     ORDER BY o.settled_at LIMIT $2 FOR UPDATE SKIP LOCKED))`,
+}
+
+// A housekeeping run's counts ($2-$6) at the clock $1, and the oldest runs beyond the newest
+// $7 (those before this one) deleted, at most 100; rows another process deletes are skipped.
+var stmtRecordRun = sqlcommon.Statement{
+	Name:   "record housekeeping run",
+	Tables: []string{tRuns},
+	SQL: `WITH r AS (
+    INSERT INTO jadpo_housekeeping_runs (at, received_ids, parked_messages, deliveries, outbox, more)
+    VALUES (COALESCE($1::timestamptz, now()), $2, $3, $4, $5, $6)
+), old AS (
+    DELETE FROM jadpo_housekeeping_runs WHERE id = ANY(ARRAY(
+        SELECT id FROM jadpo_housekeeping_runs
+        WHERE id <= (SELECT id FROM jadpo_housekeeping_runs ORDER BY id DESC OFFSET $7 LIMIT 1)
+        ORDER BY id LIMIT 100 FOR UPDATE SKIP LOCKED))
+)
+SELECT 1`,
+}
+
+var stmtHousekeepingRuns = sqlcommon.Statement{
+	Name:   "housekeeping runs",
+	Tables: []string{tRuns},
+	SQL: `SELECT at, received_ids, parked_messages, deliveries, outbox, more FROM jadpo_housekeeping_runs
+ORDER BY id DESC LIMIT $1`,
 }
 
 var stmtCountReceived = sqlcommon.Statement{
@@ -376,10 +424,10 @@ var stmtMigrationVersions = sqlcommon.Statement{
 // against the schema.
 var statements = []sqlcommon.Statement{
 	stmtKeep, stmtKeepBatch, stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtSettle, stmtStarted,
-	stmtListDeliveries, stmtShowDelivery, stmtListParked, stmtShowParked,
+	stmtListDeliveries, stmtShowDelivery, stmtShowAttempts, stmtListParked, stmtShowParked,
 	stmtLockDeliveries, stmtLockParked, stmtRetryDeliveries, stmtRetryParked,
 	stmtDismissDeliveries, stmtDismissParked,
-	stmtForgetReceived, stmtForgetParked, stmtForgetSucceeded, stmtForgetDismissed, stmtForgetOutbox,
+	stmtForgetReceived, stmtForgetParked, stmtForgetSucceeded, stmtForgetDismissed, stmtForgetOutbox, stmtRecordRun, stmtHousekeepingRuns,
 	stmtCountReceived, stmtCountOutbox, stmtCountDeliveries, stmtCountParked, stmtOldestPending, stmtTableSizes,
 	stmtMigrationVersions,
 }

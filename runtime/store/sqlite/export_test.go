@@ -17,7 +17,7 @@ func SchemaSQLUpTo(version int) string {
 // HousekeepingSQL is each housekeeping statement by name, for the EXPLAIN test.
 func HousekeepingSQL() map[string]string {
 	out := map[string]string{}
-	for _, st := range []statement{stmtForgetReceived, stmtForgetParked, stmtPickSucceeded, stmtPickDismissed, stmtSettleOutbox, stmtForgetDeliveries, stmtForgetOutbox} {
+	for _, st := range []statement{stmtForgetReceived, stmtForgetParked, stmtPickSucceeded, stmtPickDismissed, stmtSettleOutbox, stmtForgetDeliveries, stmtForgetAttempts, stmtForgetOutbox, stmtForgetRuns} {
 		out[st.Name] = st.SQL
 	}
 	return out

@@ -5,8 +5,12 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jadpo/jadpo/providers/testclock"
+	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/sqlite"
+	"github.com/jadpo/jadpo/runtime/store/storetest"
 )
 
 // TestHousekeepingUsesIndexes: each housekeeping statement reads its rows from an index
@@ -43,5 +47,66 @@ func TestHousekeepingUsesIndexes(t *testing.T) {
 				t.Errorf("%s scans a table or sorts its rows:\n%s", name, text)
 			}
 		}
+	}
+}
+
+// TestHousekeepingRunsStayBounded: recording a run deletes the oldest runs beyond the
+// newest store.HousekeepingRunsKept, at most 100 a run.
+func TestHousekeepingRunsStayBounded(t *testing.T) {
+	db := newDatabase(t).(*database)
+	s := db.Open(t)
+	ctx := context.Background()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db.Exec(t, `
+WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 1050)
+INSERT INTO jadpo_housekeeping_runs (at, received_ids, parked_messages, deliveries, outbox, more) SELECT 1, 1, 0, 0, 0, 0 FROM g;
+INSERT INTO jadpo_received_events VALUES ('queue q', 'old', 1);`)
+	if h, err := s.Housekeep(ctx, store.Housekeeping{}); err != nil || h.ReceivedIDs != 1 {
+		t.Fatalf("Housekeep = %+v, %v", h, err)
+	}
+	var n int64
+	if err := db.raw(t).QueryRowContext(ctx, `SELECT count(*) FROM jadpo_housekeeping_runs`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != store.HousekeepingRunsKept {
+		t.Fatalf("%d runs kept, want %d", n, store.HousekeepingRunsKept)
+	}
+}
+
+// TestHousekeepingDeletesAttempts: a delivery's attempts go with it.
+func TestHousekeepingDeletesAttempts(t *testing.T) {
+	db := newDatabase(t).(*database)
+	s := storetest.Timed{Store: db.Open(t)}
+	ctx := context.Background()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t0 := testclock.Epoch()
+	if _, err := s.KeepBatch(ctx, t0, []store.Keep{{Source: "queue q", ReceivedID: "m", EventName: "E", EventJSON: []byte(`{}`), Subscribers: []string{"s"}}}); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := s.ClaimDeliveries(ctx, t0, 1, time.Minute)
+	if err != nil || len(cl) != 1 {
+		t.Fatalf("claim: %v %v", cl, err)
+	}
+	if ok, err := s.SettleDelivery(ctx, t0, store.Settlement{ID: cl[0].ID, Token: cl[0].Token, Outcome: store.SettleSucceeded}); !ok || err != nil {
+		t.Fatalf("settle: %v %v", ok, err)
+	}
+	count := func() (n int64) {
+		if err := db.raw(t).QueryRowContext(ctx, `SELECT count(*) FROM jadpo_delivery_attempts`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("%d attempts written, want 1", n)
+	}
+	if h, err := s.Housekeep(ctx, t0.Add(48*time.Hour), store.Housekeeping{}); err != nil || h.Deliveries != 1 {
+		t.Fatalf("Housekeep = %+v, %v", h, err)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("%d attempts left after their delivery was deleted", n)
 	}
 }

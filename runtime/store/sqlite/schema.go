@@ -167,6 +167,39 @@ INSERT INTO jadpo_clock (id, mark_us) VALUES (1, 0);
 	SQL: `
 ALTER TABLE jadpo_deliveries ADD COLUMN handler_started INTEGER NOT NULL DEFAULT 1 CHECK (handler_started IN (0, 1));
 `,
+}, {
+	Version: 10,
+	Name:    "the attempts of a delivery",
+	// As on PostgreSQL: one row per settled attempt, written in the transaction that
+	// settles it, deleted with its delivery in housekeeping's transaction (no foreign
+	// key, as on PostgreSQL). The index answers Show's read and housekeeping's delete.
+	SQL: `
+CREATE TABLE jadpo_delivery_attempts (
+    id          INTEGER PRIMARY KEY,
+    delivery_id INTEGER NOT NULL,
+    attempt     INTEGER NOT NULL,
+    at          INTEGER NOT NULL,
+    outcome     TEXT    NOT NULL CHECK (outcome IN ('succeeded', 'retry_wait', 'failed')),
+    error_code  TEXT,
+    error       TEXT
+) STRICT;
+CREATE INDEX jadpo_delivery_attempts_delivery ON jadpo_delivery_attempts (delivery_id, id);
+`,
+}, {
+	Version: 11,
+	Name:    "what each housekeeping run deleted",
+	// As on PostgreSQL: one row per Housekeep call that deleted something.
+	SQL: `
+CREATE TABLE jadpo_housekeeping_runs (
+    id              INTEGER PRIMARY KEY,
+    at              INTEGER NOT NULL,
+    received_ids    INTEGER NOT NULL,
+    parked_messages INTEGER NOT NULL,
+    deliveries      INTEGER NOT NULL,
+    outbox          INTEGER NOT NULL,
+    more            INTEGER NOT NULL CHECK (more IN (0, 1))
+) STRICT;
+`,
 }}
 
 // SchemaSQL is the store's whole SQLite schema as one SQL text, written by jadpo build to

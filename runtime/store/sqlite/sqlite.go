@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -746,7 +747,11 @@ func (s *Store) settleAndClaim(ctx context.Context, what string, sts []store.Set
 		if err != nil {
 			return nil, nil, wrap(what, err)
 		}
-		settle := tx.StmtContext(ctx, p)
+		pa, err := s.stmt(ctx, stmtWriteAttempt)
+		if err != nil {
+			return nil, nil, wrap(what, err)
+		}
+		settle, attempt := tx.StmtContext(ctx, p), tx.StmtContext(ctx, pa)
 		for i, st := range sts {
 			res, err := settle.ExecContext(ctx, settleArgs(st, now)...)
 			if err != nil {
@@ -757,6 +762,11 @@ func (s *Store) settleAndClaim(ctx context.Context, what string, sts []store.Set
 				return nil, nil, wrap(what, err)
 			}
 			ok[i] = n == 1
+			if ok[i] && st.Outcome != store.SettleReleased && st.Outcome != store.SettleStarted {
+				if _, err := attempt.ExecContext(ctx, st.ID); err != nil {
+					return nil, nil, wrap(what, err)
+				}
+			}
 		}
 	}
 	var claimed []store.Claimed
@@ -808,7 +818,42 @@ func (s *Store) Show(ctx context.Context, id store.ID, withBody bool) (store.Ent
 	if len(entries) == 0 {
 		return store.Entry{}, fmt.Errorf("store: show %s: %w", id, store.ErrUnknownID)
 	}
-	return entries[0], nil
+	e := entries[0]
+	if id.Kind == store.KindDelivery {
+		if e.AttemptLog, err = s.attempts(ctx, id.N); err != nil {
+			return store.Entry{}, wrap("show "+id.String(), err)
+		}
+	}
+	return e, nil
+}
+
+// attempts reads a delivery's newest attempts, oldest first.
+func (s *Store) attempts(ctx context.Context, id int64) ([]store.Attempt, error) {
+	p, err := s.stmt(ctx, stmtShowAttempts)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := p.QueryContext(ctx, id, store.MaxShownAttempts)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []store.Attempt{}
+	for rows.Next() {
+		var n int
+		var at int64
+		var outcome string
+		var code, text sql.NullString
+		if err := rows.Scan(&n, &at, &outcome, &code, &text); err != nil {
+			return nil, err
+		}
+		out = append(out, store.Attempt{N: n, At: fromMicros(at), Outcome: store.DeliveryState(outcome), Code: code.String, Error: text.String})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.Reverse(out)
+	return out, nil
 }
 
 func (s *Store) queryEntries(ctx context.Context, st statement, scan func(*sql.Rows) (store.Entry, error), args ...any) ([]store.Entry, error) {
@@ -1008,16 +1053,76 @@ func (s *Store) Housekeep(ctx context.Context, o store.Housekeeping) (store.Hous
 		deliveries(stmtPickDismissed, store.HousekeepAfter),
 		plain(stmtForgetOutbox, o.Outbox, &h.Outbox),
 	})
+	// What went is recorded, even before an error.
+	if h.Total() > 0 {
+		if rerr := s.recordRun(ctx, h); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
 	if err != nil {
 		return h, wrap("housekeep", err)
 	}
 	return h, nil
 }
 
-// forgetDeliveries deletes one batch of settled deliveries, raising their outbox rows'
-// settled_at first, in one transaction.
+// recordRun writes what one Housekeep call deleted and deletes the oldest runs beyond
+// store.HousekeepingRunsKept, in one transaction.
+func (s *Store) recordRun(ctx context.Context, h store.Housekept) error {
+	ps, err := s.stmts(ctx, stmtRecordRun, stmtForgetRuns)
+	if err != nil {
+		return err
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	at, err := s.now(ctx, tx)
+	if err != nil {
+		return err
+	}
+	more := 0
+	if h.Busy {
+		more = 1
+	}
+	if _, err := tx.StmtContext(ctx, ps[0]).ExecContext(ctx, at, h.ReceivedIDs, h.ParkedMessages, h.Deliveries, h.Outbox, more); err != nil {
+		return err
+	}
+	if _, err := tx.StmtContext(ctx, ps[1]).ExecContext(ctx, store.HousekeepingRunsKept); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// HousekeepingRuns returns the newest recorded housekeeping runs, newest first.
+func (s *Store) HousekeepingRuns(ctx context.Context, limit int) ([]store.HousekeepingRun, error) {
+	p, err := s.stmt(ctx, stmtHousekeepingRuns)
+	if err != nil {
+		return nil, wrap("housekeeping runs", err)
+	}
+	rows, err := p.QueryContext(ctx, limit)
+	if err != nil {
+		return nil, wrap("housekeeping runs", err)
+	}
+	defer rows.Close()
+	var out []store.HousekeepingRun
+	for rows.Next() {
+		var r store.HousekeepingRun
+		var at int64
+		var more int
+		if err := rows.Scan(&at, &r.ReceivedIDs, &r.ParkedMessages, &r.Deliveries, &r.Outbox, &more); err != nil {
+			return nil, wrap("housekeeping runs", err)
+		}
+		r.At, r.More = fromMicros(at), more == 1
+		out = append(out, r)
+	}
+	return out, wrap("housekeeping runs", rows.Err())
+}
+
+// forgetDeliveries deletes one batch of settled deliveries and their attempts, raising
+// their outbox rows' settled_at first, in one transaction.
 func (s *Store) forgetDeliveries(ctx context.Context, pick statement, keep time.Duration, batch int) (int64, error) {
-	ps, err := s.stmts(ctx, pick, stmtSettleOutbox, stmtForgetDeliveries)
+	ps, err := s.stmts(ctx, pick, stmtSettleOutbox, stmtForgetDeliveries, stmtForgetAttempts)
 	if err != nil {
 		return 0, err
 	}
@@ -1054,6 +1159,9 @@ func (s *Store) forgetDeliveries(ctx context.Context, pick statement, keep time.
 	}
 	list := jsonList(ids)
 	if _, err := tx.StmtContext(ctx, ps[1]).ExecContext(ctx, list); err != nil {
+		return 0, err
+	}
+	if _, err := tx.StmtContext(ctx, ps[3]).ExecContext(ctx, list); err != nil {
 		return 0, err
 	}
 	res, err := tx.StmtContext(ctx, ps[2]).ExecContext(ctx, list)

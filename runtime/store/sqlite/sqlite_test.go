@@ -212,8 +212,8 @@ VALUES ('queue q', 'unreadable', X'7b7d', 'sha', 'failed', ?1, ?1)`, []any{at.Un
 	if err := raw.QueryRowContext(ctx, "SELECT group_concat(version, ',') FROM (SELECT version FROM jadpo_schema_migrations ORDER BY version)").Scan(&versions); err != nil {
 		t.Fatal(err)
 	}
-	if versions != "1,2,3,4,5,6,7,8,9" {
-		t.Fatalf("versions = %s, want 1,2,3,4,5,6,7,8,9", versions)
+	if versions != "1,2,3,4,5,6,7,8,9,10,11" {
+		t.Fatalf("versions = %s, want 1,2,3,4,5,6,7,8,9,10,11", versions)
 	}
 	if parked, err := s.List(ctx, store.Filter{State: store.ListFailed}); err != nil || len(parked) != 1 || parked[0].ReceivedID != "" {
 		t.Fatalf("List failed = %+v, %v; want the old parked message, without a message id", parked, err)

@@ -10,6 +10,8 @@ const (
 	tDeliveries = sqlcommon.TableDeliveries
 	tParked     = sqlcommon.TableParked
 	tMigrations = sqlcommon.TableMigrations
+	tAttempts   = sqlcommon.TableAttempts
+	tRuns       = sqlcommon.TableRuns
 	// tClock holds the store's clock: the latest time it gave (mark_us, in microseconds).
 	tClock = "jadpo_clock"
 )
@@ -106,6 +108,15 @@ SET state = ?3,
     settled_at = CASE WHEN ?3 IN ('succeeded', 'failed') THEN ?6 END,
     updated_at = ?6
 WHERE id = ?1 AND fencing_token = ?2 AND state = 'running'`, tDeliveries)
+
+	// The attempt a settlement settled (succeeded, retry_wait or failed), written after
+	// stmtSettle in its transaction from the row it wrote: ?1 the delivery.
+	stmtWriteAttempt = writer("write delivery attempt", `INSERT INTO jadpo_delivery_attempts (delivery_id, attempt, at, outcome, error_code, error)
+SELECT id, attempts, updated_at, state, last_error_code, last_error FROM jadpo_deliveries WHERE id = ?1`, tAttempts, tDeliveries)
+
+	// A delivery's attempts for Show: the newest ?2, newest first (Show turns them round).
+	stmtShowAttempts = reader("show delivery attempts", `SELECT attempt, at, outcome, error_code, error FROM jadpo_delivery_attempts
+WHERE delivery_id = ?1 ORDER BY id DESC LIMIT ?2`, tAttempts)
 )
 
 const deliveryColumns = `d.id, d.state, d.subscriber, d.attempts, d.max_attempts, d.next_attempt_at,
@@ -183,11 +194,30 @@ WHERE o.id = g.outbox_id`, tOutbox, tDeliveries)
 	stmtForgetDeliveries = writer("housekeep deliveries",
 		`DELETE FROM jadpo_deliveries WHERE id IN (SELECT value FROM json_each(?1))`, tDeliveries)
 
+	// The picked deliveries' attempts go with them, read from the index (delivery_id, id).
+	stmtForgetAttempts = writer("housekeep delivery attempts",
+		`DELETE FROM jadpo_delivery_attempts WHERE delivery_id IN (SELECT value FROM json_each(?1))`, tAttempts)
+
 	stmtForgetOutbox = writer("housekeep outbox", `DELETE FROM jadpo_outbox WHERE id IN (
     SELECT o.id FROM jadpo_outbox AS o
     WHERE o.settled_at < ?1
       AND NOT EXISTS (SELECT 1 FROM jadpo_deliveries AS d WHERE d.outbox_id = o.id)
     ORDER BY o.settled_at LIMIT ?2)`, tOutbox, tDeliveries)
+
+	// A housekeeping run's counts at the store's time ?1.
+	stmtRecordRun = writer("record housekeeping run", `INSERT INTO jadpo_housekeeping_runs (at, received_ids, parked_messages, deliveries, outbox, more)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6)`, tRuns)
+
+	// The oldest runs beyond the newest ?1, at most 100. The one writer gives each row the
+	// id after the newest, and only this deletes rows, oldest first: the ids are
+	// contiguous, so the newest ?1 are those above max(id) - ?1.
+	stmtForgetRuns = writer("housekeep housekeeping runs", `DELETE FROM jadpo_housekeeping_runs WHERE id IN (
+    SELECT id FROM jadpo_housekeeping_runs
+    WHERE id <= (SELECT max(id) FROM jadpo_housekeeping_runs) - ?1
+    ORDER BY id LIMIT 100)`, tRuns)
+
+	stmtHousekeepingRuns = reader("housekeeping runs", `SELECT at, received_ids, parked_messages, deliveries, outbox, more
+FROM jadpo_housekeeping_runs ORDER BY id DESC LIMIT ?1`, tRuns)
 
 	stmtCountReceived   = reader("count received ids", `SELECT count(*) FROM jadpo_received_events`, tReceived)
 	stmtCountOutbox     = reader("count outbox", `SELECT count(*) FROM jadpo_outbox`, tOutbox)
@@ -204,12 +234,12 @@ WHERE o.id = g.outbox_id`, tOutbox, tDeliveries)
 // statements are every statement the store runs after migrating; Migrate prepares each.
 var statements = []statement{
 	stmtClock, stmtRecordReceived, stmtWriteOutbox, stmtWriteDeliveries, stmtDeleteParked,
-	stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtClaimedEvents, stmtSettle,
-	stmtListDeliveries, stmtShowDelivery, stmtListParked, stmtShowParked,
+	stmtPark, stmtParkedAs, stmtParkAgain, stmtRetriedParked, stmtClaim, stmtClaimedEvents, stmtSettle, stmtWriteAttempt,
+	stmtListDeliveries, stmtShowDelivery, stmtShowAttempts, stmtListParked, stmtShowParked,
 	stmtStatesDeliveries, stmtStatesParked, stmtRetryDeliveries, stmtRetryParked,
 	stmtDismissDeliveries, stmtDismissParked,
 	stmtForgetReceived, stmtForgetParked, stmtPickSucceeded, stmtPickDismissed, stmtSettleOutbox,
-	stmtForgetDeliveries, stmtForgetOutbox,
+	stmtForgetDeliveries, stmtForgetAttempts, stmtForgetOutbox, stmtRecordRun, stmtForgetRuns, stmtHousekeepingRuns,
 	stmtCountReceived, stmtCountOutbox, stmtCountDeliveries, stmtCountParked, stmtOldestPending,
 	stmtMigrationVersions,
 }

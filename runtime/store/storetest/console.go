@@ -20,6 +20,7 @@ func RunBrowser(t *testing.T, h Harness) {
 		{"BrowseParkedFiltersAndPages", testBrowseParked},
 		{"BrowseDeliveriesFiltersAndPages", testBrowseDeliveries},
 		{"Activity", testActivity},
+		{"HousekeepingRuns", testHousekeepingRuns},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
 	}
@@ -207,5 +208,53 @@ func testActivity(t *testing.T, h Harness) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("Activity = %+v\nwant %+v", got, want)
+	}
+}
+
+// testHousekeepingRuns: each Housekeep call that deleted something is recorded with its
+// counts and the store's time; one that deleted nothing is not; newest first.
+func testHousekeepingRuns(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	b := browser(t, s)
+	ctx := context.Background()
+	if runs, err := b.HousekeepingRuns(ctx, 10); err != nil || len(runs) != 0 {
+		t.Fatalf("HousekeepingRuns of a fresh store = %+v, %v", runs, err)
+	}
+	d := failedDelivery(t, s, t0, "old", "pack_order")
+	if err := s.Dismiss(ctx, t0, []store.ID{store.DeliveryID(d)}); err != nil {
+		t.Fatal(err)
+	}
+	parkID(t, s, t0, parkedOf(srcWarehouse, `{"id":"kept"}`))
+	at := t0.Add(store.HousekeepAfter + time.Hour)
+	if got := housekeep(t, s, at, store.Housekeeping{}); got.Total() != 3 {
+		t.Fatalf("Housekeep = %+v, want the received id, the dismissed delivery and its outbox row", got)
+	}
+	if got := housekeep(t, s, at.Add(time.Minute), store.Housekeeping{}); got.Total() != 0 {
+		t.Fatalf("second Housekeep = %+v", got)
+	}
+	wantOutcomes(t, keepBatch(t, s, at, keepOf(srcWarehouse, "new", "pack_order")), store.Kept)
+	later := at.Add(store.HousekeepAfter + time.Hour)
+	if got := housekeep(t, s, later, store.Housekeeping{}); got.ReceivedIDs != 1 {
+		t.Fatalf("third Housekeep = %+v", got)
+	}
+	runs, err := b.HousekeepingRuns(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []store.HousekeepingRun{
+		{At: later, ReceivedIDs: 1},
+		{At: at, ReceivedIDs: 1, Deliveries: 1, Outbox: 1},
+	}
+	if len(runs) != len(want) {
+		t.Fatalf("HousekeepingRuns = %+v, want %+v", runs, want)
+	}
+	for i := range want {
+		if !runs[i].At.Equal(want[i].At) || runs[i].ReceivedIDs != want[i].ReceivedIDs || runs[i].ParkedMessages != want[i].ParkedMessages ||
+			runs[i].Deliveries != want[i].Deliveries || runs[i].Outbox != want[i].Outbox || runs[i].More {
+			t.Fatalf("HousekeepingRuns = %+v, want %+v", runs, want)
+		}
+	}
+	if one, err := b.HousekeepingRuns(ctx, 1); err != nil || len(one) != 1 || !one[0].At.Equal(later) {
+		t.Fatalf("HousekeepingRuns(1) = %+v, %v", one, err)
 	}
 }

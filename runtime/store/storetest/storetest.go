@@ -87,6 +87,7 @@ func Run(t *testing.T, h Harness) {
 		{"RetryDismissStateMachine", testRetryDismissStateMachine},
 		{"ListAndShow", testListAndShow},
 		{"LastErrorTextAndSucceededListed", testLastErrorTextAndSucceededListed},
+		{"AttemptsOfADelivery", testAttemptsOfADelivery},
 		{"Housekeep", testHousekeep},
 		{"HousekeepRetentionRules", testHousekeepRetentionRules},
 		{"HousekeepBacklogInBatches", testHousekeepBacklogInBatches},
@@ -1664,4 +1665,94 @@ func testLastErrorTextAndSucceededListed(t *testing.T, h Harness) {
 	wantIDs(t, "succeeded", list(t, s, store.Filter{State: store.ListSucceeded}), store.DeliveryID(cl[1].ID))
 	wantIDs(t, "failed", list(t, s, store.Filter{State: store.ListFailed}), store.DeliveryID(cl[0].ID))
 	wantIDs(t, "all", list(t, s, store.Filter{State: store.ListAll}), store.DeliveryID(cl[0].ID), store.DeliveryID(cl[1].ID))
+}
+
+// attemptsOf is a delivery's attempt log in a form to compare: "n outcome code error @s",
+// the time in seconds from t0.
+func attemptsOf(e store.Entry) []string {
+	var out []string
+	for _, a := range e.AttemptLog {
+		out = append(out, fmt.Sprintf("%d %s %s %q @%v", a.N, a.Outcome, a.Code, a.Error, a.At.Sub(t0)))
+	}
+	return out
+}
+
+// testAttemptsOfADelivery: each settled attempt is a row with the store's time, its
+// outcome, code and text; a release, a handler's start and a stale settlement write none;
+// an operator's retry starts the numbers again; housekeeping deletes them with their
+// delivery.
+func testAttemptsOfADelivery(t *testing.T, h Harness) {
+	_, s := fresh(t, h)
+	ctx := context.Background()
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "m-1", "pack_order"), keepOf(srcWarehouse, "m-2", "pack_order")), store.Kept, store.Kept)
+	sec := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Second) }
+	cl := claim(t, s, t0, 10, time.Minute)
+	if len(cl) != 2 {
+		t.Fatalf("claimed %d", len(cl))
+	}
+	d1, d2 := cl[0], cl[1]
+	// Started (the batch's statement of starts), then settled in one batch.
+	if ok, _, err := s.SettleAndClaim(ctx, sec(1), []store.Settlement{{ID: d1.ID, Token: d1.Token, Outcome: store.SettleStarted}, {ID: d2.ID, Token: d2.Token, Outcome: store.SettleStarted}}, 0, 0); err != nil || !ok[0] || !ok[1] {
+		t.Fatalf("starting: %v %v", ok, err)
+	}
+	const text = "jobs.create_job refused: http_503 (HTTP 503, <temporary>)"
+	if ok, err := s.SettleDeliveries(ctx, sec(2), []store.Settlement{
+		{ID: d1.ID, Token: d1.Token, Outcome: store.SettleRetryWait, RetryAfter: time.Second, ErrorCode: "http_503", Error: text},
+		{ID: d2.ID, Token: d2.Token, Outcome: store.SettleSucceeded, Error: "ignored"},
+	}); err != nil || !ok[0] || !ok[1] {
+		t.Fatalf("settling: %v %v", ok, err)
+	}
+	// A stale token writes nothing.
+	if settle(t, s, sec(2), store.Settlement{ID: d1.ID, Token: d1.Token, Outcome: store.SettleFailed, ErrorCode: "stale"}) {
+		t.Fatal("a stale token settled d1")
+	}
+	// Released: no attempt.
+	again := claim(t, s, sec(3), 10, time.Minute)
+	if len(again) != 1 || !settle(t, s, sec(3), store.Settlement{ID: again[0].ID, Token: again[0].Token, Outcome: store.SettleReleased}) {
+		t.Fatalf("release d1: %+v", again)
+	}
+	again = claim(t, s, sec(4), 10, time.Minute)
+	long := strings.Repeat("é", store.MaxErrorText)
+	if len(again) != 1 || !settle(t, s, sec(5), store.Settlement{ID: again[0].ID, Token: again[0].Token, Outcome: store.SettleFailed, ErrorCode: "handler", Error: long}) {
+		t.Fatalf("fail d1: %+v", again)
+	}
+	cut := show(t, s, store.DeliveryID(d1.ID), false).Error
+	if len(cut) > store.MaxErrorText || !utf8.ValidString(cut) {
+		t.Fatalf("the last error kept as %d bytes", len(cut))
+	}
+	if err := s.Retry(ctx, sec(6), []store.ID{store.DeliveryID(d1.ID)}); err != nil {
+		t.Fatalf("Retry: %v", err)
+	}
+	again = claim(t, s, sec(7), 10, time.Minute)
+	if len(again) != 1 || !settle(t, s, sec(8), store.Settlement{ID: again[0].ID, Token: again[0].Token, Outcome: store.SettleSucceeded}) {
+		t.Fatalf("succeed d1: %+v", again)
+	}
+	want := []string{
+		fmt.Sprintf("1 retry_wait http_503 %q @2s", text),
+		fmt.Sprintf("2 failed handler %q @5s", cut),
+		`1 succeeded  "" @8s`,
+	}
+	if got := attemptsOf(show(t, s, store.DeliveryID(d1.ID), false)); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("d1's attempts:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := attemptsOf(show(t, s, store.DeliveryID(d2.ID), false)); strings.Join(got, "\n") != `1 succeeded  "" @2s` {
+		t.Fatalf("d2's attempts: %q", got)
+	}
+	for _, e := range list(t, s, store.Filter{State: store.ListAll}) {
+		if e.AttemptLog != nil {
+			t.Fatalf("List read %s's attempts", e.ID)
+		}
+	}
+	p := parkID(t, s, sec(9), parkedOf(srcWarehouse, `{"id":"p"}`))
+	if e := show(t, s, p, false); e.AttemptLog != nil {
+		t.Fatalf("a parked message has attempts: %+v", e.AttemptLog)
+	}
+	// Housekeeping deletes the succeeded deliveries, their attempts with them.
+	hk := housekeep(t, s, sec(10), store.Housekeeping{Succeeded: time.Second, Outbox: time.Hour})
+	if hk.Deliveries != 2 {
+		t.Fatalf("Housekeep = %+v, want the 2 deliveries", hk)
+	}
+	if _, err := s.Show(ctx, store.DeliveryID(d1.ID), false); !errors.Is(err, store.ErrUnknownID) {
+		t.Fatalf("Show after housekeeping: %v", err)
+	}
 }

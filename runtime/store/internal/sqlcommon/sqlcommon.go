@@ -24,6 +24,8 @@ const (
 	TableOutbox     = "jadpo_outbox"
 	TableDeliveries = "jadpo_deliveries"
 	TableParked     = "jadpo_parked_messages"
+	TableAttempts   = "jadpo_delivery_attempts"
+	TableRuns       = "jadpo_housekeeping_runs"
 )
 
 // Columns are the columns each table must have for the statements of this build; a
@@ -41,10 +43,12 @@ var Columns = map[string][]string{
 		"id", "source", "wire_type", "event_name", "reason", "problems", "body", "body_sha256",
 		"state", "created_at", "updated_at", "dismissed_at",
 	},
+	TableAttempts: {"id", "delivery_id", "attempt", "at", "outcome", "error_code", "error"},
+	TableRuns:     {"id", "at", "received_ids", "parked_messages", "deliveries", "outbox", "more"},
 }
 
 // TableOrder is the tables in a stable order, for checks and messages.
-var TableOrder = []string{TableMigrations, TableReceived, TableOutbox, TableDeliveries, TableParked}
+var TableOrder = []string{TableMigrations, TableReceived, TableOutbox, TableDeliveries, TableParked, TableAttempts, TableRuns}
 
 // Statement is one statement the store runs, named for errors.
 type Statement struct {
