@@ -37,7 +37,7 @@ var Columns = map[string][]string{
 	TableDeliveries: {
 		"id", "outbox_id", "subscriber", "state", "attempts", "max_attempts", "next_attempt_at",
 		"lease_expires_at", "fencing_token", "last_error_code", "created_at", "updated_at",
-		"settled_at", "dismissed_at", "handler_started",
+		"settled_at", "dismissed_at", "handler_started", "last_error",
 	},
 	TableParked: {
 		"id", "source", "wire_type", "event_name", "reason", "problems", "body", "body_sha256",
