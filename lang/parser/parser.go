@@ -64,6 +64,9 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 			"the file is not valid UTF-8")
 		return out, diags
 	}
+	if clean := parseClean(f); clean != nil && cleanPath {
+		return clean, nil // no syntax problem: the fast path alone (clean.go)
+	}
 	// The tokens' values, and so the tree's names, are slices of the
 	// file's own bytes, not of a copy: a source.File's content never changes.
 	toks, probs := lexer.Lex(unsafe.String(unsafe.SliceData(f.Content), len(f.Content)))

@@ -1,0 +1,158 @@
+package parser
+
+import (
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/lexer"
+	"github.com/jadpo/jadpo/lang/source"
+)
+
+// The clean-file path: most files a check reads have no syntax error, and
+// for those the whole parse runs on the lexer's compact tokens (24 bytes
+// each, from a pool, garbage as soon as the tree is built) and the fast
+// path alone. The first thing that is not clean (a lexical problem, a
+// number glued to letters, a declaration nested too deep, a declaration the
+// fast path gives up on) makes it return nil, and ParseFile parses the file
+// again the full way, with participle's tokens and diagnostics. So a
+// clean file's tree is the one the full way builds (FuzzParse checks it on
+// every input), and an erroneous file's diagnostics come from the full way
+// alone, as before.
+
+// cleanPath is false only in tests that compare the two ways.
+var cleanPath = true
+
+// tokPool holds token buffers between files: a check's token memory is
+// a buffer per parsing goroutine, not a slice per file.
+var tokPool = sync.Pool{New: func() any { return new([]lexer.Tok) }}
+
+// parseClean parses a file that has no syntax problem, or returns nil.
+// The content is valid UTF-8 (ParseFile has checked).
+func parseClean(f *source.File) *ast.File {
+	buf := tokPool.Get().(*[]lexer.Tok)
+	defer tokPool.Put(buf)
+	src := unsafe.String(unsafe.SliceData(f.Content), len(f.Content))
+	toks, probs := lexer.LexTokens(src, *buf)
+	*buf = toks[:0]
+	if len(probs) > 0 || gluedNumber(toks) {
+		return nil
+	}
+	out := &ast.File{Source: f}
+	var slab identSlab
+	ok := true
+	splitTokens(src, toks, func(chunk []lexer.Tok) bool {
+		if deeperThanMax(chunk) {
+			ok = false
+			return false
+		}
+		d, parsed := fastTokens(chunk, &slab)
+		if !parsed {
+			ok = false
+			return false
+		}
+		out.Decls = append(out.Decls, d)
+		return true
+	})
+	// The values point into the source, not into the buffer: clear it so
+	// the pool does not keep this file's bytes alive.
+	clear(toks)
+	if !ok {
+		return nil
+	}
+	return out
+}
+
+// gluedNumber is gluedToNumber's question: letters straight after a number.
+func gluedNumber(toks []lexer.Tok) bool {
+	for i := 1; i < len(toks); i++ {
+		t, prev := &toks[i], &toks[i-1]
+		if t.Type == uint8(lexer.Ident) && prev.Type == uint8(lexer.Number) && prev.Off+int32(len(prev.Value)) == t.Off {
+			return true
+		}
+	}
+	return false
+}
+
+// deeperThanMax is tooDeep's question on compact tokens.
+func deeperThanMax(chunk []lexer.Tok) bool {
+	depth := 0
+	for i := range chunk {
+		t := &chunk[i]
+		if t.Type != uint8(lexer.Punct) {
+			continue
+		}
+		switch t.Value {
+		case "{", "[", "(", "<":
+			depth++
+			if depth > maxNesting {
+				return true
+			}
+		case "}", "]", ")", ">":
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return false
+}
+
+// splitTokens is splitDecls on compact tokens, handing each chunk to yield
+// until it returns false. It cuts where splitDecls cuts (TestCleanPath
+// checks they agree); on a file that is not clean they may differ, and
+// then a chunk fails and the full way parses the file.
+func splitTokens(src string, toks []lexer.Tok, yield func([]lexer.Tok) bool) {
+	const ident, punct = uint8(lexer.Ident), uint8(lexer.Punct)
+	atLineStart := func(t *lexer.Tok) bool { return t.Off == 0 || src[t.Off-1] == '\n' }
+	start, depth := 0, 0
+	for i := 0; i < len(toks)-1; i++ {
+		t := &toks[i]
+		if t.Type == punct {
+			switch t.Value {
+			case "{", "(", "[":
+				depth++
+			case "}", ")", "]":
+				if depth > 0 {
+					depth--
+				}
+			}
+			continue
+		}
+		if t.Type != ident || i == start {
+			continue
+		}
+		if !declKeywords[t.Value] {
+			// misspeltDecl: a word in column 1 after a complete
+			// declaration's `}`, followed by a name and `{` or `=`, or by a
+			// keyword and a name.
+			prev := &toks[i-1]
+			if depth == 0 && prev.Type == punct && prev.Value == "}" && atLineStart(t) &&
+				i+2 < len(toks) && toks[i+1].Type == ident &&
+				(toks[i+2].Value == "{" || toks[i+2].Value == "=" || declKeywords[toks[i+1].Value] && toks[i+2].Type == ident) {
+				if !yield(toks[start:i]) {
+					return
+				}
+				start, depth = i, 0
+			}
+			continue
+		}
+		prev := &toks[i-1]
+		if prev.Type == ident && declKeywords[prev.Value] {
+			continue
+		}
+		if prev.Type == punct && strings.Contains("/.:=,<", prev.Value) {
+			continue
+		}
+		if depth > 0 && !(atLineStart(t) && (toks[i+1].Type == ident || toks[i+1].Value == "{")) {
+			continue
+		}
+		if !yield(toks[start:i]) {
+			return
+		}
+		start, depth = i, 0
+	}
+	if start < len(toks)-1 {
+		yield(toks[start : len(toks)-1])
+	}
+}
