@@ -10,6 +10,7 @@
 package check
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -308,6 +309,22 @@ func (c *checker) members(f *ast.File, b *ast.Block, code, where string, known .
 	if b == nil {
 		return out
 	}
+	for i, m := range c.memberList(f, b, code, where, known, nil) {
+		if m != nil {
+			out[known[i]] = m
+		}
+	}
+	return out
+}
+
+// memberList is members by index: the member given for known[i], or nil,
+// appended to buf (a caller on the hot path passes an array's slice, so no
+// map is made per block).
+func (c *checker) memberList(f *ast.File, b *ast.Block, code, where string, known []string, buf []*ast.Member) []*ast.Member {
+	out := append(buf[:0], make([]*ast.Member, len(known))...)
+	if b == nil {
+		return out
+	}
 	for _, m := range b.Members {
 		if m.Key == nil {
 			c.add(code, f.Range(m.Span()), "`%s` is not a member %s takes", m.Entry.String(), where).
@@ -315,17 +332,18 @@ func (c *checker) members(f *ast.File, b *ast.Block, code, where string, known .
 			continue
 		}
 		k := m.Key.Name
-		if first, dup := out[k]; dup {
+		i := slices.Index(known, k)
+		if i >= 0 && out[i] != nil {
 			c.add("semantic.duplicate_name", f.Range(m.Key.Span()), "`%s` is given twice %s", k, where).
-				WithRelated(f.Range(first.Key.Span()), "first given here")
+				WithRelated(f.Range(out[i].Key.Span()), "first given here")
 			continue
 		}
-		if !contains(known, k) {
+		if i < 0 {
 			c.add(code, f.Range(m.Key.Span()), "%s has no member `%s`", strings.TrimPrefix(where, "in "), k).
 				Suggest(suggest(k, known)).WithHelp(strings.TrimPrefix(where, "in ") + " takes " + keyList(known))
 			continue
 		}
-		out[k] = m
+		out[i] = m
 	}
 	return out
 }
