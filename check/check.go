@@ -48,6 +48,11 @@ func (c *checker) finish(p *project.Project, target string) Result {
 		// tree), and what it says only because one is absent is dropped
 		// (withoutCascades).
 		c.run()
+		if !c.diags.HasErrors() && !p.HasSyntaxErrors() {
+			// What is never used is told once the rest is sound: a check
+			// that stopped early has not seen every use.
+			c.checkUnused()
+		}
 		if target == TargetWorkers && !c.diags.HasErrors() {
 			c.checkWorkers()
 		}

@@ -14,6 +14,7 @@ type configField struct {
 	field *ast.Field
 	file  *ast.File
 	sym   *Symbol
+	used  bool // some place reads it (config.unused_field)
 }
 
 var bindingRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -170,6 +171,7 @@ func (c *checker) useConfig(f *ast.File, e *ast.Expr, sink bool, place string) *
 	name, ident, _ := configRef(e)
 	cf, ok := c.configs[name]
 	if ok {
+		cf.used = true
 		c.ref(f, e.Ref.Path.Parts[0].Span(), c.sym(c.configDecl))
 		c.ref(f, ident.Span(), cf.sym)
 	}

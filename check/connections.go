@@ -14,6 +14,8 @@ type connection struct {
 	pkg  *pkg
 	ir   ir.Connection
 	ok   bool
+	// called: a subscriber's attempt names it (connection.unused).
+	called bool
 }
 
 func (c *checker) checkConnections() {

@@ -140,8 +140,9 @@ func (c *checker) checkAcknowledgeBatch(p *pkg, f *ast.File, owner *ast.Member) 
 			ok = false
 		}
 	}
-	// The list input is built from `entry:`, so it counts as mapped.
-	entries, built := "", ""
+	// The list input is built from `entry:`, so it counts as mapped; with
+	// no `entries:` (reported above) whatever list it would name counts too.
+	entries, built := "", "*"
 	if m := bm["entries"]; m != nil {
 		// Whatever list input `entries` meant is built, not left unmapped:
 		// only the problem with `entries` itself is reported.

@@ -24,7 +24,9 @@ type module struct {
 	// clashed names are both declared in the file and brought in: reported
 	// once, and their uses are not checked against either.
 	clashed map[string]bool
-	uses    []*ast.Use
+	// usedImports are the imported names a lookup found (module.unused_name).
+	usedImports map[string]bool
+	uses        []*ast.Use
 	// usesPackage: a name of the module resolved to a package's
 	// declaration; appWide: it declares a config, store, connection, queue
 	// or subscriber. Either keeps a Session from reusing it (session.go).
@@ -60,6 +62,7 @@ func (c *checker) lookup(s scope, q *ast.QualName) lookupResult {
 		}
 		if s.mod != nil {
 			if d, ok := s.mod.imports[name]; ok {
+				s.mod.usedImports[name] = true
 				return lookupResult{decl: d, silenced: d == nil}
 			}
 			if s.mod.silenced[name] {
@@ -136,7 +139,7 @@ func (c *checker) addModule(path string, f *ast.File) {
 	if f == nil {
 		return
 	}
-	m := &module{path: path, file: f, ns: &namespace{qualifier: path, decls: map[string]*decl{}}, imports: map[string]*decl{}, silenced: map[string]bool{}, clashed: map[string]bool{}}
+	m := &module{path: path, file: f, ns: &namespace{qualifier: path, decls: map[string]*decl{}}, imports: map[string]*decl{}, silenced: map[string]bool{}, clashed: map[string]bool{}, usedImports: map[string]bool{}}
 	m.ns.module = m
 	c.modules[path] = m
 	c.moduleSym(m)
@@ -185,19 +188,29 @@ func (c *checker) misplacedInApp(f *ast.File, d *ast.Decl) {
 }
 
 // publicIgnored warns of `public` on an app-wide declaration (config,
-// store, connection, queue), where it changes nothing. The range is
+// store, connection, queue, subscriber), where it changes nothing. The range is
 // `public` and the declaration's keyword; the fix keeps the keyword.
 func (c *checker) publicIgnored(f *ast.File, d *ast.Decl, word string) {
-	var inner source.Span
-	if n := d.Named; n.Config != nil {
-		inner = n.Config.Span()
+	var rng source.Span
+	if d.Subscriber != nil {
+		// `public subscriber`: the keyword is the token before the name.
+		rng = source.Span{Start: d.Subscriber.Span().Start, End: d.Subscriber.Name.Span().Start - 1}
+		src := f.Source.Content
+		for rng.End > rng.Start && (src[rng.End-1] == ' ' || src[rng.End-1] == '\t') {
+			rng.End--
+		}
 	} else {
-		inner = n.BlockDecl.Span()
+		var inner source.Span
+		if n := d.Named; n.Config != nil {
+			inner = n.Config.Span()
+		} else {
+			inner = n.BlockDecl.Span()
+		}
+		rng = source.Span{Start: d.Named.Span().Start, End: inner.Start + len(word)}
 	}
-	rng := source.Span{Start: d.Named.Span().Start, End: inner.Start + len(word)}
 	c.add("semantic.public_ignored", f.Range(rng), "`public` changes nothing on a %s: every %s is app-wide", word, word).
 		WithFix(word).
-		WithHelp("a config, store, connection or queue is seen from every module of the app without `use`; remove `public`")
+		WithHelp("a config, store, connection, queue or subscriber is seen from every module of the app without `use`; remove `public`")
 }
 
 // newDecl makes the decl of a named declaration: its kind and name.
@@ -239,6 +252,9 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 		c.sym(dd)
 		c.checkName(f, dd.ident, false, "subscriber")
 		c.addUnique(c.subscribers, dd)
+		if d.Subscriber.Public {
+			c.publicIgnored(f, d, "subscriber")
+		}
 		return
 	}
 	dd := newDecl(d, f, m.ns)

@@ -200,6 +200,7 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 		return ir.Step{}, false
 	}
 	c.ref(f, path.Parts[0].Span(), c.sym(cn.decl))
+	cn.called = true
 	if cn.pkg == nil || !cn.ok {
 		return ir.Step{}, false // reported at the connection
 	}

@@ -158,8 +158,11 @@ type BlockDecl struct {
 // Subscriber hands events to handlers: subscriber pack_order { on ... retry: {...} }
 type Subscriber struct {
 	Node
-	Name  *Ident            `parser:"'subscriber' @@ '{'"`
-	Items []*SubscriberItem `parser:"@@* '}'"`
+	// Public is set for `public subscriber`: it changes nothing (every
+	// subscriber is app-wide), and the checker warns of it.
+	Public bool              `parser:"@'public'?"`
+	Name   *Ident            `parser:"'subscriber' @@ '{'"`
+	Items  []*SubscriberItem `parser:"@@* '}'"`
 }
 
 // SubscriberItem is a handler or a member such as retry:.

@@ -71,6 +71,8 @@ var entries = []Entry{
 		"mark the declaration `public` to use it from another file"},
 	{"module.duplicate_name", Error, "a name is brought into the file twice",
 		"bring each name in once, and do not declare a name you bring in"},
+	{"module.unused_name", Warning, "a name brought in by `use` is never used",
+		"remove the name from the `use` line (the line, if it is its only name)"},
 	{"module.use_misplaced", Error, "a `use` line comes after a declaration",
 		"put every `use` line at the top of the file"},
 	{"module.cycle", Error, "`use` lines form a cycle",
@@ -84,7 +86,7 @@ var entries = []Entry{
 	{"semantic.misplaced_declaration", Error, "a declaration is in a file where it does not belong",
 		"app files hold the app's declarations; package files hold the package's"},
 	{"semantic.public_ignored", Warning, "`public` changes nothing on an app-wide declaration",
-		"a config, store, connection or queue is seen from every module without `use`; remove `public`"},
+		"a config, store, connection, queue or subscriber is seen from every module without `use`; remove `public`"},
 
 	// Types.
 	{"type.unknown_name", Error, "a type name does not resolve",
@@ -107,6 +109,8 @@ var entries = []Entry{
 		"a secret comes from the environment or .env.local only"},
 	{"config.secret_flow", Error, "a secret flows where it could be shown",
 		"a secret may flow only into a credential's secret members and a store's `database`"},
+	{"config.unused_field", Warning, "a config field is never used",
+		"remove the field, or use it where it is meant to go: `config.<field>`"},
 	{"config.unknown_field", Error, "`config.<field>` names no config field",
 		"declare the field in the app's config"},
 	{"store.value_invalid", Error, "the store's `database` or `retention` is not usable",
@@ -117,6 +121,8 @@ var entries = []Entry{
 	// Connections, queues, subscribers.
 	{"connection.value_invalid", Error, "a connection's value is wrong, missing, unknown or ill-typed",
 		"give each setting and credential member the package declares, of its type"},
+	{"connection.unused", Warning, "a connection has no queue and no call",
+		"remove the connection, or receive from it (`queue <name>`) or call it (`attempt <name>....`)"},
 	{"receiving.invalid", Error, "a queue cannot be received as written",
 		"a queue receives from its connection, reads an id (and a type) and lists its events"},
 	{"receiving.target_unsupported", Error, "the build target cannot run this part of the app",

@@ -52,6 +52,9 @@ type Diagnostic struct {
 	// subject (an editor's quick fix: quote a URL, `:` for `=`); "" removes
 	// the subject. A did-you-mean is Context["suggestion"] instead.
 	Fix *string
+	// FixRange, when set, is where Fix goes instead of the subject: an
+	// unused declaration is reported at its name and removed whole.
+	FixRange source.Range
 	// Omitted is set on the "and N more" diagnostic that ends a file's
 	// capped list: the errors and warnings it stands for, which the totals
 	// count although they are not shown.
@@ -201,6 +204,12 @@ func (d *Diagnostic) WithLabel(label string) *Diagnostic { d.Label = label; retu
 
 // WithFix records the text that fixes the problem in place of the subject.
 func (d *Diagnostic) WithFix(text string) *Diagnostic { d.Fix = &text; return d }
+
+// WithFixAt records the text that fixes the problem in place of rng.
+func (d *Diagnostic) WithFixAt(rng source.Range, text string) *Diagnostic {
+	d.Fix, d.FixRange = &text, rng
+	return d
+}
 
 // WithHelp sets a help text particular to this diagnostic.
 func (d *Diagnostic) WithHelp(help string) *Diagnostic { d.Help = help; return d }

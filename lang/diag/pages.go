@@ -116,6 +116,12 @@ var Pages = map[string]Page{
 			"The file declares a name it also brings in — rename one, or drop the `use`.",
 		},
 	},
+	"module.unused_name": {
+		Means: "A `use` line brings in a name that its file never uses. It is a warning: the check still passes. Reported once the project has no errors.",
+		Causes: []string{
+			"A declaration that used the name was removed or moved — remove the name from the `use` line (the editor's quick fix does; the whole line when it was its only name).",
+		},
+	},
 	"module.use_misplaced": {
 		Means: "A `use` line comes after a declaration; `use` lines open a file.",
 		Causes: []string{
@@ -157,7 +163,7 @@ var Pages = map[string]Page{
 		},
 	},
 	"semantic.public_ignored": {
-		Means: "`public` is written on a `config`, `store`, `connection` or `queue`. These are app-wide: declared in `app.jadpo` or in any module, each is seen from every module of the app without `use`, so `public` on them changes nothing. It is a warning: the check still passes. `public` matters on types, enums, values and events, which other files bring in with `use`.",
+		Means: "`public` is written on a `config`, `store`, `connection`, `queue` or `subscriber`. These are app-wide: declared in `app.jadpo` or in any module, each is seen from every module of the app without `use`, so `public` on them changes nothing. It is a warning: the check still passes. `public` matters on types, enums, values and events, which other files bring in with `use`.",
 		Causes: []string{
 			"Written by analogy with `public event`, to use the declaration from another module — remove `public`; the editor's quick fix does, and the other module needs nothing to see it.",
 		},
@@ -196,7 +202,6 @@ var Pages = map[string]Page{
 	"type.mismatch": {
 		Means: "A value does not fit the type its place expects: a literal of another kind, a value outside its type's rules, or a field of another type passed as an argument.",
 		Causes: []string{
-			"A duration written without its unit (`first_delay: 10`) — write `10s`.",
 			"A number where text is expected, or text where a number is — match the declared type.",
 			"A literal outside the type's rules (`wait_time_seconds: 30` where the maximum is 20) — keep within them.",
 			"An event's field of another type passed to an operation — pass a field of the input's type; Text takes Email, Url, Uuid and enums.",
@@ -232,6 +237,13 @@ var Pages = map[string]Page{
 			"A database URL with its password in the source — read it from a secret config field: `database: config.database_url`.",
 		},
 	},
+	"config.unused_field": {
+		Means: "A config field that nothing reads: no connection, store, subscriber or other place names `config.<field>`. It is a warning: the check still passes. An unused field is still read from the environment at start (a required one must be set), and `--target workers` lists it among the Worker's `[vars]` or secrets, so it costs every run something for nothing. Reported once the project has no errors.",
+		Causes: []string{
+			"A field left over after the place that read it was removed — remove it; the editor's quick fix does.",
+			"A field meant for a setting that was given a literal instead — write `config.<field>` there, or remove the field.",
+		},
+	},
 	"config.unknown_field": {
 		Means: "`config.<field>` names a field the app's config does not declare.",
 		Causes: []string{
@@ -261,6 +273,13 @@ var Pages = map[string]Page{
 			"A credential member missing or not from config — `credential: { key_id: config.x secret: config.y }`, secret members from secret fields.",
 			"No `host:` for a package without a fixed host, or a `host:` that is not an http(s) URL.",
 			"A setting's value outside its type (a duration without unit, a number over its maximum).",
+		},
+	},
+	"connection.unused": {
+		Means: "A connection that no queue receives from (no `queue` of its name) and no subscriber calls (no `attempt <connection>....`). It is a warning: the check still passes. Its credentials and settings are still required at start. Reported once the project has no errors.",
+		Causes: []string{
+			"A queue or subscriber was removed and its connection left — remove the connection; the editor's quick fix does.",
+			"The queue is named otherwise than the connection — a queue receives from the connection of its own name: `queue orders` from `connection orders`.",
 		},
 	},
 	"receiving.invalid": {

@@ -504,6 +504,10 @@ func (p *printer) decl(d *ast.Decl) {
 		}})
 	case d.Subscriber != nil:
 		s := d.Subscriber
+		if s.Public {
+			p.token("public")
+			p.ask(wsSpace)
+		}
 		p.token("subscriber")
 		p.ask(wsSpace)
 		p.ident(s.Name)

@@ -237,6 +237,12 @@ func (p *fastParser) decl() *ast.Decl {
 		d.Resource = p.resource()
 	case "subscriber":
 		d.Subscriber = p.subscriber()
+	case "public":
+		if p.is(1, "subscriber") {
+			d.Subscriber = p.subscriber()
+			break
+		}
+		d.Named = p.named()
 	default:
 		d.Named = p.named()
 	}
@@ -343,8 +349,12 @@ func (p *fastParser) operation() *ast.Operation {
 
 func (p *fastParser) subscriber() *ast.Subscriber {
 	start := p.i
+	public := p.is(p.i, "public")
+	if public {
+		p.i++
+	}
 	p.expect("subscriber")
-	s := &ast.Subscriber{Name: p.ident()}
+	s := &ast.Subscriber{Public: public, Name: p.ident()}
 	p.expect("{")
 	for !p.failed && !p.is(p.i, "}") {
 		s.Items = append(s.Items, p.subscriberItem())

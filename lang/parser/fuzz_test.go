@@ -55,6 +55,11 @@ var inlineSeeds = []string{
 	"store s { a: \"open\n  b: \"\\q\" c: 30x d: -7 e: 1.5h f: [1, 2,] }\n",
 	"subscriber s { on A(x { } }\n} ) ] type\npublic\n",
 	"connection c { host: = }\n\xff",
+	// Other languages' forms and misspelt keywords (the parser's bridges).
+	"public subscriber s {\n    on X(e) { attempt a.b.c() }\n}\n",
+	"event E {\n    a: List[Text]\n    b: Text | null\n    c: Map[Text, List[Int]]\n}\n",
+	"value V { a: Text }\npubic event X { a: Text }\ntye Y = Int\nevnt Z { }\npublic evnt W { }\n",
+	"Use stock/events { A, B }\nsubscriber s { retry: { first_delay: 1.5s } attmpt x }\n",
 }
 
 func FuzzParse(f *testing.F) {

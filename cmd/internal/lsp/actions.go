@@ -87,6 +87,10 @@ func (s *server) inCatalogue(name string) bool {
 // about (the dotted part it is nearest to, when the subject is a dotted
 // name and the suggestion one part of it: config.sqs_hots -> sqs_host).
 func quickFix(d *diag.Diagnostic) (source.Range, string, string, bool) {
+	if d.Fix != nil && d.FixRange.File != nil {
+		// An unused declaration: reported at its name, removed whole.
+		return d.FixRange, *d.Fix, "Remove unused `" + d.Subject.Text() + "`", true
+	}
 	if d.Fix != nil {
 		title := "Replace with " + *d.Fix
 		subject := d.Subject.Text()

@@ -364,6 +364,17 @@ func TestCodeActions(t *testing.T) {
 	if got := fix(broken, "Remove `public`", at(broken, "public connection", 0, 2)); got != text {
 		t.Errorf("public on a connection:\n%s", got)
 	}
+	// Remove a config field nothing reads (a warning): its whole line.
+	broken = strings.Replace(text, "host: config.packing_host", `host: "https://packing.example.com"`, 1)
+	want = strings.Replace(broken, "    packing_host: Url { binding: \"PACKING_HOST\" default: \"https://packing.example.com\" }\n", "", 1)
+	if got := fix(broken, "Remove unused `packing_host`", at(broken, "packing_host: Url", 0, 2)); got != want {
+		t.Errorf("remove an unused config field:\n%s", got)
+	}
+	// Remove a name a `use` line brings in and never uses, with its comma.
+	broken = strings.Replace(text, "use stock/events { OrderShipped, OrderCancelled }", "use stock/events { Carrier, OrderShipped, OrderCancelled }", 1)
+	if got := fix(broken, "Remove unused `Carrier`", at(broken, "Carrier,", 0, 2)); got != text {
+		t.Errorf("remove an unused name of a use line:\n%s", got)
+	}
 	// Install a package the catalogue has.
 	broken = strings.Replace(text, "package: Packing.v1", "package: Resend.v1", 1)
 	c.change(app, broken, 4)
