@@ -1,9 +1,12 @@
 package parser
 
 import (
+	"reflect"
 	"strings"
 	"sync"
 	"unsafe"
+
+	plexer "github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/lexer"
@@ -154,5 +157,56 @@ func splitTokens(src string, toks []lexer.Tok, yield func([]lexer.Tok) bool) {
 	}
 	if start < len(toks)-1 {
 		yield(toks[start : len(toks)-1])
+	}
+}
+
+// toTree turns participle's tree (grammar.go's types, tokens in each node)
+// into lang/ast's, each node's tokens into its range. The two sets of types
+// have the same fields in the same order, but the first: Tokens there,
+// Node here (TestGrammarIsCurrent keeps them so).
+func toTree(g *gDecl) *ast.Decl {
+	d := &ast.Decl{}
+	convertNode(reflect.ValueOf(d).Elem(), reflect.ValueOf(g).Elem())
+	return d
+}
+
+func convertNode(dst, src reflect.Value) {
+	switch src.Kind() {
+	case reflect.Pointer:
+		if src.IsNil() {
+			return
+		}
+		if src.Type() == dst.Type() {
+			dst.Set(src) // *ast.Ident, *string
+			return
+		}
+		n := reflect.New(dst.Type().Elem())
+		convertNode(n.Elem(), src.Elem())
+		dst.Set(n)
+	case reflect.Slice:
+		if src.IsNil() {
+			return
+		}
+		if src.Type() == dst.Type() {
+			dst.Set(src) // []*ast.Ident, []string
+			return
+		}
+		s := reflect.MakeSlice(dst.Type(), src.Len(), src.Len())
+		for i := range src.Len() {
+			convertNode(s.Index(i), src.Index(i))
+		}
+		dst.Set(s)
+	case reflect.Struct:
+		if src.Type() == dst.Type() {
+			dst.Set(src)
+			return
+		}
+		toks := src.Field(0).Interface().([]plexer.Token)
+		dst.Field(0).Set(reflect.ValueOf(ast.SpanOf(toks)))
+		for i := 1; i < src.NumField(); i++ {
+			convertNode(dst.Field(i), src.Field(i))
+		}
+	default:
+		dst.Set(src)
 	}
 }

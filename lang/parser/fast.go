@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"unsafe"
+
 	plexer "github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/jadpo/jadpo/lang/ast"
@@ -49,7 +51,7 @@ func fastTokens(chunk []lexer.Tok, slab *identSlab) (*ast.Decl, bool) {
 
 // identSlab is what a file's nodes are cut from: one allocation per run of
 // nodes of a type instead of one per node, each run twice the last (up to
-// slabMax), so a small file wastes little and a large one allocates rarely.
+// slabMaxBytes), so a small file wastes little and a large one allocates rarely.
 // It is shared by a file's declarations: a slab per declaration left most
 // of each unused. The lists (a block's members, a record's fields...) are
 // gathered on a stack per element type and copied, once their length is
@@ -99,7 +101,9 @@ func (s *identSlab) reset() {
 
 const (
 	slabMin = 8
-	slabMax = 512
+	// slabMaxBytes bounds a run: above 32 KB an allocation is a large
+	// object, each zeroed and swept on its own, which measured slower.
+	slabMaxBytes = 16 << 10
 )
 
 type slab[T any] struct {
@@ -113,7 +117,8 @@ func (s *slab[T]) grow(n int) {
 	}
 	size := max(s.size, n)
 	s.items = make([]T, 0, size)
-	if s.size < slabMax {
+	var zero T
+	if s.size*int(unsafe.Sizeof(zero)) < slabMaxBytes {
 		s.size *= 2
 	}
 }
