@@ -240,6 +240,9 @@ type checker struct {
 	configs     map[string]*configField
 	store       *decl
 	connections map[string]*connection
+	// connAlias maps the right spelling of a connection named in the wrong
+	// case to its name (semantic.name_case is reported once).
+	connAlias   map[string]string
 	queues      map[string]*decl
 	subscribers map[string]*decl
 
@@ -257,7 +260,7 @@ type checker struct {
 func newChecker(p *project.Project) *checker {
 	return &checker{
 		proj: p, modules: map[string]*module{}, pkgs: map[string]*pkg{}, pkgDirs: map[string]*pkg{},
-		configs: map[string]*configField{}, connections: map[string]*connection{},
+		configs: map[string]*configField{}, connections: map[string]*connection{}, connAlias: map[string]string{},
 		queues: map[string]*decl{}, subscribers: map[string]*decl{},
 		out:      programParts{receivingConnections: map[string]bool{}, calledOps: map[string][]*operation{}},
 		patterns: map[string]error{},
@@ -275,6 +278,18 @@ func (c *checker) run() {
 	c.checkQueues()
 	c.checkSubscribers()
 	c.verifyLock()
+}
+
+// connection finds a connection by name, or by the right spelling of one
+// named in the wrong case.
+func (c *checker) connection(name string) *connection {
+	if cn := c.connections[name]; cn != nil {
+		return cn
+	}
+	if real, ok := c.connAlias[name]; ok {
+		return c.connections[real]
+	}
+	return nil
 }
 
 // add reports a diagnostic.

@@ -15,6 +15,9 @@ type configField struct {
 	file  *ast.File
 	sym   *Symbol
 	used  bool // some place reads it (config.unused_field)
+	// typeFailed: its type was reported (a list, map or record); a use of
+	// another type is not reported again.
+	typeFailed bool
 }
 
 var bindingRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -48,6 +51,14 @@ func (c *checker) checkConfig() {
 		if t.Kind == ir.List || t.Kind == ir.Map || t.Kind == ir.RecordK {
 			c.add("type.mismatch", d.file.Range(f.Type.Span()), "config field `%s` is %s; config values are single values read from the environment", f.Name.Name, describe(t)).
 				WithHelp("use a scalar type: Text, Int, Decimal, Bool, Url, Email, Uuid, Instant, Duration, an enum or a refinement of one")
+			// The one diagnostic: its default and uses are read as of its
+			// element's type (Text for a record), and not reported again.
+			if t.Elem != nil && t.Elem.Kind != ir.List && t.Elem.Kind != ir.Map && t.Elem.Kind != ir.RecordK {
+				t = *t.Elem
+			} else {
+				t = ir.Type{Kind: ir.Text}
+			}
+			cf.typeFailed = true
 		}
 		before := len(c.diags)
 		opts := c.configOptions(d.file, f, &t)

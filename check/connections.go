@@ -225,6 +225,9 @@ func (c *checker) connectionValue(f *ast.File, e *ast.Expr, t ir.Type, place str
 		if cf == nil {
 			return ir.Value{}, false
 		}
+		if !assignable(cf.ir.Type, t) && cf.typeFailed {
+			return ir.Value{}, false
+		}
 		if !assignable(cf.ir.Type, t) {
 			c.add("connection.value_invalid", f.Range(e.Span()), "%s is %s; config field `%s` is %s", place, describe(t), cf.ir.Name, describe(cf.ir.Type)).
 				WithRelated(cf.file.Range(cf.field.Type.Span()), "its type is declared here").

@@ -304,6 +304,11 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 			return
 		}
 		c.connections[dd.name] = &connection{decl: dd}
+		if right := toLowerSnake(dd.name); right != dd.name && isLowerSnake(right) {
+			// `connection Packing`: its name_case is the one diagnostic;
+			// uses spelt `packing` find it.
+			c.connAlias[right] = dd.name
+		}
 	case kindQueue:
 		c.checkName(f, dd.ident, false, "queue")
 		c.addUnique(c.queues, dd)

@@ -28,7 +28,7 @@ func (c *checker) checkQueue(d *decl) {
 	q := ir.Queue{Name: d.name, Connection: d.name, Source: "queue " + d.name}
 	ok := true
 
-	cn := c.connections[d.name]
+	cn := c.connection(d.name)
 	if cn != nil {
 		c.ref(f, d.ident.Span(), c.sym(cn.decl)) // a queue receives from its namesake
 	}

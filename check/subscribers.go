@@ -192,7 +192,7 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 	}
 	path := e.Ref.Path
 	conn := path.Parts[0].Name
-	cn := c.connections[conn]
+	cn := c.connection(conn)
 	if cn == nil {
 		c.add("subscriber.invalid", f.Range(path.Parts[0].Span()), "there is no connection `%s`", conn).
 			Suggest(suggest(conn, sortedKeys(c.connections))).
@@ -454,6 +454,9 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				return ir.Expr{}, false
 			}
 			if !assignable(cf.ir.Type, want) {
+				if cf.typeFailed {
+					return ir.Expr{}, false
+				}
 				return mismatchOf("config field `"+cf.ir.Name+"`, "+describe(cf.ir.Type), cf.ir.Type)
 			}
 			return ir.Expr{Config: cf.ir.Name}, true

@@ -180,7 +180,11 @@ func TestDocsPages(t *testing.T) {
 		if len(page.Causes) > 0 {
 			b.WriteString("## Usual causes\n\n")
 			for _, c := range page.Causes {
-				fmt.Fprintf(&b, "- %s\n", c)
+				if c.Case != "" {
+					fmt.Fprintf(&b, "- %s (case `%s`)\n", c.Text, c.Case)
+				} else {
+					fmt.Fprintf(&b, "- %s\n", c.Text)
+				}
 			}
 			b.WriteString("\n")
 		}

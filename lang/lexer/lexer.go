@@ -134,6 +134,14 @@ func (l *lexState) run() {
 				l.i++
 			}
 			l.problem("syntax.stray_character", start, l.i)
+		case c == '#':
+			// `# note`: a comment as other languages write it is one
+			// mistake, the `#`; the rest of the line is read as a comment.
+			l.i++
+			l.problem("syntax.stray_character", start, l.i)
+			for l.i < len(src) && src[l.i] != '\n' {
+				l.i++
+			}
 		case c == '{' || c == '}' || c == '[' || c == ']' || c == '(' || c == ')' || c == '<' ||
 			c == '>' || c == ':' || c == ',' || c == '.' || c == '=' || c == '?' || c == '/':
 			l.i++

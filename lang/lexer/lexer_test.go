@@ -150,7 +150,8 @@ func TestProblems(t *testing.T) {
 		{"a;", "syntax.stray_character", 1, 2, ";", "Ident:a EOF:"},
 		{"é", "syntax.stray_character", 0, 2, "é", "EOF:"},
 		{"a ✓ b", "syntax.stray_character", 2, 5, "✓", "Ident:a Ident:b EOF:"},
-		{"a # b", "syntax.stray_character", 2, 3, "#", "Ident:a Ident:b EOF:"},
+		{"a # b", "syntax.stray_character", 2, 3, "#", "Ident:a EOF:"}, // a `#` comment runs to the end of its line
+		{"a # b\nc", "syntax.stray_character", 2, 3, "#", "Ident:a Ident:c EOF:"},
 		{"a \xff b", "syntax.invalid_encoding", 2, 3, "\xff", "Ident:a Ident:b EOF:"},
 		{"\xc3", "syntax.invalid_encoding", 0, 1, "\xc3", "EOF:"},
 	}

@@ -76,7 +76,10 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 		case "syntax.unterminated_string":
 			diags.Add(p.Code, rng, "text is not closed before the end of the line").WithLabel("this text has no closing `\"`")
 		case "syntax.invalid_escape":
-			diags.Addf(p.Code, rng, "`%s` is not an escape text may use", p.Detail)
+			d := diags.Addf(p.Code, rng, "`%s` is not an escape text may use", p.Detail)
+			if p.Detail == `\u` || p.Detail == `\x` || p.Detail == `\U` {
+				d.WithHelp("write the character itself: files are UTF-8; text may use only the escapes \\\" \\\\ \\n \\r \\t")
+			}
 		case "syntax.stray_character":
 			if len(p.Detail) >= 2 && p.Detail[0] == '\'' && p.Detail[len(p.Detail)-1] == '\'' {
 				inner := p.Detail[1 : len(p.Detail)-1]
@@ -92,6 +95,10 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 				}
 			}
 			d := diags.Addf(p.Code, rng, "`%s` cannot appear here", p.Detail)
+			if p.Detail == "#" {
+				d.WithLabel("comments start with `//`").WithFix("//").
+					WithHelp("write the comment as `// ...`: comments start with `//` and run to the end of the line")
+			}
 			if p.Detail == "'" {
 				d.WithHelp("text takes double quotes (\"like this\"), on one line")
 			}
