@@ -1,5 +1,6 @@
 // Package ast is the syntax tree of a .jadpo file. The struct tags are the
-// grammar (participle/v2 reads them); the parser knows shapes only, never
+// grammar (participle/v2 reads them, from lang/parser/grammar.go, a copy of
+// these types generated from this file); the parser knows shapes only, never
 // rules: which keys a block may hold, what a name refers to and whether a
 // value fits are the checker's business.
 //

@@ -131,13 +131,6 @@ func (s *slab[T]) next() *T {
 	return &s.items[len(s.items)-1]
 }
 
-// one is a slice of one element, of capacity one.
-func (s *slab[T]) one() []T {
-	s.next()
-	n := len(s.items)
-	return s.items[n-1 : n : n]
-}
-
 // take copies vs into the slab: a slice of exactly their length and
 // capacity, so that an append to it copies rather than overwrite a
 // neighbour.
