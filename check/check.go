@@ -62,7 +62,7 @@ func (c *checker) finish(p *project.Project, target string) Result {
 		// that did not parse would have read too.
 		p.ReadAllResources()
 	}
-	diags := append(append(diag.List(nil), p.Diags...), withoutCascades(c.diags, p.Parsed)...)
+	diags := append(append(diag.List(nil), p.Diags...), c.withoutBrokenPackages(withoutCascades(c.diags, p.Parsed))...)
 	diags.Sort()
 	diags = diags.Capped(diag.MaxPerFile)
 	res := Result{Diags: diags, Files: len(p.Parsed), Declarations: p.Declarations()}
@@ -126,6 +126,58 @@ func withoutCascades(l diag.List, files []*ast.File) diag.List {
 	for _, d := range l {
 		if d.Code == "event.store_required" && storeFailed || namesAny(d.Subject.Text(), names) {
 			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// withoutBrokenPackages drops what the checker says only because a
+// package's declaration did not parse: a problem in the package's other
+// declarations, or one that names the package, or one inside a connection
+// of the package (its settings, its credential). The syntax error is the
+// package's one diagnostic until it parses.
+func (c *checker) withoutBrokenPackages(l diag.List) diag.List {
+	broken := map[string]bool{}
+	for _, f := range c.proj.Parsed {
+		if len(f.Failed) == 0 {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(f.Source.Path, "packages/"); ok {
+			dir, _, _ := strings.Cut(rest, "/")
+			broken[dir] = true
+		}
+	}
+	if len(broken) == 0 {
+		return l
+	}
+	var inside []source.Range // the connections of broken packages
+	for _, cn := range c.connections {
+		if cn.decl == nil || cn.decl.node == nil {
+			continue
+		}
+		for dir := range broken {
+			if strings.Contains(cn.decl.file.Range(cn.decl.node.Span()).Text(), dir) {
+				inside = append(inside, cn.decl.file.Range(cn.decl.node.Span()))
+			}
+		}
+	}
+	out := l[:0:0]
+next:
+	for _, d := range l {
+		if strings.HasPrefix(d.Code, "syntax.") || strings.HasPrefix(d.Code, "toolchain.") || d.Code == "package.lock_mismatch" || d.Code == "package.not_catalogue" {
+			out = append(out, d)
+			continue
+		}
+		for dir := range broken {
+			if d.Subject.File != nil && strings.HasPrefix(d.Subject.File.Path, "packages/"+dir+"/") || strings.Contains(d.Summary, "`"+dir+"`") || strings.Contains(d.Summary, dir+"'s") {
+				continue next
+			}
+		}
+		for _, r := range inside {
+			if d.Subject.File == r.File && d.Subject.Span.Start >= r.Span.Start && d.Subject.Span.End <= r.Span.End {
+				continue next
+			}
 		}
 		out = append(out, d)
 	}
@@ -345,6 +397,10 @@ func (c *checker) memberList(f *ast.File, b *ast.Block, code, where string, know
 	if b == nil {
 		return out
 	}
+	// misspelt holds, by the known key's index, a member given under a
+	// misspelling of that key: it stands for the key (when the key is not
+	// given too), so the key is not reported missing as well.
+	var misspelt []*ast.Member
 	for _, m := range b.Members {
 		if m.Key == nil {
 			c.add(code, f.Range(m.Span()), "`%s` is not a member %s takes", m.Entry.String(), where).
@@ -359,11 +415,23 @@ func (c *checker) memberList(f *ast.File, b *ast.Block, code, where string, know
 			continue
 		}
 		if i < 0 {
+			near := suggest(k, known)
 			c.add(code, f.Range(m.Key.Span()), "%s has no member `%s`", strings.TrimPrefix(where, "in "), k).
-				Suggest(suggest(k, known)).WithHelp(strings.TrimPrefix(where, "in ") + " takes " + keyList(known))
+				Suggest(near).WithHelp(strings.TrimPrefix(where, "in ") + " takes " + keyList(known))
+			if j := slices.Index(known, near); near != "" && j >= 0 {
+				if misspelt == nil {
+					misspelt = make([]*ast.Member, len(known))
+				}
+				misspelt[j] = m
+			}
 			continue
 		}
 		out[i] = m
+	}
+	for i, m := range misspelt {
+		if m != nil && out[i] == nil {
+			out[i] = m
+		}
 	}
 	return out
 }

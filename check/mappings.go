@@ -37,6 +37,7 @@ func (c *checker) checkProvides(p *pkg) {
 			p.emailMapping = c.checkEmail(p, pd)
 		default:
 			c.add("toolchain.not_built_yet", pd.file.Range(pd.decl.Name.Span()), "`provide %s` is not built yet", cap).
+				Suggest(suggest(cap, []string{"receiving", "email"})).
 				With("capability", cap).
 				WithHelp("this toolchain builds the `receiving` and `email` capability mappings; others come later")
 		}
@@ -150,7 +151,8 @@ func (c *checker) checkAcknowledgeBatch(p *pkg, f *ast.File, owner *ast.Member) 
 		if parts := refParts(m.Value); len(parts) == 2 && parts[0] == "input" {
 			entries, built = parts[1], parts[1]
 		} else {
-			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`entries` takes `input.<field>`, the call's list of entries")
+			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`entries` takes `input.<field>`, the call's list of entries").
+				Suggest(nearHead(m.Value, "input"))
 			ok = false
 		}
 	}
@@ -247,7 +249,8 @@ func (c *checker) batchEntry(p *pkg, f *ast.File, bm map[string]*ast.Member, op 
 func (c *checker) batchFailed(f *ast.File, m, idm *ast.Member, op *operation, out *ir.BatchCall) bool {
 	parts := refParts(m.Value)
 	if len(parts) != 2 || parts[0] != "response" {
-		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`failed` takes `response.<field>`, the answer's list of the entries that failed")
+		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`failed` takes `response.<field>`, the answer's list of the entries that failed").
+			Suggest(nearHead(m.Value, "response"))
 		return false
 	}
 	if op.output == nil {
@@ -273,7 +276,8 @@ func (c *checker) batchFailed(f *ast.File, m, idm *ast.Member, op *operation, ou
 	}
 	ip := refParts(idm.Value)
 	if len(ip) != 2 || ip[0] != "item" {
-		c.add("package.provider_invalid", f.Range(idm.Value.Span()), "`failed_id` takes `item.<field>`, the text field of a failed entry that holds its entry id")
+		c.add("package.provider_invalid", f.Range(idm.Value.Span()), "`failed_id` takes `item.<field>`, the text field of a failed entry that holds its entry id").
+			Suggest(nearHead(idm.Value, "item"))
 		return false
 	}
 	fld := item.field(ip[1])
@@ -490,7 +494,22 @@ func (c *checker) mappedValue(p *pkg, f *ast.File, e *ast.Expr, field ir.Field, 
 	if message != nil && !contains(message, "entry_id") {
 		allowed += ", or one of `message.to`, `message.subject`, `message.text`, `message.html`"
 	}
-	c.add("package.provider_invalid", f.Range(e.Span()), "input `%s` takes %s", field.Name, allowed)
+	d := c.add("package.provider_invalid", f.Range(e.Span()), "input `%s` takes %s", field.Name, allowed)
+	heads := []string{"settings"}
+	if message != nil || handle {
+		heads = append(heads, "message")
+	}
+	if s := nearHead(e, heads...); s != "" {
+		d.Suggest(s)
+	} else if len(parts) == 2 && parts[0] == "message" {
+		names := append([]string(nil), message...)
+		if handle {
+			names = append(names, "handle")
+		}
+		if s := suggest(parts[1], names); s != "" {
+			d.Suggest("message." + s)
+		}
+	}
 	return ir.Value{}, false
 }
 
@@ -512,7 +531,8 @@ func (c *checker) mapReceivedItems(p *pkg, f *ast.File, owner *ast.Member, ms ma
 	m := ms["messages"]
 	parts := refParts(m.Value)
 	if len(parts) != 2 || parts[0] != "response" {
-		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`messages` takes `response.<field>`, the answer's list of messages")
+		c.add("package.provider_invalid", f.Range(m.Value.Span()), "`messages` takes `response.<field>`, the answer's list of messages").
+			Suggest(nearHead(m.Value, "response"))
 		return false
 	}
 	if op.output == nil {
@@ -539,7 +559,8 @@ func (c *checker) mapReceivedItems(p *pkg, f *ast.File, owner *ast.Member, ms ma
 		m := ms[k]
 		parts := refParts(m.Value)
 		if len(parts) != 2 || parts[0] != "item" {
-			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` takes `item.<field>`, a text field of each message", k)
+			c.add("package.provider_invalid", f.Range(m.Value.Span()), "`%s` takes `item.<field>`, a text field of each message", k).
+				Suggest(nearHead(m.Value, "item"))
 			ok = false
 			continue
 		}

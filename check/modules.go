@@ -268,6 +268,11 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 	switch dd.kind {
 	case kindType, kindEnum, kindValue, kindEvent:
 		c.checkName(f, dd.ident, true, kindWords[dd.kind])
+		if _, dup := m.ns.decls[dd.name]; dup {
+			// Its uses could mean either declaration: the duplicate is
+			// the one diagnostic, and they are not checked against the first.
+			m.clashed[dd.name] = true
+		}
 		c.addUnique(m.ns.decls, dd)
 		if isUpperCamel(dd.name) {
 			// Nothing to register under another case (and no allocation).
@@ -344,7 +349,13 @@ func (c *checker) resolveUses() {
 				if tm == m {
 					d.Summary = "a file cannot `use` itself"
 				} else {
-					d.Suggest(suggest(target, c.modulePaths())).
+					sugg := suggest(target, c.modulePaths())
+					if sugg == "" {
+						// `use events/signups` after the file moved: the
+						// module that declares what the line brings in.
+						sugg = c.moduleDeclaring(m, u)
+					}
+					d.Suggest(sugg).
 						WithHelp("a module is a .jadpo file of the project, named by its path without .jadpo: stock/events.jadpo is `stock/events`")
 				}
 				for _, n := range u.Names {
@@ -359,6 +370,35 @@ func (c *checker) resolveUses() {
 		}
 	}
 	c.reportCycles()
+}
+
+// moduleDeclaring is the one module, other than m, that declares every
+// name the `use` line brings in, public; "" when none or several do.
+func (c *checker) moduleDeclaring(m *module, u *ast.Use) string {
+	if len(u.Names) == 0 {
+		return ""
+	}
+	found := ""
+	for _, path := range c.modulePaths() {
+		tm := c.modules[path]
+		if tm == m {
+			continue
+		}
+		all := true
+		for _, n := range u.Names {
+			if d, ok := tm.ns.decls[n.Name]; !ok || !d.public {
+				all = false
+				break
+			}
+		}
+		if all {
+			if found != "" {
+				return ""
+			}
+			found = path
+		}
+	}
+	return found
 }
 
 func (c *checker) modulePaths() []string {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"github.com/jadpo/jadpo/lang/ast"
 	"strings"
 
 	"github.com/jadpo/jadpo/lang/diag"
@@ -75,3 +76,22 @@ func few(what string, names []string) string {
 
 // fewMax is how many candidates a help lists in full.
 const fewMax = 8
+
+// nearHead is a dotted reference with its first part, a misspelling of one
+// of heads, spelt right (`settngs.queue_url` -> `settings.queue_url`), or "".
+func nearHead(e *ast.Expr, heads ...string) string {
+	if e == nil || e.Ref == nil || e.Ref.Call != nil || len(e.Ref.Path.Parts) < 2 {
+		return ""
+	}
+	head := e.Ref.Path.Parts[0].Name
+	near := suggest(head, heads)
+	if near == "" {
+		return ""
+	}
+	rest := make([]string, 0, len(e.Ref.Path.Parts))
+	rest = append(rest, near)
+	for _, p := range e.Ref.Path.Parts[1:] {
+		rest = append(rest, p.Name)
+	}
+	return strings.Join(rest, ".")
+}

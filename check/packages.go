@@ -132,6 +132,7 @@ func (c *checker) checkPackageHeader(p *pkg, f *ast.File) {
 	}
 	if got := header.Name.String(); got != p.dir {
 		c.add("package.invalid", f.Range(header.Name.Span()), "package.jadpo names `%s`, but it is installed as `%s`", got, p.dir).
+			Suggest(suggest(got, []string{p.dir})).
 			WithHelp("reinstall the package with `jadpo package add`, which names its folder after its header")
 	}
 	c.checkName(f, header.Name.Parts[0], true, "package")
@@ -225,7 +226,10 @@ func (c *checker) resolveSettings(p *pkg) {
 		if dm := extra["default"]; dm != nil {
 			raw, problem := literalValue(dm.Value, t)
 			if problem != "" {
-				c.add("type.mismatch", st.file.Range(dm.Value.Span()), "the default of setting `%s` does not fit: %s", name, problem)
+				d := c.add("type.mismatch", st.file.Range(dm.Value.Span()), "the default of setting `%s` does not fit: %s", name, problem)
+				if t.Kind == ir.Enum {
+					d.Suggest(suggest(refName(dm.Value), t.Variants))
+				}
 				continue
 			}
 			st.def = raw
@@ -306,7 +310,7 @@ func (c *checker) checkProvider(p *pkg) {
 			WithHelp(`add aws: { target: "AmazonSQS" } (the X-Amz-Target prefix)`)
 		ok = false
 	}
-	if (p.provider.Protocol == ir.ProtocolSQL) != (p.provider.Credential == ir.CredentialDatabaseURL) && p.provider.Protocol != "" && ms["credential"] != nil {
+	if (p.provider.Protocol == ir.ProtocolSQL) != (p.provider.Credential == ir.CredentialDatabaseURL) && p.provider.Protocol != "" && p.provider.Credential != "" && ms["credential"] != nil {
 		c.add("package.provider_invalid", f.Range(ms["credential"].Value.Span()), "`Protocol.sql` goes with `CredentialScheme.database_url`, and only with it").
 			WithHelp("a SQL inbox reaches its database through credential: CredentialScheme.database_url")
 		ok = false
@@ -396,7 +400,8 @@ func (c *checker) loadResource(p *pkg, name string) *resource {
 		r.sym = c.newSym(SymResource, res.Name.Name, f.Range(res.Name.Span()), f.Range(res.Span()), c.pkgSym(p))
 	}
 	if res.Name.Name != name {
-		c.add("package.invalid", f.Range(res.Name.Span()), "resources/%s.jadpo declares resource `%s`; the file is named for `%s`", name, res.Name.Name, name)
+		c.add("package.invalid", f.Range(res.Name.Span()), "resources/%s.jadpo declares resource `%s`; the file is named for `%s`", name, res.Name.Name, name).
+			Suggest(suggest(res.Name.Name, []string{name}))
 	}
 	c.checkName(f, res.Name, false, "resource")
 	for _, op := range res.Operations {
@@ -461,7 +466,8 @@ func (c *checker) checkOperation(p *pkg, r *resource, f *ast.File, op *ast.Opera
 			o.ir.RetrySafe = true
 		case "false":
 		default:
-			c.add("package.operation_invalid", f.Range(m.Value.Span()), "`retry_safe` takes `true` or `false`")
+			c.add("package.operation_invalid", f.Range(m.Value.Span()), "`retry_safe` takes `true` or `false`").
+				Suggest(suggest(refName(m.Value), []string{"true", "false"}))
 		}
 	}
 	if m := ms["decode"]; m != nil {

@@ -58,12 +58,16 @@ func (c *checker) checkSubscriber(d *decl) {
 		}
 		h := item.Handler
 		r := c.lookup(d.scope(), h.Event)
-		if r.silenced {
-			ok = false
-			continue
-		}
-		if r.decl == nil || !isEvent(r.decl) {
-			c.unknownEvent(d.scope(), f, h.Event, r.decl, "subscriber.invalid", "`on %s`: `%[1]s` is not an event in scope", d.name)
+		if r.silenced || r.decl == nil || !isEvent(r.decl) {
+			if !r.silenced {
+				c.unknownEvent(d.scope(), f, h.Event, r.decl, "subscriber.invalid", "`on %s`: `%[1]s` is not an event in scope", d.name)
+			}
+			// The steps are still checked, each mistake in them its own:
+			// only what they read from the event is not (env.event is nil).
+			env := &handlerEnv{binding: h.Binding.Name}
+			for _, a := range h.Steps {
+				c.checkAttempt(f, a, env)
+			}
 			ok = false
 			continue
 		}
@@ -292,6 +296,10 @@ func (c *checker) checkArgs(f *ast.File, e *ast.Expr, input *decl, fields []ir.F
 			continue
 		}
 		fl, known := fieldNamed(fields, a.Name.Name)
+		if !known && input != nil && input.fieldFailed(a.Name.Name) {
+			ok = false // its type's problem is reported
+			continue
+		}
 		if !known {
 			names := make([]string, len(fields))
 			for i, fl := range fields {
@@ -466,6 +474,9 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 				Suggest(suggest(parts[0], []string{env.binding, "config"})).
 				WithHelp("a handler's values are literals, `" + env.binding + ".<field>`, `config.<field>`, records, lists and json(" + env.binding + ")")
 			return ir.Expr{}, false
+		}
+		if env.event == nil {
+			return ir.Expr{}, false // the handler's event did not resolve: reported there
 		}
 		c.ref(f, e.Ref.Path.Parts[0].Span(), env.sym)
 		t := ir.Type{Kind: ir.RecordK, Name: env.event.id()}
