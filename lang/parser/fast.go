@@ -126,8 +126,10 @@ func (s *slab[T]) next() *T {
 	if len(s.items) == cap(s.items) {
 		s.grow(1)
 	}
-	var zero T
-	s.items = append(s.items, zero)
+	// The run is zeroed when made and never reused: taking the next slot
+	// is a reslice, not an append of a zero value, which copies it with a
+	// write barrier per pointer while the collector marks.
+	s.items = s.items[:len(s.items)+1]
 	return &s.items[len(s.items)-1]
 }
 
