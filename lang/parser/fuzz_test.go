@@ -330,3 +330,26 @@ func TestCleanPathTakesRealProjects(t *testing.T) {
 		checkCleanPath(t, fsys[name].Data)
 	}
 }
+
+// TestDeclKeywordSwitch: the clean path's keyword test is declKeywords.
+func TestDeclKeywordSwitch(t *testing.T) {
+	for k := range declKeywords {
+		if !isDeclKeyword(k) {
+			t.Errorf("isDeclKeyword(%q) is false", k)
+		}
+	}
+	for _, w := range []string{"", "Use", "types", "on", "attempt", "operation", "publicx"} {
+		if isDeclKeyword(w) != declKeywords[w] {
+			t.Errorf("isDeclKeyword(%q) differs", w)
+		}
+	}
+	n := 0
+	for _, w := range declKeywordList {
+		if isDeclKeyword(w) {
+			n++
+		}
+	}
+	if n != len(declKeywords) {
+		t.Errorf("isDeclKeyword takes %d keywords, declKeywords holds %d", n, len(declKeywords))
+	}
+}
