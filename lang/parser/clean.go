@@ -39,6 +39,9 @@ func parseClean(f *source.File) *ast.File {
 	src := unsafe.String(unsafe.SliceData(f.Content), len(f.Content))
 	toks, probs := lexer.LexTokens(src, *buf)
 	*buf = toks[:0]
+	// The values point into the source: clear them, so that the pool does
+	// not keep this file's bytes alive.
+	defer clear(toks)
 	if len(probs) > 0 || gluedNumber(toks) {
 		return nil
 	}
@@ -58,9 +61,6 @@ func parseClean(f *source.File) *ast.File {
 		out.Decls = append(out.Decls, d)
 		return true
 	})
-	// The values point into the source, not into the buffer: clear it so
-	// the pool does not keep this file's bytes alive.
-	clear(toks)
 	if !ok {
 		return nil
 	}
