@@ -10,6 +10,7 @@
 package check
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -380,17 +381,26 @@ func (c *checker) members(f *ast.File, b *ast.Block, code diag.Code, where strin
 	if b == nil {
 		return out
 	}
-	// misspelt holds a member given under a misspelling of a known key: it
-	// stands for that key (when the key is not given too), so the key is
-	// not reported missing as well.
-	var misspelt map[string]*ast.Member
-	defer func() {
-		for k, m := range misspelt {
-			if out[k] == nil {
-				out[k] = m
-			}
+	for i, m := range c.memberList(f, b, code, where, known, nil) {
+		if m != nil {
+			out[known[i]] = m
 		}
-	}()
+	}
+	return out
+}
+
+// memberList is members by index: the member given for known[i], or nil,
+// appended to buf (a caller on the hot path passes an array's slice, so no
+// map is made per block).
+func (c *checker) memberList(f *ast.File, b *ast.Block, code diag.Code, where string, known []string, buf []*ast.Member) []*ast.Member {
+	out := append(buf[:0], make([]*ast.Member, len(known))...)
+	if b == nil {
+		return out
+	}
+	// misspelt holds, by the known key's index, a member given under a
+	// misspelling of that key: it stands for the key (when the key is not
+	// given too), so the key is not reported missing as well.
+	var misspelt []*ast.Member
 	for _, m := range b.Members {
 		if m.Key == nil {
 			c.add(code, f.Range(m.Span()), "`%s` is not a member %s takes", m.Entry.String(), where).
@@ -398,24 +408,30 @@ func (c *checker) members(f *ast.File, b *ast.Block, code diag.Code, where strin
 			continue
 		}
 		k := m.Key.Name
-		if first, dup := out[k]; dup {
+		i := slices.Index(known, k)
+		if i >= 0 && out[i] != nil {
 			c.add(diag.SemanticDuplicateName, f.Range(m.Key.Span()), "`%s` is given twice %s", k, where).
-				WithRelated(f.Range(first.Key.Span()), "first given here")
+				WithRelated(f.Range(out[i].Key.Span()), "first given here")
 			continue
 		}
-		if !contains(known, k) {
+		if i < 0 {
 			near := suggest(k, known)
 			c.add(code, f.Range(m.Key.Span()), "%s has no member `%s`", strings.TrimPrefix(where, "in "), k).
 				Suggest(near).WithHelp(strings.TrimPrefix(where, "in ") + " takes " + keyList(known))
-			if near != "" {
+			if j := slices.Index(known, near); near != "" && j >= 0 {
 				if misspelt == nil {
-					misspelt = map[string]*ast.Member{}
+					misspelt = make([]*ast.Member, len(known))
 				}
-				misspelt[near] = m
+				misspelt[j] = m
 			}
 			continue
 		}
-		out[k] = m
+		out[i] = m
+	}
+	for i, m := range misspelt {
+		if m != nil && out[i] == nil {
+			out[i] = m
+		}
 	}
 	return out
 }

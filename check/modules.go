@@ -275,7 +275,9 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 			m.clashed[dd.name] = true
 		}
 		c.addUnique(m.ns.decls, dd)
-		if right := ir.UpperCamel(dd.name); !isUpperCamel(dd.name) && right != dd.name && right != "" {
+		if isUpperCamel(dd.name) {
+			// Nothing to register under another case (and no allocation).
+		} else if right := ir.UpperCamel(dd.name); right != dd.name && right != "" {
 			if m.ns.miscased == nil {
 				m.ns.miscased = map[string]*decl{}
 			}

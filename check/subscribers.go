@@ -296,24 +296,22 @@ func (c *checker) checkSend(f *ast.File, e *ast.Expr, cn *connection, env *handl
 // checkArgs checks a call's named arguments against the input's fields.
 func (c *checker) checkArgs(f *ast.File, e *ast.Expr, input *decl, fields []ir.Field, env *handlerEnv, out map[string]ir.Expr, callee string) bool {
 	ok := true
-	byName := map[string]ir.Field{}
-	var names []string
-	for _, fl := range fields {
-		byName[fl.Name] = fl
-		names = append(names, fl.Name)
-	}
 	for _, a := range e.Ref.Call.Items {
 		if a.Name == nil {
 			c.add(diag.SubscriberInvalid, f.Range(a.Span()), "arguments of %s are named: name: value", callee)
 			ok = false
 			continue
 		}
-		fl, known := byName[a.Name.Name]
+		fl, known := fieldNamed(fields, a.Name.Name)
 		if !known && input != nil && input.fieldFailed(a.Name.Name) {
 			ok = false // its type's problem is reported
 			continue
 		}
 		if !known {
+			names := make([]string, len(fields))
+			for i, fl := range fields {
+				names[i] = fl.Name
+			}
 			c.add(diag.SubscriberInvalid, f.Range(a.Name.Span()), "%s takes no input `%s`", callee, a.Name.Name).
 				Suggest(suggest(a.Name.Name, names)).
 				WithHelp(fmt.Sprintf("%s takes %s", callee, few("input", names)))
@@ -347,6 +345,17 @@ func (c *checker) checkArgs(f *ast.File, e *ast.Expr, input *decl, fields []ir.F
 		ok = false
 	}
 	return ok
+}
+
+// fieldNamed finds an input by name: a scan, no map per call (a call's
+// input has a handful of fields).
+func fieldNamed(fields []ir.Field, name string) (ir.Field, bool) {
+	for i := range fields {
+		if fields[i].Name == name {
+			return fields[i], true
+		}
+	}
+	return ir.Field{}, false
 }
 
 // expr types a handler expression against the type its place expects.

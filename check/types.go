@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"math/big"
 	"regexp"
@@ -17,6 +18,32 @@ import (
 var scalarKinds = map[string]ir.Kind{
 	"Text": ir.Text, "Int": ir.Int, "Decimal": ir.Decimal, "Bool": ir.Bool, "Uuid": ir.Uuid,
 	"Instant": ir.Instant, "Email": ir.Email, "Url": ir.Url, "Duration": ir.Duration,
+}
+
+// scalarKind is scalarKinds[name] without hashing every field's type name
+// (TestScalarKindSwitch keeps the two the same).
+func scalarKind(name string) (ir.Kind, bool) {
+	switch name {
+	case "Text":
+		return ir.Text, true
+	case "Int":
+		return ir.Int, true
+	case "Decimal":
+		return ir.Decimal, true
+	case "Bool":
+		return ir.Bool, true
+	case "Uuid":
+		return ir.Uuid, true
+	case "Instant":
+		return ir.Instant, true
+	case "Email":
+		return ir.Email, true
+	case "Url":
+		return ir.Url, true
+	case "Duration":
+		return ir.Duration, true
+	}
+	return "", false
 }
 
 func builtinNames() []string {
@@ -230,7 +257,7 @@ func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string
 			}
 			return ir.Type{Kind: ir.Map, Elem: &elem}, true
 		}
-		if k, ok := scalarKinds[name]; ok {
+		if k, ok := scalarKind(name); ok {
 			if len(te.Args) > 0 {
 				c.add(diag.TypeArgumentsInvalid, f.Range(te.Span()), "`%s` takes no type arguments", name)
 				return ir.Type{}, false
@@ -358,6 +385,13 @@ func (c *checker) foreignType(f *ast.File, te *ast.TypeExpr) bool {
 
 var ruleKeys = []string{"min", "max", "min_length", "max_length", "pattern", "format"}
 
+// rulesAnd is ruleKeys and one extra key, for the extras the callers pass
+// (read-only once built).
+var rulesAnd = map[string][]string{
+	"wire_name": append(ruleKeys[:len(ruleKeys):len(ruleKeys)], "wire_name"),
+	"default":   append(ruleKeys[:len(ruleKeys):len(ruleKeys)], "default"),
+}
+
 // applyRules reads a rules block into t's rules, reporting rules that do not
 // fit its base. Members named in extra are returned for the caller instead.
 func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []string) map[string]*ast.Member {
@@ -365,13 +399,20 @@ func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []stri
 		return nil // most fields have no rules: nothing to read
 	}
 	known := ruleKeys
-	if len(extra) > 0 {
+	if len(extra) == 1 && rulesAnd[extra[0]] != nil {
+		known = rulesAnd[extra[0]]
+	} else if len(extra) > 0 {
 		known = append(append(make([]string, 0, len(ruleKeys)+len(extra)), ruleKeys...), extra...)
 	}
-	ms := c.members(f, b, diag.TypeConstraintInvalid, "in this type's rules", known...)
-	out := map[string]*ast.Member{}
-	for _, k := range extra {
-		if m, ok := ms[k]; ok {
+	// The members by their key's index in known: no map per rules block.
+	var given [8]*ast.Member
+	ms := c.memberList(f, b, diag.TypeConstraintInvalid, "in this type's rules", known, given[:0])
+	var out map[string]*ast.Member // nil when no extra member is given: a read finds nothing
+	for i, k := range extra {
+		if m := ms[len(ruleKeys)+i]; m != nil {
+			if out == nil {
+				out = map[string]*ast.Member{}
+			}
 			out[k] = m
 		}
 	}
@@ -381,9 +422,9 @@ func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []stri
 		rules.Patterns = append([]string(nil), t.Rules.Patterns...)
 	}
 	base := t.Kind
-	for _, k := range ruleKeys {
-		m, ok := ms[k]
-		if !ok {
+	for i, k := range ruleKeys {
+		m := ms[i]
+		if m == nil {
 			continue
 		}
 		rng := f.Range(m.Key.Span())
@@ -393,16 +434,19 @@ func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []stri
 				c.add(diag.TypeConstraintInvalid, rng, "`%s` applies to Int and Decimal, not %s", k, kindName(base))
 				continue
 			}
-			num, ok := numberLiteral(m.Value)
-			if !ok || base == ir.Int && !num.IsInt() {
-				want := "a number"
-				if base == ir.Int {
-					want = "a whole number"
+			text, ok := canonicalInt(m.Value)
+			if !ok {
+				num, isNum := numberLiteral(m.Value)
+				if !isNum || base == ir.Int && !num.IsInt() {
+					want := "a number"
+					if base == ir.Int {
+						want = "a whole number"
+					}
+					c.add(diag.TypeConstraintInvalid, f.Range(m.Value.Span()), "`%s` takes %s", k, want)
+					continue
 				}
-				c.add(diag.TypeConstraintInvalid, f.Range(m.Value.Span()), "`%s` takes %s", k, want)
-				continue
+				text = ratText(num)
 			}
-			text := ratText(num)
 			if k == "min" {
 				rules.Min = tighter(rules.Min, text, 1)
 			} else {
@@ -413,18 +457,17 @@ func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []stri
 				c.add(diag.TypeConstraintInvalid, rng, "`%s` applies to Text, Email and Url, not %s", k, kindName(base))
 				continue
 			}
-			num, ok := numberLiteral(m.Value)
-			if !ok || !num.IsInt() || num.Sign() < 0 || !num.Num().IsInt64() {
+			n, ok := lengthLiteral(m.Value)
+			if !ok {
 				c.add(diag.TypeConstraintInvalid, f.Range(m.Value.Span()), "`%s` takes a whole number of characters, 0 or more", k)
 				continue
 			}
-			n := int(num.Num().Int64())
 			if k == "min_length" {
 				if rules.MinLength == nil || n > *rules.MinLength {
-					rules.MinLength = &n
+					rules.MinLength = intPtr(n)
 				}
 			} else if rules.MaxLength == nil || n < *rules.MaxLength {
-				rules.MaxLength = &n
+				rules.MaxLength = intPtr(n)
 			}
 		case "pattern":
 			if base != ir.Text {
@@ -502,6 +545,55 @@ func kindName(k ir.Kind) string {
 	return string(k)
 }
 
+// canonicalInt is a whole-number literal's text as ratText writes it, when
+// the literal already is that text (no leading zero, no -0) and fits an
+// int64: the literal itself, without big's arithmetic.
+func canonicalInt(e *ast.Expr) (string, bool) {
+	if e == nil || e.Number == nil {
+		return "", false
+	}
+	s := *e.Number
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" || digits[0] == '0' && (len(digits) > 1 || len(s) > 1) {
+		return "", false
+	}
+	if _, err := strconv.ParseInt(s, 10, 64); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// lengthLiteral reads min_length and max_length: a whole number, 0 or more.
+func lengthLiteral(e *ast.Expr) (int, bool) {
+	if e == nil || e.Number == nil {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(*e.Number, 10, 64); err == nil {
+		return int(n), n >= 0 && int64(int(n)) == n
+	}
+	num, ok := numberLiteral(e)
+	if !ok || !num.IsInt() || num.Sign() < 0 || !num.Num().IsInt64() {
+		return 0, false
+	}
+	return int(num.Num().Int64()), true
+}
+
+// smallInts are the lengths most rules give, shared rather than allocated
+// (a rule's bounds are read, never written through).
+var smallInts = func() (out [1025]int) {
+	for i := range out {
+		out[i] = i
+	}
+	return
+}()
+
+func intPtr(n int) *int {
+	if n >= 0 && n < len(smallInts) {
+		return &smallInts[n]
+	}
+	return &n
+}
+
 // numberLiteral reads a Number token exactly.
 func numberLiteral(e *ast.Expr) (*big.Rat, bool) {
 	if e == nil || e.Number == nil {
@@ -542,6 +634,11 @@ func tighter(old *string, text string, dir int) *string {
 }
 
 func cmpText(a, b string) int {
+	if x, err := strconv.ParseInt(a, 10, 64); err == nil {
+		if y, err := strconv.ParseInt(b, 10, 64); err == nil {
+			return cmp.Compare(x, y) // whole numbers, the common case, without big
+		}
+	}
 	ra, _ := new(big.Rat).SetString(a)
 	rb, _ := new(big.Rat).SetString(b)
 	if ra == nil || rb == nil {

@@ -30,7 +30,6 @@ func (e *env) buildCommand() *cobra.Command {
 		Example: "  jadpo build examples/warehouse\n  jadpo build --dir examples/warehouse --format json\n  jadpo build --target workers examples/returns",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			tightenGC()
 			if err := checkFormat(format); err != nil {
 				return err
 			}

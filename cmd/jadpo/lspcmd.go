@@ -22,7 +22,6 @@ func (e *env) lspCommand() *cobra.Command {
 		Short:   "Serve the Language Server Protocol on stdin and stdout (for editors)",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			tightenGC()
 			err := lsp.Serve(e.ctx, e.stdin, e.stdout, lsp.Options{
 				Version:   version,
 				Format:    format.Source,

@@ -1,5 +1,6 @@
 // Package ast is the syntax tree of a .jadpo file. The struct tags are the
-// grammar (participle/v2 reads them); the parser knows shapes only, never
+// grammar (participle/v2 reads them, from lang/parser/grammar.go, a copy of
+// these types generated from this file); the parser knows shapes only, never
 // rules: which keys a block may hold, what a name refers to and whether a
 // value fits are the checker's business.
 //
@@ -15,12 +16,14 @@ import (
 	"github.com/jadpo/jadpo/lang/source"
 )
 
-// Node carries a node's byte range. Participle fills the field named Tokens
-// (on the parser's slow path); the parser then keeps only the range and
-// drops the tokens (FromTokens), so a tree does not hold its file's tokens
-// alive: at 64 bytes a token they were most of a check's memory.
+// Node carries a node's byte range, and nothing else: 8 bytes. On the
+// parser's slow path participle builds lang/parser's copy of these types,
+// whose nodes hold their tokens, and the parser turns that into this tree,
+// keeping each node's range (lang/parser/grammar.go, generated from this
+// file). So a tree holds no tokens: at 64 bytes a token they were most of
+// a check's memory, and the tokens field's slice header alone 24 bytes of
+// every node.
 type Node struct {
-	Tokens []plexer.Token
 	// SpanStart and SpanEnd are the range; int32 is ample under the
 	// per-file size limit.
 	SpanStart, SpanEnd int32
@@ -28,10 +31,6 @@ type Node struct {
 
 // Span is the byte range from the node's first token to the end of its last.
 func (n Node) Span() source.Span {
-	if len(n.Tokens) > 0 {
-		first, last := n.Tokens[0], n.Tokens[len(n.Tokens)-1]
-		return source.Span{Start: first.Pos.Offset, End: last.Pos.Offset + len(last.Value)}
-	}
 	return source.Span{Start: int(n.SpanStart), End: int(n.SpanEnd)}
 }
 
@@ -42,13 +41,6 @@ func SpanOf(toks []plexer.Token) Node {
 	}
 	last := toks[len(toks)-1]
 	return Node{SpanStart: int32(toks[0].Pos.Offset), SpanEnd: int32(last.Pos.Offset + len(last.Value))}
-}
-
-// FromTokens replaces the tokens participle put in n by their range.
-func (n *Node) FromTokens() {
-	if n.Tokens != nil {
-		*n = SpanOf(n.Tokens)
-	}
 }
 
 // File is one parsed .jadpo file.

@@ -43,28 +43,55 @@ type Problem struct {
 	Detail string // the offending text, for the summary
 }
 
+// Tok is the parser's token: its text (a slice of the source), its byte
+// offset and its type, 24 bytes where participle's lexer.Token, which also
+// carries a file name and a line and column, takes 64. Positions come from
+// the offset and the file's line table (source.File) when a diagnostic
+// needs them.
+type Tok struct {
+	Value string
+	Off   int32
+	Type  uint8 // Ident, String, Number, Duration, Punct; 0 is EOF
+}
+
 // Lex splits src into tokens, ending with an EOF token. Token values are
 // slices of src (no copies); a token's byte range is
 // [Pos.Offset, Pos.Offset+len(Value)).
 func Lex(src string) ([]plexer.Token, []Problem) {
-	l := lexState{src: src, toks: make([]plexer.Token, 0, len(src)/7+16)}
+	toks, probs := LexTokens(src, nil)
+	out := make([]plexer.Token, len(toks))
+	for i, t := range toks {
+		out[i] = plexer.Token{Type: plexer.TokenType(t.Type), Value: t.Value, Pos: plexer.Position{Offset: int(t.Off)}}
+	}
+	out[len(out)-1].Type = plexer.EOF
+	return out, probs
+}
+
+// LexTokens is Lex into compact tokens, appended to buf[:0] (a caller that
+// lexes many files passes the slice back to reuse it); the final EOF token
+// has type 0. The source must be under 2 GB (source.MaxFileSize is far less).
+func LexTokens(src string, buf []Tok) ([]Tok, []Problem) {
+	if need := len(src)/7 + 16; cap(buf) < need {
+		buf = make([]Tok, 0, need)
+	}
+	l := lexState{src: src, toks: buf[:0]}
 	if strings.HasPrefix(src, source.BOM) {
 		l.i = len(source.BOM) // a leading byte order mark is not text
 	}
 	l.run()
-	l.toks = append(l.toks, plexer.Token{Type: plexer.EOF, Pos: plexer.Position{Offset: len(src)}})
+	l.toks = append(l.toks, Tok{Off: int32(len(src))})
 	return l.toks, l.probs
 }
 
 type lexState struct {
 	src   string
 	i     int
-	toks  []plexer.Token
+	toks  []Tok
 	probs []Problem
 }
 
 func (l *lexState) emit(t plexer.TokenType, start int) {
-	l.toks = append(l.toks, plexer.Token{Type: t, Value: l.src[start:l.i], Pos: plexer.Position{Offset: start}})
+	l.toks = append(l.toks, Tok{Type: uint8(t), Value: l.src[start:l.i], Off: int32(start)})
 }
 
 func (l *lexState) problem(code diag.Code, start, end int) {

@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"unsafe"
+
 	plexer "github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/jadpo/jadpo/lang/ast"
@@ -23,12 +25,22 @@ import (
 // fastDecl parses one declaration's tokens, or reports false. The
 // declarations of one file share slab (nil: their own).
 func fastDecl(chunk []plexer.Token, slab *identSlab) (*ast.Decl, bool) {
+	toks := make([]lexer.Tok, len(chunk))
+	for i, t := range chunk {
+		toks[i] = lexer.Tok{Value: t.Value, Off: int32(t.Pos.Offset), Type: uint8(t.Type)}
+	}
+	return fastTokens(toks, slab)
+}
+
+// fastTokens is fastDecl on the lexer's compact tokens.
+func fastTokens(chunk []lexer.Tok, slab *identSlab) (*ast.Decl, bool) {
 	if len(chunk) == 0 {
 		return nil, false
 	}
 	if slab == nil {
 		slab = &identSlab{}
 	}
+	slab.reset()
 	p := fastParser{toks: chunk, slab: slab}
 	d := p.decl()
 	if p.failed || p.i != len(chunk) {
@@ -37,38 +49,124 @@ func fastDecl(chunk []plexer.Token, slab *identSlab) (*ast.Decl, bool) {
 	return d, true
 }
 
-// identSlab is what the commonest nodes are cut from: identifiers are half
-// the nodes, and one allocation per 128 is cheaper than one each, and
-// wastes no size-class rounding. It is shared by a file's declarations: a
-// slab per declaration left half of each unused.
+// identSlab is what a file's nodes are cut from: one allocation per run of
+// nodes of a type instead of one per node, each run twice the last (up to
+// slabMaxBytes), so a small file wastes little and a large one allocates rarely.
+// It is shared by a file's declarations: a slab per declaration left most
+// of each unused. The lists (a block's members, a record's fields...) are
+// gathered on a stack per element type and copied, once their length is
+// known, into a run of exactly that length: no slice grows by appending.
 type identSlab struct {
-	idents    slab[ast.Ident]
-	typeExprs slab[ast.TypeExpr]
-	qualNames slab[ast.QualName]
-	fields    slab[ast.Field]
-	parts     slab[*ast.Ident]
+	idents  slab[ast.Ident]
+	names   slab[nameBundle]
+	typeBs  slab[typeBundle]
+	fieldBs slab[fieldBundle]
+	strs    slab[string]
+
+	decls     slab[ast.Decl]
+	nameds    slab[ast.Named]
+	records   slab[ast.Record]
+	typeDecls slab[ast.TypeDecl]
+	enums     slab[ast.Enum]
+	blockDecl slab[ast.BlockDecl]
+	blocks    slab[ast.Block]
+	members   slab[ast.Member]
+	exprs     slab[ast.Expr]
+	lists     slab[ast.List]
+	refs      slab[ast.Ref]
+	argss     slab[ast.Args]
+	args      slab[ast.Arg]
+	subItems  slab[ast.SubscriberItem]
+	attempts  slab[ast.Attempt]
+
+	identList  list[*ast.Ident]
+	fieldList  list[*ast.Field]
+	memberList list[*ast.Member]
+	exprList   list[*ast.Expr]
+	argList    list[*ast.Arg]
+	typeList   list[*ast.TypeExpr]
 }
 
-type slab[T any] struct{ items []T }
+// reset empties the stacks a declaration the fast path gave up on may
+// have left items on.
+func (s *identSlab) reset() {
+	s.identList.stack = s.identList.stack[:0]
+	s.fieldList.stack = s.fieldList.stack[:0]
+	s.memberList.stack = s.memberList.stack[:0]
+	s.exprList.stack = s.exprList.stack[:0]
+	s.argList.stack = s.argList.stack[:0]
+	s.typeList.stack = s.typeList.stack[:0]
+}
+
+const (
+	slabMin = 8
+	// slabMaxBytes bounds a run: above 32 KB an allocation is a large
+	// object, each zeroed and swept on its own, which measured slower.
+	slabMaxBytes = 16 << 10
+)
+
+type slab[T any] struct {
+	items []T
+	size  int // the next run's length
+}
+
+func (s *slab[T]) grow(n int) {
+	if s.size < slabMin {
+		s.size = slabMin
+	}
+	size := max(s.size, n)
+	s.items = make([]T, 0, size)
+	var zero T
+	if s.size*int(unsafe.Sizeof(zero)) < slabMaxBytes {
+		s.size *= 2
+	}
+}
 
 func (s *slab[T]) next() *T {
 	if len(s.items) == cap(s.items) {
-		s.items = make([]T, 0, 128)
+		s.grow(1)
 	}
-	var zero T
-	s.items = append(s.items, zero)
+	// The run is zeroed when made and never reused: taking the next slot
+	// is a reslice, not an append of a zero value, which copies it with a
+	// write barrier per pointer while the collector marks.
+	s.items = s.items[:len(s.items)+1]
 	return &s.items[len(s.items)-1]
 }
 
-// one is a slice of one element, of capacity one.
-func (s *slab[T]) one() []T {
-	s.next()
-	n := len(s.items)
-	return s.items[n-1 : n : n]
+// take copies vs into the slab: a slice of exactly their length and
+// capacity, so that an append to it copies rather than overwrite a
+// neighbour.
+func (s *slab[T]) take(vs []T) []T {
+	n := len(vs)
+	if cap(s.items)-len(s.items) < n {
+		s.grow(n)
+	}
+	start := len(s.items)
+	s.items = append(s.items, vs...)
+	return s.items[start : start+n : start+n]
+}
+
+// list gathers one node list's elements on a stack shared by the nested
+// lists of its type, then stores them at their final length.
+type list[T any] struct {
+	stack []T
+	store slab[T]
+}
+
+func (l *list[T]) mark() int { return len(l.stack) }
+func (l *list[T]) push(v T)  { l.stack = append(l.stack, v) }
+func (l *list[T]) done(mark int) []T {
+	if len(l.stack) == mark {
+		return nil // participle leaves an empty list nil
+	}
+	out := l.store.take(l.stack[mark:])
+	clear(l.stack[mark:])
+	l.stack = l.stack[:mark]
+	return out
 }
 
 type fastParser struct {
-	toks   []plexer.Token
+	toks   []lexer.Tok
 	i      int
 	failed bool
 	slab   *identSlab
@@ -83,7 +181,7 @@ func (p *fastParser) is(i int, value string) bool {
 }
 
 func (p *fastParser) isIdent(i int) bool {
-	return i < len(p.toks) && p.toks[i].Type == lexer.Ident
+	return i < len(p.toks) && p.toks[i].Type == uint8(lexer.Ident)
 }
 
 // expect consumes the literal or fails.
@@ -97,26 +195,61 @@ func (p *fastParser) expect(value string) {
 
 // node is the tokens from start to the current position.
 func (p *fastParser) node(start int) ast.Node {
-	return ast.SpanOf(p.toks[start:p.i])
+	if start >= p.i {
+		return ast.Node{}
+	}
+	last := &p.toks[p.i-1]
+	return ast.Node{SpanStart: p.toks[start].Off, SpanEnd: last.Off + int32(len(last.Value))}
 }
 
-func (p *fastParser) ident() *ast.Ident {
+func (p *fastParser) ident() *ast.Ident { return p.identIn(nil) }
+
+// identIn fills id (nil: one from the slab).
+func (p *fastParser) identIn(id *ast.Ident) *ast.Ident {
 	if p.failed || !p.isIdent(p.i) {
 		p.fail()
 		return nil
 	}
-	id := p.slab.idents.next()
-	*id = ast.Ident{Start: int32(p.toks[p.i].Pos.Offset), Name: p.toks[p.i].Value}
+	if id == nil {
+		id = p.slab.idents.next()
+	}
+	*id = ast.Ident{Start: p.toks[p.i].Off, Name: p.toks[p.i].Value}
 	p.i++
 	return id
 }
 
+// The commonest shapes are cut from the slab in one piece: a name of one
+// part with its part and identifier, a type with its name, a field with
+// its name and type. The check reads them together (a field, its type,
+// its type's name), and together they sit in one or two cache lines
+// instead of five slabs apart; a tree holds them all as long as any.
+type nameBundle struct {
+	q    ast.QualName
+	part [1]*ast.Ident
+	id   ast.Ident
+}
+
+type typeBundle struct {
+	t ast.TypeExpr
+	n nameBundle
+}
+
+type fieldBundle struct {
+	f    ast.Field
+	name ast.Ident
+	ty   typeBundle
+}
+
 // str is a literal's own copy of its value's header: a pointer into the
 // token slice would keep every token of the file alive.
-func (p *fastParser) str(v string) *string { return &v }
+func (p *fastParser) str(v string) *string {
+	s := p.slab.strs.next()
+	*s = v
+	return s
+}
 
 func (p *fastParser) decl() *ast.Decl {
-	d := &ast.Decl{}
+	d := p.slab.decls.next()
 	switch p.toks[0].Value {
 	case "use":
 		d.Use = p.use()
@@ -148,16 +281,19 @@ func (p *fastParser) use() *ast.Use {
 	p.expect("use")
 	u := &ast.Use{Path: p.modulePath()}
 	p.expect("{")
+	names := &p.slab.identList
+	mark := names.mark()
 	if !p.failed && !p.is(p.i, "}") {
-		u.Names = append(u.Names, p.ident())
+		names.push(p.ident())
 		for !p.failed && p.is(p.i, ",") {
 			p.i++
 			if p.is(p.i, "}") {
 				break
 			}
-			u.Names = append(u.Names, p.ident())
+			names.push(p.ident())
 		}
 	}
+	u.Names = names.done(mark)
 	p.expect("}")
 	u.Node = p.node(start)
 	return u
@@ -179,11 +315,13 @@ func (p *fastParser) modulePath() *ast.ModulePath {
 	return m
 }
 
-func (p *fastParser) qualName() *ast.QualName {
+func (p *fastParser) qualName() *ast.QualName { return p.qualNameIn(p.slab.names.next()) }
+
+func (p *fastParser) qualNameIn(b *nameBundle) *ast.QualName {
 	start := p.i
-	q := p.slab.qualNames.next()
-	q.Parts = p.slab.parts.one() // a second part copies it out: cap 1
-	q.Parts[0] = p.ident()
+	q := &b.q
+	q.Parts = b.part[:] // a second part copies it out: cap 1
+	q.Parts[0] = p.identIn(&b.id)
 	for !p.failed && p.is(p.i, ".") && p.isIdent(p.i+1) {
 		p.i++
 		q.Parts = append(q.Parts, p.ident())
@@ -256,7 +394,7 @@ func (p *fastParser) subscriber() *ast.Subscriber {
 
 func (p *fastParser) subscriberItem() *ast.SubscriberItem {
 	start := p.i
-	it := &ast.SubscriberItem{}
+	it := p.slab.subItems.next()
 	switch {
 	case p.is(p.i, "on") && p.isIdent(p.i+1):
 		it.Handler = p.handler()
@@ -290,14 +428,15 @@ func (p *fastParser) handler() *ast.Handler {
 func (p *fastParser) attempt() *ast.Attempt {
 	start := p.i
 	p.expect("attempt")
-	a := &ast.Attempt{Call: p.expr()}
+	a := p.slab.attempts.next()
+	a.Call = p.expr()
 	a.Node = p.node(start)
 	return a
 }
 
 func (p *fastParser) named() *ast.Named {
 	start := p.i
-	n := &ast.Named{}
+	n := p.slab.nameds.next()
 	if p.is(p.i, "public") {
 		n.Public = true
 		p.i++
@@ -328,7 +467,8 @@ func (p *fastParser) named() *ast.Named {
 func (p *fastParser) typeDecl() *ast.TypeDecl {
 	start := p.i
 	p.expect("type")
-	t := &ast.TypeDecl{Name: p.ident()}
+	t := p.slab.typeDecls.next()
+	t.Name = p.ident()
 	p.expect("=")
 	t.Base = p.typeExpr()
 	if !p.failed && p.is(p.i, "{") {
@@ -341,11 +481,15 @@ func (p *fastParser) typeDecl() *ast.TypeDecl {
 func (p *fastParser) enum() *ast.Enum {
 	start := p.i
 	p.expect("enum")
-	e := &ast.Enum{Name: p.ident()}
+	e := p.slab.enums.next()
+	e.Name = p.ident()
 	p.expect("{")
+	vs := &p.slab.identList
+	mark := vs.mark()
 	for !p.failed && !p.is(p.i, "}") {
-		e.Variants = append(e.Variants, p.ident())
+		vs.push(p.ident())
 	}
+	e.Variants = vs.done(mark)
 	p.expect("}")
 	e.Node = p.node(start)
 	return e
@@ -353,7 +497,8 @@ func (p *fastParser) enum() *ast.Enum {
 
 func (p *fastParser) record() *ast.Record {
 	start := p.i
-	r := &ast.Record{Kind: p.toks[p.i].Value}
+	r := p.slab.records.next()
+	r.Kind = p.toks[p.i].Value
 	p.i++
 	r.Name = p.ident()
 	r.Fields = p.fields()
@@ -372,7 +517,8 @@ func (p *fastParser) config() *ast.Config {
 
 func (p *fastParser) blockDecl() *ast.BlockDecl {
 	start := p.i
-	b := &ast.BlockDecl{Kind: p.toks[p.i].Value}
+	b := p.slab.blockDecl.next()
+	b.Kind = p.toks[p.i].Value
 	p.i++
 	b.Name = p.ident()
 	b.Body = p.block()
@@ -383,20 +529,23 @@ func (p *fastParser) blockDecl() *ast.BlockDecl {
 // fields is `{ field* }`.
 func (p *fastParser) fields() []*ast.Field {
 	p.expect("{")
-	var fs []*ast.Field
+	l := &p.slab.fieldList
+	mark := l.mark()
 	for !p.failed && !p.is(p.i, "}") {
-		fs = append(fs, p.field())
+		l.push(p.field())
 	}
+	fs := l.done(mark)
 	p.expect("}")
 	return fs
 }
 
 func (p *fastParser) field() *ast.Field {
 	start := p.i
-	f := p.slab.fields.next()
-	f.Name = p.ident()
+	b := p.slab.fieldBs.next()
+	f := &b.f
+	f.Name = p.identIn(&b.name)
 	p.expect(":")
-	f.Type = p.typeExpr()
+	f.Type = p.typeExprIn(&b.ty)
 	if !p.failed && p.is(p.i, "{") {
 		f.Options = p.block()
 	}
@@ -404,17 +553,22 @@ func (p *fastParser) field() *ast.Field {
 	return f
 }
 
-func (p *fastParser) typeExpr() *ast.TypeExpr {
+func (p *fastParser) typeExpr() *ast.TypeExpr { return p.typeExprIn(p.slab.typeBs.next()) }
+
+func (p *fastParser) typeExprIn(b *typeBundle) *ast.TypeExpr {
 	start := p.i
-	t := p.slab.typeExprs.next()
-	t.Name = p.qualName()
+	t := &b.t
+	t.Name = p.qualNameIn(&b.n)
 	if !p.failed && p.is(p.i, "<") {
 		p.i++
-		t.Args = append(t.Args, p.typeExpr())
+		l := &p.slab.typeList
+		mark := l.mark()
+		l.push(p.typeExpr())
 		for !p.failed && p.is(p.i, ",") {
 			p.i++
-			t.Args = append(t.Args, p.typeExpr())
+			l.push(p.typeExpr())
 		}
+		t.Args = l.done(mark)
 		p.expect(">")
 	}
 	if !p.failed && p.is(p.i, "?") {
@@ -428,10 +582,13 @@ func (p *fastParser) typeExpr() *ast.TypeExpr {
 func (p *fastParser) block() *ast.Block {
 	start := p.i
 	p.expect("{")
-	b := &ast.Block{}
+	b := p.slab.blocks.next()
+	l := &p.slab.memberList
+	mark := l.mark()
 	for !p.failed && !p.is(p.i, "}") {
-		b.Members = append(b.Members, p.member())
+		l.push(p.member())
 	}
+	b.Members = l.done(mark)
 	p.expect("}")
 	b.Node = p.node(start)
 	return b
@@ -439,10 +596,11 @@ func (p *fastParser) block() *ast.Block {
 
 func (p *fastParser) member() *ast.Member {
 	start := p.i
-	m := &ast.Member{}
-	switch {
-	case p.failed:
+	if p.failed {
 		return nil
+	}
+	m := p.slab.members.next()
+	switch {
 	case p.isIdent(p.i) && p.is(p.i+1, ":"):
 		m.Key = p.ident()
 		p.i++
@@ -466,23 +624,23 @@ func (p *fastParser) expr() *ast.Expr {
 		return nil
 	}
 	start := p.i
-	e := &ast.Expr{}
+	e := p.slab.exprs.next()
 	t := &p.toks[p.i]
 	switch {
-	case t.Type == lexer.String:
+	case t.Type == uint8(lexer.String):
 		e.Text = p.str(t.Value)
 		p.i++
-	case t.Type == lexer.Duration:
+	case t.Type == uint8(lexer.Duration):
 		e.Duration = p.str(t.Value)
 		p.i++
-	case t.Type == lexer.Number:
+	case t.Type == uint8(lexer.Number):
 		e.Number = p.str(t.Value)
 		p.i++
 	case t.Value == "[":
 		e.List = p.list()
 	case t.Value == "{":
 		e.Record = p.block()
-	case t.Type == lexer.Ident:
+	case t.Type == uint8(lexer.Ident):
 		e.Ref = p.ref()
 	default:
 		p.fail()
@@ -495,17 +653,20 @@ func (p *fastParser) expr() *ast.Expr {
 func (p *fastParser) list() *ast.List {
 	start := p.i
 	p.expect("[")
-	l := &ast.List{}
+	l := p.slab.lists.next()
+	items := &p.slab.exprList
+	mark := items.mark()
 	if !p.failed && !p.is(p.i, "]") {
-		l.Items = append(l.Items, p.expr())
+		items.push(p.expr())
 		for !p.failed && p.is(p.i, ",") {
 			p.i++
 			if p.is(p.i, "]") {
 				break
 			}
-			l.Items = append(l.Items, p.expr())
+			items.push(p.expr())
 		}
 	}
+	l.Items = items.done(mark)
 	p.expect("]")
 	l.Node = p.node(start)
 	return l
@@ -513,7 +674,8 @@ func (p *fastParser) list() *ast.List {
 
 func (p *fastParser) ref() *ast.Ref {
 	start := p.i
-	r := &ast.Ref{Path: p.qualName()}
+	r := p.slab.refs.next()
+	r.Path = p.qualName()
 	if !p.failed && p.is(p.i, "(") {
 		p.i++
 		r.Call = p.args()
@@ -525,9 +687,11 @@ func (p *fastParser) ref() *ast.Ref {
 
 func (p *fastParser) args() *ast.Args {
 	start := p.i
-	a := &ast.Args{}
+	a := p.slab.argss.next()
+	items := &p.slab.argList
+	mark := items.mark()
 	if !p.failed && !p.is(p.i, ")") {
-		a.Items = append(a.Items, p.arg())
+		items.push(p.arg())
 		for !p.failed && !p.is(p.i, ")") {
 			if p.is(p.i, ",") {
 				p.i++
@@ -535,16 +699,17 @@ func (p *fastParser) args() *ast.Args {
 					break
 				}
 			}
-			a.Items = append(a.Items, p.arg())
+			items.push(p.arg())
 		}
 	}
+	a.Items = items.done(mark)
 	a.Node = p.node(start)
 	return a
 }
 
 func (p *fastParser) arg() *ast.Arg {
 	start := p.i
-	a := &ast.Arg{}
+	a := p.slab.args.next()
 	if p.isIdent(p.i) && p.is(p.i+1, ":") {
 		a.Name = p.ident()
 		p.i++

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	plexer "github.com/alecthomas/participle/v2/lexer"
 
@@ -115,6 +116,7 @@ func checkInvariants(t *testing.T, content []byte) {
 		t.Fatalf("two parses give different diagnostics:\n%s\n---\n%s", render(diags), render(diags2))
 	}
 	checkFastPath(t, content)
+	checkCleanPath(t, content)
 }
 
 func render(l diag.List) string {
@@ -275,5 +277,79 @@ func BenchmarkFastPathVsParticiple(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// checkCleanPath: the clean-file path cuts the file where splitDecls cuts,
+// and where it takes a file it builds the tree the full way builds, which
+// reports nothing on it.
+func checkCleanPath(t *testing.T, content []byte) {
+	t.Helper()
+	if !utf8.Valid(content) {
+		return
+	}
+	toks, _ := lexer.Lex(string(content))
+	var want []string
+	for _, chunk := range splitDecls(content, toks) {
+		want = append(want, fmt.Sprintf("[%d,%d)", chunk[0].Pos.Offset, endOf(chunk)))
+	}
+	compact, _ := lexer.LexTokens(string(content), nil)
+	var got []string
+	splitTokens(string(content), compact, func(chunk []lexer.Tok) bool {
+		last := chunk[len(chunk)-1]
+		got = append(got, fmt.Sprintf("[%d,%d)", chunk[0].Off, int(last.Off)+len(last.Value)))
+		return true
+	})
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("the clean path cuts %v, splitDecls %v", got, want)
+	}
+	file := source.NewFile("fuzz.jadpo", content)
+	clean := parseClean(file)
+	if clean == nil {
+		return
+	}
+	cleanPath = false
+	full, diags := ParseFile(file)
+	cleanPath = true
+	if len(diags) > 0 {
+		t.Fatalf("the clean path takes a file the full way reports: %s", render(diags))
+	}
+	if diff := firstDiff(reflect.ValueOf(clean), reflect.ValueOf(full), "File"); diff != "" {
+		t.Fatalf("the clean path builds another tree than the full way: %s", diff)
+	}
+}
+
+// TestCleanPathTakesRealProjects: every file of a generated project and of
+// the examples goes the clean way, with the full way's tree.
+func TestCleanPathTakesRealProjects(t *testing.T) {
+	fsys := projectgen.Generate(5000)
+	for _, name := range projectgen.Files(fsys) {
+		if parseClean(source.NewFile(name, fsys[name].Data)) == nil {
+			t.Errorf("%s: the clean path gives up", name)
+		}
+		checkCleanPath(t, fsys[name].Data)
+	}
+}
+
+// TestDeclKeywordSwitch: the clean path's keyword test is declKeywords.
+func TestDeclKeywordSwitch(t *testing.T) {
+	for k := range declKeywords {
+		if !isDeclKeyword(k) {
+			t.Errorf("isDeclKeyword(%q) is false", k)
+		}
+	}
+	for _, w := range []string{"", "Use", "types", "on", "attempt", "operation", "publicx"} {
+		if isDeclKeyword(w) != declKeywords[w] {
+			t.Errorf("isDeclKeyword(%q) differs", w)
+		}
+	}
+	n := 0
+	for _, w := range declKeywordList {
+		if isDeclKeyword(w) {
+			n++
+		}
+	}
+	if n != len(declKeywords) {
+		t.Errorf("isDeclKeyword takes %d keywords, declKeywords holds %d", n, len(declKeywords))
 	}
 }

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -40,7 +39,7 @@ import (
 // (its alternatives part at their first or second token), and it makes a
 // branch that got two tokens in commit to its error: `database: =` is
 // reported at `=`, not at `:` after a backtrack to `database` as an entry.
-var declParser = participle.MustBuild[ast.Decl](
+var declParser = participle.MustBuild[gDecl](
 	participle.Lexer(tokenDefinition{}),
 	participle.UseLookahead(1),
 )
@@ -63,6 +62,9 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 		diags.Add(diag.SyntaxInvalidEncoding, source.Range{File: f, Span: source.Span{Start: off, End: off + 1}},
 			"the file is not valid UTF-8")
 		return out, diags
+	}
+	if clean := parseClean(f); clean != nil && cleanPath {
+		return clean, nil // no syntax problem: the fast path alone (clean.go)
 	}
 	// The tokens' values, and so the tree's names, are slices of the
 	// file's own bytes, not of a copy: a source.File's content never changes.
@@ -355,37 +357,11 @@ func slowDecl(chunk []plexer.Token) (*ast.Decl, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := declParser.ParseFromLexer(lex)
-	if err == nil {
-		dropTokens(reflect.ValueOf(d))
+	g, err := declParser.ParseFromLexer(lex)
+	if err != nil {
+		return nil, err
 	}
-	return d, err
-}
-
-var nodeType = reflect.TypeFor[ast.Node]()
-
-// dropTokens turns every node's tokens below v into its range.
-func dropTokens(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if !v.IsNil() {
-			dropTokens(v.Elem())
-		}
-	case reflect.Slice:
-		for i := 0; i < v.Len(); i++ {
-			dropTokens(v.Index(i))
-		}
-	case reflect.Struct:
-		if v.Type() == nodeType {
-			v.Addr().Interface().(*ast.Node).FromTokens()
-			return
-		}
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				dropTokens(v.Field(i))
-			}
-		}
-	}
+	return toTree(g), nil
 }
 
 func endOf(chunk []plexer.Token) int {

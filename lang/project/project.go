@@ -12,8 +12,11 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/diag"
@@ -55,6 +58,7 @@ type Project struct {
 	dir       string // the project's folder on disk ("" for LoadFS)
 	lock      lockState
 	parseFile ParseFunc
+	pre       map[string]*parsed // files parsed ahead, while loading
 }
 
 // DriverSet is what Project.Drivers holds: check.Drivers, the one type
@@ -111,12 +115,19 @@ func Load(dir string) *Project {
 }
 
 // LoadFS reads a project from any file system (tests use fstest.MapFS).
-func LoadFS(fsys fs.FS) *Project { return LoadFSParsing(fsys, parser.ParseFile) }
+// The app's and the modules' files are read and parsed in parallel, up to
+// GOMAXPROCS at once; the project, its diagnostics included, is the same
+// as a parse one file after the other gives (TestParallelLoadIsSequential).
+func LoadFS(fsys fs.FS) *Project { return load(fsys, parser.ParseFile, true) }
 
 // LoadFSParsing is LoadFS parsing each file with parse: a caller that
 // loads the same project again after an edit (the language server) passes
-// one that keeps the trees of files whose content did not change.
-func LoadFSParsing(fsys fs.FS, parse ParseFunc) *Project {
+// one that keeps the trees of files whose content did not change. The
+// files are parsed one after the other: parse need not be safe for
+// concurrent use.
+func LoadFSParsing(fsys fs.FS, parse ParseFunc) *Project { return load(fsys, parse, false) }
+
+func load(fsys fs.FS, parse ParseFunc, parallel bool) *Project {
 	p := &Project{FS: fsys, Modules: map[string]*ast.File{}, Packages: map[string]*Package{}, parseFile: parse}
 	var modulePaths []string
 	var packageDirs []string
@@ -158,6 +169,10 @@ func LoadFSParsing(fsys fs.FS, parse ParseFunc) *Project {
 	if err != nil {
 		p.readFailed(".", err)
 	}
+	sort.Strings(modulePaths)
+	if parallel {
+		p.prefetch(append([]string{"app.jadpo"}, modulePaths...))
+	}
 	if _, err := fs.Stat(fsys, "app.jadpo"); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			p.Diags.Add(diag.ToolchainEmptyProject, source.Range{}, "the project has no app.jadpo").
@@ -168,17 +183,59 @@ func LoadFSParsing(fsys fs.FS, parse ParseFunc) *Project {
 	} else {
 		p.App = p.parse("app.jadpo")
 	}
-	sort.Strings(modulePaths)
 	for _, name := range modulePaths {
 		if f := p.parse(name); f != nil {
 			p.Modules[strings.TrimSuffix(name, ".jadpo")] = f
 		}
 	}
+	p.pre = nil
 	sort.Strings(packageDirs)
 	for _, dir := range packageDirs {
 		p.Packages[dir] = p.loadPackage(dir)
 	}
 	return p
+}
+
+// parsed is one file's read and parse, done ahead of its turn.
+type parsed struct {
+	content []byte
+	err     error
+	file    *ast.File
+	diags   diag.List
+}
+
+// prefetch reads and parses the files in parallel, each on its own (a
+// file's parse depends on no other), for parse to take in order.
+func (p *Project) prefetch(names []string) {
+	workers := min(runtime.GOMAXPROCS(0), len(names))
+	if workers < 2 {
+		return
+	}
+	out := make([]parsed, len(names))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(names) {
+					return
+				}
+				r := &out[i]
+				r.content, r.err = source.ReadFile(p.FS, names[i], source.MaxFileSize)
+				if r.err == nil {
+					r.file, r.diags = p.parseFile(source.NewFile(names[i], r.content))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	p.pre = make(map[string]*parsed, len(names))
+	for i, name := range names {
+		p.pre[name] = &out[i]
+	}
 }
 
 func (p *Project) loadPackage(dir string) *Package {
@@ -286,6 +343,15 @@ func (pkg *Package) LoadedResources() []string {
 }
 
 func (p *Project) parse(name string) *ast.File {
+	if r := p.pre[name]; r != nil {
+		if r.err != nil {
+			p.readFailed(name, r.err)
+			return nil
+		}
+		p.Diags = append(p.Diags, r.diags...)
+		p.Parsed = append(p.Parsed, r.file)
+		return r.file
+	}
 	content, err := source.ReadFile(p.FS, name, source.MaxFileSize)
 	if err != nil {
 		p.readFailed(name, err)
