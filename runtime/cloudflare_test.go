@@ -14,9 +14,9 @@ import (
 
 	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/internal/testclock"
 	"github.com/jadpo/jadpo/providers/cfqueues"
 	"github.com/jadpo/jadpo/providers/cfqueuesfake"
-	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"

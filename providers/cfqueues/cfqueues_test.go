@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/internal/testclock"
 	"github.com/jadpo/jadpo/providers/cfqueues"
 	"github.com/jadpo/jadpo/providers/cfqueuesfake"
 	"github.com/jadpo/jadpo/providers/queue"
 	"github.com/jadpo/jadpo/providers/queue/queuetest"
-	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime"
 )
 

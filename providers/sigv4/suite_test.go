@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/providers/testclock"
+	"github.com/jadpo/jadpo/internal/testclock"
 )
 
 // The published suite's fixed inputs.

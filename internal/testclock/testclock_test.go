@@ -42,9 +42,9 @@ func TestNoTestFixesADate(t *testing.T) {
 		t.Fatalf("module root not found at %s: %v", root, err)
 	}
 	allowed := map[string]string{
-		"providers/sigv4/suite_test.go":         "the AWS SigV4 test suite's vectors are signed at 20150830T123600Z",
-		"providers/sigv4/differential_test.go":  "the differential test signs at the suite's date",
-		"providers/testclock/testclock_test.go": "parses fixed dates",
+		"providers/sigv4/suite_test.go":        "the AWS SigV4 test suite's vectors are signed at 20150830T123600Z",
+		"providers/sigv4/differential_test.go": "the differential test signs at the suite's date",
+		"internal/testclock/testclock_test.go": "parses fixed dates",
 	}
 	fixed := regexp.MustCompile(`time\.(Date|Unix|UnixMilli|UnixMicro)\(`)
 	helpers := []string{"runtime/store/storetest/", "runtime/runtimetest/", "runtime/store/pgtest/", "runtime/internal/workload/", "check/checktest/"}
