@@ -112,7 +112,7 @@ golden:
 docs:
 	$(GO) test ./cmd/jadpo -run '^TestDocsPages$$' -update
 	$(GO) test ./cmd/jadpo -run '^TestCLIReference$$' -update
-	$(GO) test ./providers/catalog/catalogdoc -update
+	$(GO) test ./cmd/internal/catalogdoc -update
 
 ## demo: the whole receive loop on this machine (the README's first command).
 demo: build

@@ -47,14 +47,7 @@ var flowExceptions = map[string]string{
 		"the provider catalogue (providers.Catalog); the catalogue should be handed in by the tests that use it (issue 25)",
 	"check/checktest -> providers/catalog": "same as check/checktest -> providers: the published catalogue packages " +
 		"the test projects are checked against",
-	"providers/catalog/catalogdoc -> check":         catalogdocDebt,
-	"providers/catalog/catalogdoc -> lang/diag":     catalogdocDebt,
-	"providers/catalog/catalogdoc -> lang/lockfile": catalogdocDebt,
-	"providers/catalog/catalogdoc -> lang/project":  catalogdocDebt,
 }
-
-const catalogdocDebt = "the catalogue's page generator checks each package's example as jadpo check does; " +
-	"it is a doc generator, not a provider, and belongs with the others under cmd"
 
 // flowViolations applies the import rules of docs/design/architecture.md to
 // the packages and returns one line per import against them, sorted:
