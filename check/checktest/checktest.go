@@ -24,6 +24,7 @@ import (
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/providers"
 	"github.com/jadpo/jadpo/providers/catalog"
@@ -64,25 +65,6 @@ func LoadDir(dir string) *project.Project {
 	return p
 }
 
-// RepoRoot finds the folder holding go.mod.
-func RepoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test")
-		}
-		dir = parent
-	}
-}
-
 // Edit replaces the first Old in File of a source tree with New; an Old of
 // "" appends New, creating the file if need be.
 type Edit struct{ File, Old, New string }
@@ -91,7 +73,7 @@ type Edit struct{ File, Old, New string }
 // file system, with edits applied.
 func Example(t testing.TB, name string, edits ...Edit) fstest.MapFS {
 	t.Helper()
-	dir := filepath.Join(RepoRoot(t), "examples", name)
+	dir := filepath.Join(reporoot.Dir(t), "examples", name)
 	fsys := fstest.MapFS{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
