@@ -42,12 +42,7 @@ type pkgImports struct {
 // flowExceptions are the imports against the rules that are known debt, each
 // with why it is still there. An entry that no longer matches an import is
 // itself an error, so the list only shrinks.
-var flowExceptions = map[string]string{
-	"check/checktest -> providers": "checktest holds a test project to the catalogue as jadpo check does, with " +
-		"the provider catalogue (providers.Catalog); the catalogue should be handed in by the tests that use it (issue 25)",
-	"check/checktest -> providers/catalog": "same as check/checktest -> providers: the published catalogue packages " +
-		"the test projects are checked against",
-}
+var flowExceptions = map[string]string{}
 
 // flowViolations applies the import rules of docs/design/architecture.md to
 // the packages and returns one line per import against them, sorted:

@@ -25,9 +25,8 @@ import (
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/internal/reporoot"
+	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/lang/project"
-	"github.com/jadpo/jadpo/providers"
-	"github.com/jadpo/jadpo/providers/catalog"
 )
 
 // Plan checks the project in fsys, its installed packages held to the
@@ -36,8 +35,7 @@ import (
 func Plan(t testing.TB, fsys fs.FS) *ir.Program {
 	t.Helper()
 	p := project.LoadFS(fsys)
-	p.Catalogue = catalog.Builtin
-	p.Drivers = check.Drivers(providers.Contracts())
+	wire(p)
 	res := check.Check(p)
 	if res.Diags.HasErrors() {
 		t.Fatalf("the project does not check: %v", res.Diags)
@@ -60,9 +58,36 @@ func PlanDir(t testing.TB, dir string) *ir.Program {
 // its installed packages held to the toolchain's catalogue.
 func LoadDir(dir string) *project.Project {
 	p := project.Load(dir)
-	p.Catalogue = catalog.Builtin
-	p.Drivers = check.Drivers(providers.Contracts())
+	wire(p)
 	return p
+}
+
+// wired is what Wire handed in.
+var wired struct {
+	catalogue lockfile.Catalogue
+	drivers   project.DriverSet
+}
+
+// Wire hands checktest what a test project is checked against, as cmd/jadpo
+// hands them to the checker: the toolchain's catalogue and the queue
+// drivers' contracts. checktest stands in check, below providers, so it may
+// not take them itself (docs/design/architecture.md, the flow's rules); each
+// test package that checks projects with it calls Wire once, from an init of
+// one of its _test.go files (checktest_wire_test.go):
+//
+//	func init() { checktest.Wire(catalog.Builtin, check.Drivers(providers.Contracts())) }
+func Wire(catalogue lockfile.Catalogue, drivers project.DriverSet) {
+	wired.catalogue, wired.drivers = catalogue, drivers
+}
+
+// wire holds p to what Wire handed in; a test package that did not call it
+// is told how.
+func wire(p *project.Project) {
+	if wired.catalogue == nil || wired.drivers == nil {
+		panic("checktest: no catalogue handed in: add a checktest_wire_test.go to this package with " +
+			"func init() { checktest.Wire(catalog.Builtin, check.Drivers(providers.Contracts())) } (see check/checktest_wire_test.go)")
+	}
+	p.Catalogue, p.Drivers = wired.catalogue, wired.drivers
 }
 
 // Edit replaces the first Old in File of a source tree with New; an Old of
