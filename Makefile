@@ -112,7 +112,7 @@ golden:
 docs:
 	$(GO) test ./cmd/jadpo -run '^TestDocsPages$$' -update
 	$(GO) test ./cmd/jadpo -run '^TestCLIReference$$' -update
-	$(GO) test ./providers/catalog/catalogdoc -update
+	$(GO) test ./cmd/internal/catalogdoc -update
 
 ## demo: the whole receive loop on this machine (the README's first command).
 demo: build
@@ -123,7 +123,7 @@ FUZZTIME ?= 30s
 FUZZ_TARGETS = ./lang/parser:FuzzParse ./lang/format:FuzzFormat ./lang/lockfile:FuzzLock ./codegen:FuzzDecodePlan \
 	./runtime:FuzzDotenv ./runtime/reading:FuzzRead ./runtime/reading:FuzzPattern \
 	./providers/awsjson:FuzzDecodeAnswer ./providers/wire:FuzzDecodeItems ./providers/jsonhttp:FuzzDecodePullAnswer \
-	./providers/jsonstring:FuzzAppend ./check/ir:FuzzValueProblem \
+	./internal/jsonstring:FuzzAppend ./check/ir:FuzzValueProblem \
 	./providers/sqsfake:FuzzRequest \
 	./providers/cfqueuesfake:FuzzRequest ./cmd/internal/lsp:FuzzEditorAnswers ./cmd/internal/lsp:FuzzApplyChanges ./cmd/internal/lsp:FuzzEditorTokens \
 	./cmd/jadpo:FuzzDevTypedLine ./cmd/internal/lsp:FuzzRequestParams ./runtime/console:FuzzBodyText

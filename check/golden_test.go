@@ -11,6 +11,7 @@ import (
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/lang/diag"
 )
 
@@ -23,7 +24,7 @@ import (
 // tested in check/ itself; the goldens stay where the CLI's test rewrites
 // them (`go test ./cmd/jadpo -run Golden -update`).
 func TestGoldenCasesThroughCheck(t *testing.T) {
-	root := checktest.RepoRoot(t)
+	root := reporoot.Dir(t)
 	tmp := t.TempDir()
 	t.Chdir(tmp) // the CLI's test runs `jadpo check <case>` from here, so reports name the project alike
 	ran := 0

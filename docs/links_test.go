@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/jadpo/jadpo/internal/reporoot"
 )
 
 // The docs are self-contained: a reader with only the repository can follow
@@ -25,14 +27,7 @@ var (
 
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("the repository root %s has no go.mod: %v", root, err)
-	}
-	return root
+	return reporoot.Dir(t)
 }
 
 type page struct {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
@@ -160,7 +161,7 @@ func TestBatchAckCallFailingFallsBackToSingle(t *testing.T) {
 // A project that installed the SQS package before DeleteMessageBatch keeps
 // the single form: one DeleteMessage per message, no batch call.
 func TestEarlierSQSCopyAcknowledgesOneByOne(t *testing.T) {
-	root := checktest.RepoRoot(t)
+	root := reporoot.Dir(t)
 	old := filepath.Join(root, "testdata", "cases", "package_earlier_catalogue_copy")
 	var edits []checktest.Edit
 	for _, f := range []string{"jadpo.lock", "packages/AmazonSqs.v2012_11_05/provides/receiving.jadpo", "packages/AmazonSqs.v2012_11_05/resources/messages.jadpo"} {

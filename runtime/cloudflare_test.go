@@ -14,9 +14,10 @@ import (
 
 	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/internal/reporoot"
+	"github.com/jadpo/jadpo/internal/testclock"
 	"github.com/jadpo/jadpo/providers/cfqueues"
 	"github.com/jadpo/jadpo/providers/cfqueuesfake"
-	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -36,7 +37,7 @@ type cfWorld struct {
 
 func returnsPlan(t *testing.T) *ir.Program {
 	t.Helper()
-	return checktest.PlanDir(t, filepath.Join(checktest.RepoRoot(t), "examples", "returns"))
+	return checktest.PlanDir(t, filepath.Join(reporoot.Dir(t), "examples", "returns"))
 }
 
 func newCFWorld(t *testing.T, kind string) *cfWorld {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check/checktest"
-	"github.com/jadpo/jadpo/providers/testclock"
+	"github.com/jadpo/jadpo/internal/testclock"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/checktest"
-	"github.com/jadpo/jadpo/providers/testclock"
+	"github.com/jadpo/jadpo/internal/testclock"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"

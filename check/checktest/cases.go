@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/lockfile"
 )
@@ -114,7 +115,7 @@ func Cases(t testing.TB, root string) []Case {
 // from the same project the case's golden files show.
 func CaseProject(t testing.TB, name string) string {
 	t.Helper()
-	root := RepoRoot(t)
+	root := reporoot.Dir(t)
 	for _, gc := range Cases(t, root) {
 		if gc.Name == name {
 			return gc.Materialize(t, root, t.TempDir())

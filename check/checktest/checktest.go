@@ -24,9 +24,9 @@ import (
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/internal/reporoot"
+	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/lang/project"
-	"github.com/jadpo/jadpo/providers"
-	"github.com/jadpo/jadpo/providers/catalog"
 )
 
 // Plan checks the project in fsys, its installed packages held to the
@@ -35,8 +35,7 @@ import (
 func Plan(t testing.TB, fsys fs.FS) *ir.Program {
 	t.Helper()
 	p := project.LoadFS(fsys)
-	p.Catalogue = catalog.Builtin
-	p.Drivers = check.Drivers(providers.Contracts())
+	wire(p)
 	res := check.Check(p)
 	if res.Diags.HasErrors() {
 		t.Fatalf("the project does not check: %v", res.Diags)
@@ -59,28 +58,36 @@ func PlanDir(t testing.TB, dir string) *ir.Program {
 // its installed packages held to the toolchain's catalogue.
 func LoadDir(dir string) *project.Project {
 	p := project.Load(dir)
-	p.Catalogue = catalog.Builtin
-	p.Drivers = check.Drivers(providers.Contracts())
+	wire(p)
 	return p
 }
 
-// RepoRoot finds the folder holding go.mod.
-func RepoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+// wired is what Wire handed in.
+var wired struct {
+	catalogue lockfile.Catalogue
+	drivers   project.DriverSet
+}
+
+// Wire hands checktest what a test project is checked against, as cmd/jadpo
+// hands them to the checker: the toolchain's catalogue and the queue
+// drivers' contracts. checktest stands in check, below providers, so it may
+// not take them itself (docs/design/architecture.md, the flow's rules); each
+// test package that checks projects with it calls Wire once, from an init of
+// one of its _test.go files (checktest_wire_test.go):
+//
+//	func init() { checktest.Wire(catalog.Builtin, check.Drivers(providers.Contracts())) }
+func Wire(catalogue lockfile.Catalogue, drivers project.DriverSet) {
+	wired.catalogue, wired.drivers = catalogue, drivers
+}
+
+// wire holds p to what Wire handed in; a test package that did not call it
+// is told how.
+func wire(p *project.Project) {
+	if wired.catalogue == nil || wired.drivers == nil {
+		panic("checktest: no catalogue handed in: add a checktest_wire_test.go to this package with " +
+			"func init() { checktest.Wire(catalog.Builtin, check.Drivers(providers.Contracts())) } (see check/checktest_wire_test.go)")
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test")
-		}
-		dir = parent
-	}
+	p.Catalogue, p.Drivers = wired.catalogue, wired.drivers
 }
 
 // Edit replaces the first Old in File of a source tree with New; an Old of
@@ -91,7 +98,7 @@ type Edit struct{ File, Old, New string }
 // file system, with edits applied.
 func Example(t testing.TB, name string, edits ...Edit) fstest.MapFS {
 	t.Helper()
-	dir := filepath.Join(RepoRoot(t), "examples", name)
+	dir := filepath.Join(reporoot.Dir(t), "examples", name)
 	fsys := fstest.MapFS{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -538,7 +539,7 @@ func TestDeliveriesRetryAndDismiss(t *testing.T) {
 }
 
 func exampleDir(t *testing.T) string {
-	return filepath.Join(checktest.RepoRoot(t), "examples", "warehouse")
+	return filepath.Join(reporoot.Dir(t), "examples", "warehouse")
 }
 
 func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/docs/docstest"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/lang/diag"
 )
 
@@ -29,7 +30,7 @@ import (
 var updateDocs = flag.Lookup("update")
 
 // repoRoot is the folder holding go.mod.
-func repoRoot(t testing.TB) string { return checktest.RepoRoot(t) }
+func repoRoot(t testing.TB) string { return reporoot.Dir(t) }
 
 // runCLI runs the command line as a user would and returns what it printed.
 func runCLI(args ...string) (stdout, stderr string, code int) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
@@ -132,7 +133,7 @@ func TestBuildIgnoresShippedLockCache(t *testing.T) {
 func TestPackageListSaysNewerCopy(t *testing.T) {
 	const sqs = "AmazonSqs.v2012_11_05"
 	project := checktest.CopyExample(t, "warehouse", t.TempDir())
-	old := filepath.Join(checktest.RepoRoot(t), "testdata", "cases", "package_earlier_catalogue_copy")
+	old := filepath.Join(reporoot.Dir(t), "testdata", "cases", "package_earlier_catalogue_copy")
 	files, err := lockfile.ReadDir(filepath.Join(old, "packages", sqs))
 	if err != nil {
 		t.Fatal(err)

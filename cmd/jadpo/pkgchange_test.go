@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/lang/lockfile"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
@@ -159,7 +160,7 @@ func TestPackageRemoveAndUpgrade(t *testing.T) {
 func TestPackageUpgradeCatalogueCopy(t *testing.T) {
 	const sqs = "AmazonSqs.v2012_11_05"
 	dir := checktest.CopyExample(t, "warehouse", t.TempDir())
-	old := filepath.Join(checktest.RepoRoot(t), "testdata", "cases", "package_earlier_catalogue_copy")
+	old := filepath.Join(reporoot.Dir(t), "testdata", "cases", "package_earlier_catalogue_copy")
 	files, err := lockfile.ReadDir(filepath.Join(old, "packages", sqs))
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 )
@@ -102,7 +103,7 @@ func TestRunAndTickFinishTheMessageInHandOnASignal(t *testing.T) {
 				env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 				env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultSlow, Operation: "DeleteMessageBatch", Next: 1, Delay: time.Second})
 				env.Send("warehouse_queue", runtimetest.OrderShipped("m-1"))
-				c := startChild(t, bin, runtimetest.ChildEnviron(env.Environ), false, cmd, filepath.Join(checktest.RepoRoot(t), "examples", "warehouse"),
+				c := startChild(t, bin, runtimetest.ChildEnviron(env.Environ), false, cmd, filepath.Join(reporoot.Dir(t), "examples", "warehouse"),
 					"--database", env.StoreURL, "--log-format", "json")
 				waitFor(t, "the delete in hand", func() bool { return env.Fake.Calls("DeleteMessageBatch") >= 1 })
 				c.signal(t, sig)
@@ -154,7 +155,7 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 				env := runtimetest.New(t, "sqlite", checktest.ExamplePlan(t, "warehouse"))
 				env.Fake.InjectFault(sqsfake.FaultRule{Kind: sqsfake.FaultHang, Operation: "DeleteMessageBatch", Fraction: 1})
 				env.Send("warehouse_queue", runtimetest.OrderShipped("m-1"))
-				p := startChild(t, bin, runtimetest.ChildEnviron(env.Environ), false, cmd, filepath.Join(checktest.RepoRoot(t), "examples", "warehouse"),
+				p := startChild(t, bin, runtimetest.ChildEnviron(env.Environ), false, cmd, filepath.Join(reporoot.Dir(t), "examples", "warehouse"),
 					"--database", env.StoreURL, "--log-format", "json")
 				waitFor(t, "the delete in hand", func() bool { return env.Fake.Calls("DeleteMessageBatch") >= 1 })
 				p.signal(t, c.sig)

@@ -28,6 +28,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/providers/cfqueuesfake"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -202,7 +203,7 @@ func buildBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "jadpo")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/jadpo")
-	cmd.Dir = checktest.RepoRoot(t)
+	cmd.Dir = reporoot.Dir(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -483,7 +484,7 @@ func TestNoCloudflareTokenInAnyOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := copyProject(filepath.Join(checktest.RepoRoot(t), "examples", "returns"), dir); err != nil {
+	if err := copyProject(filepath.Join(reporoot.Dir(t), "examples", "returns"), dir); err != nil {
 		t.Fatal(err)
 	}
 	dotenv := "CF_HOST=" + srv.URL + "\nCF_API_TOKEN=\"" + token + "\"\nCF_ACCOUNT_ID=acc\nCF_RETURNS_QUEUE_ID=returns\nREFUNDS_TOKEN=\"" + token + "-refunds\"\n"
@@ -550,7 +551,7 @@ INSERT INTO order_jobs (name, tenant, order_id) VALUES ('packing', 'acme', 7), (
 	}
 	u.User = url.UserPassword(u.User.Username(), password) // trust auth: the password is sent and ignored
 	dir := t.TempDir()
-	if err := copyProject(filepath.Join(checktest.RepoRoot(t), "examples", "jobs"), dir); err != nil {
+	if err := copyProject(filepath.Join(reporoot.Dir(t), "examples", "jobs"), dir); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, ".env.local"), []byte("JOBS_DATABASE_URL="+u.String()+"\n"), 0o600); err != nil {

@@ -7,16 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/lang/source"
 )
 
 // Every code's page address is absolute and names an existing page under
 // docs/diagnostics/; the JSON report carries it beside the relative docs.
 func TestDocsURIMapsToAPage(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := reporoot.Dir(t)
 	for code := range Catalogue {
 		uri := DocsURI(code)
 		u, err := url.Parse(uri)

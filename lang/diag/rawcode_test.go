@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/jadpo/jadpo/internal/reporoot"
 )
 
 // table is the one file that spells the codes as text: their constants.
@@ -145,17 +147,11 @@ func constNames() map[string]string {
 // spells a code as a string, so a code is renamed, found and documented in
 // one place, and a new code cannot be emitted without a row of the table.
 func TestNoRawCodeOutsideTheTable(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("the repository root %s has no go.mod: %v", root, err)
-	}
+	root := reporoot.Dir(t)
 	fset := token.NewFileSet()
 	var bad []string
 	inTable := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

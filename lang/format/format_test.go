@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/lang/diag"
-	"github.com/jadpo/jadpo/lang/internal/repofiles"
 )
 
 // Each case is a source and its canonical layout; the layout must also be
@@ -113,7 +113,7 @@ func TestSyntaxErrorIsTheParsersDiagnostics(t *testing.T) {
 // TestDocsExampleIsFormatted: the example of docs/reference/formatting.md
 // is in the layout the page describes.
 func TestDocsExampleIsFormatted(t *testing.T) {
-	page, err := os.ReadFile(filepath.Join(repofiles.Root(t), "docs", "reference", "formatting.md"))
+	page, err := os.ReadFile(filepath.Join(reporoot.Dir(t), "docs", "reference", "formatting.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

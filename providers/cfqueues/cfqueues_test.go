@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/internal/reporoot"
+	"github.com/jadpo/jadpo/internal/testclock"
 	"github.com/jadpo/jadpo/providers/cfqueues"
 	"github.com/jadpo/jadpo/providers/cfqueuesfake"
 	"github.com/jadpo/jadpo/providers/queue"
 	"github.com/jadpo/jadpo/providers/queue/queuetest"
-	"github.com/jadpo/jadpo/providers/testclock"
 	"github.com/jadpo/jadpo/runtime"
 )
 
@@ -28,7 +29,7 @@ const (
 )
 
 func harness(t *testing.T) *queuetest.Queue {
-	plan := checktest.PlanDir(t, filepath.Join(checktest.RepoRoot(t), "examples", "returns"))
+	plan := checktest.PlanDir(t, filepath.Join(reporoot.Dir(t), "examples", "returns"))
 	clock := testclock.NewManual(testclock.Epoch())
 	fake := cfqueuesfake.New(cfqueuesfake.Options{Clock: clock})
 	srv := httptest.NewServer(fake)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/providers/testclock"
+	"github.com/jadpo/jadpo/internal/testclock"
 )
 
 // BenchmarkPullAck is one consumer's batch against a queue holding `waiting`

@@ -64,8 +64,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jadpo/jadpo/internal/testclock"
 	"github.com/jadpo/jadpo/providers/internal/rewrites"
-	"github.com/jadpo/jadpo/providers/testclock"
 )
 
 // DefaultToken is the bearer token the fake accepts when Options.Tokens is

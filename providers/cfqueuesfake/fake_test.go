@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/providers/testclock"
+	"github.com/jadpo/jadpo/internal/testclock"
 )
 
 const acct = "023e105f4ecef8ad9ca31a8372d0c353"

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/providers/testclock"
+	"github.com/jadpo/jadpo/internal/testclock"
 )
 
 // fuzzPaths are the paths a fuzzed request goes to, chosen by its first

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/providers/testclock"
+	"github.com/jadpo/jadpo/internal/testclock"
 )
 
 // modelMessage is a message as a plain, scan-everything model of the queue

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/providers/queue"
 	"github.com/jadpo/jadpo/providers/queue/queuetest"
 	"github.com/jadpo/jadpo/providers/receiving"
@@ -75,7 +76,7 @@ func TestSuiteSQSBatch(t *testing.T) {
 // A project that installed the SQS package before DeleteMessageBatch maps
 // only the single form.
 func TestSuiteSQSSingle(t *testing.T) {
-	root := checktest.RepoRoot(t)
+	root := reporoot.Dir(t)
 	old := filepath.Join(root, "testdata", "cases", "package_earlier_catalogue_copy")
 	var edits []checktest.Edit
 	for _, f := range []string{"jadpo.lock", "packages/AmazonSqs.v2012_11_05/provides/receiving.jadpo", "packages/AmazonSqs.v2012_11_05/resources/messages.jadpo"} {

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	sdkv4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
-	"github.com/jadpo/jadpo/providers/testclock"
+	"github.com/jadpo/jadpo/internal/testclock"
 )
 
 // differentialCount is how many generated requests both signers sign.

@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/providers/testclock"
+	"github.com/jadpo/jadpo/internal/reporoot"
+	"github.com/jadpo/jadpo/internal/testclock"
 )
 
 // The published suite's fixed inputs.
@@ -51,15 +52,9 @@ func suiteDir(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test's folder; cannot locate ../shared/testdata/aws-sig-v4-test-suite")
-		}
-		dir = parent
+	dir, err = reporoot.Find(dir)
+	if err != nil {
+		t.Skipf("%v; cannot locate ../shared/testdata/aws-sig-v4-test-suite", err)
 	}
 	suite := filepath.Join(dir, "..", "shared", "testdata", "aws-sig-v4-test-suite")
 	if st, err := os.Stat(suite); err != nil || !st.IsDir() {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/jadpo/jadpo/providers/jsonstring"
+	"github.com/jadpo/jadpo/internal/jsonstring"
 )
 
 // encodeRow builds a Row from one fetched row's raw values.

@@ -40,9 +40,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jadpo/jadpo/internal/testclock"
 	"github.com/jadpo/jadpo/providers/internal/rewrites"
 	"github.com/jadpo/jadpo/providers/sigv4"
-	"github.com/jadpo/jadpo/providers/testclock"
 )
 
 // The credentials the fake accepts when Options.Credentials is empty.

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/internal/testclock"
 	"github.com/jadpo/jadpo/providers/sigv4"
-	"github.com/jadpo/jadpo/providers/testclock"
 )
 
 type harness struct {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/providers/testclock"
+	"github.com/jadpo/jadpo/internal/testclock"
 )
 
 // modelMessage is what the test knows of a message it sent.

@@ -9,7 +9,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/jadpo/jadpo/providers/jsonstring"
+	"github.com/jadpo/jadpo/internal/jsonstring"
 )
 
 // An answer is read by a JSON parser of this package's own rather than

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/jadpo/jadpo/providers/jsonstring"
+	"github.com/jadpo/jadpo/internal/jsonstring"
 )
 
 // Naming gives the member name a protocol uses on its wire for a field that

@@ -216,7 +216,7 @@ func TestRoundTrip(t *testing.T) {
 
 // TestRequestTextAsEncodingJSON: a request's text is written as encoding/json
 // writes it, \b and \f by name. This is the one output the shared JSON string
-// writer (providers/jsonstring) changed: requests used to carry them as \u0008
+// writer (internal/jsonstring) changed: requests used to carry them as \u0008
 // and \u000c, which means the same to every JSON reader.
 func TestRequestTextAsEncodingJSON(t *testing.T) {
 	text := "back\bspace, form\ffeed, \x01, <&>, \u2028"

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/providers/testclock"
+	"github.com/jadpo/jadpo/internal/testclock"
 	"github.com/jadpo/jadpo/runtime/console"
 	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/sqlite"

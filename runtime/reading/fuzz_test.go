@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/jadpo/jadpo/providers/jsonstring"
+	"github.com/jadpo/jadpo/internal/jsonstring"
 )
 
 var fuzzQueues = []string{"audit_queue", "returns_queue", "warehouse_queue"}

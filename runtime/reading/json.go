@@ -5,7 +5,7 @@ import (
 	"math"
 	"unicode/utf8"
 
-	"github.com/jadpo/jadpo/providers/jsonstring"
+	"github.com/jadpo/jadpo/internal/jsonstring"
 )
 
 // maxDepth caps how deeply arrays and objects may nest in a body. A deeper

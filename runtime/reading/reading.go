@@ -22,7 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/providers/jsonstring"
+	"github.com/jadpo/jadpo/internal/jsonstring"
 	"github.com/jadpo/jadpo/runtime/store"
 )
 

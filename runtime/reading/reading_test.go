@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/providers/jsonstring"
+	"github.com/jadpo/jadpo/internal/jsonstring"
 	"github.com/jadpo/jadpo/runtime/store"
 )
 

@@ -3,7 +3,7 @@ package jsonout
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/jadpo/jadpo/providers/testclock"
+	"github.com/jadpo/jadpo/internal/testclock"
 	"go/ast"
 	"go/parser"
 	"go/token"

@@ -10,26 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// Root is the folder holding go.mod, above the test's directory.
-func Root(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
+	"github.com/jadpo/jadpo/internal/reporoot"
+)
 
 // Sources reads every .jadpo file of at most max bytes under the named
 // folders of the repository (the whole repository when none is named; a
@@ -37,7 +20,7 @@ func Root(t testing.TB) string {
 // .git and node_modules are not walked.
 func Sources(t testing.TB, max int, tops ...string) map[string][]byte {
 	t.Helper()
-	root := Root(t)
+	root := reporoot.Dir(t)
 	if len(tops) == 0 {
 		tops = []string{"."}
 	}

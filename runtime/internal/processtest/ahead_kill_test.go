@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -21,7 +22,7 @@ import (
 // pack_order's retry clause replaced by retry, and returns the copy.
 func warehouseWith(t *testing.T, retry string) string {
 	t.Helper()
-	src := filepath.Join(checktest.RepoRoot(t), "examples", "warehouse")
+	src := filepath.Join(reporoot.Dir(t), "examples", "warehouse")
 	dir := filepath.Join(t.TempDir(), "warehouse")
 	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 		t.Fatal(err)

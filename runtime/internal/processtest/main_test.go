@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/internal/reporoot"
 )
 
 var (
@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 // jadpoBin builds cmd/jadpo once for the whole run and returns its path.
 func jadpoBin(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() { binPath, binError = buildJadpo(checktest.RepoRoot(t), binDir) })
+	binOnce.Do(func() { binPath, binError = buildJadpo(reporoot.Dir(t), binDir) })
 	if binError != nil {
 		t.Fatal(binError)
 	}

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 )
 
@@ -55,7 +55,7 @@ type Proc struct {
 // killed when the test ends if it is still running.
 func startWarehouse(e *runtimetest.Env, bin, logPath string, extra ...string) *Proc {
 	e.T.Helper()
-	args := append([]string{"run", filepath.Join(checktest.RepoRoot(e.T), "examples", "warehouse"),
+	args := append([]string{"run", filepath.Join(reporoot.Dir(e.T), "examples", "warehouse"),
 		"--database", e.StoreURL, "--log-format", "json"}, extra...)
 	return startProc(e.T, bin, args, runtimetest.ChildEnviron(e.Environ), logPath)
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jadpo/jadpo/providers/testclock"
+	"github.com/jadpo/jadpo/internal/testclock"
 	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/sqlite"
 	"github.com/jadpo/jadpo/runtime/store/storetest"

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jadpo/jadpo/internal/reporoot"
 )
 
 func TestParse(t *testing.T) {
@@ -34,17 +36,11 @@ func TestParse(t *testing.T) {
 // JADPO_TEST_EPOCH moves them all. The exceptions are inputs of pure
 // functions whose expected outputs contain the date (the AWS SigV4 suite).
 func TestNoTestFixesADate(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("module root not found at %s: %v", root, err)
-	}
+	root := reporoot.Dir(t)
 	allowed := map[string]string{
-		"providers/sigv4/suite_test.go":         "the AWS SigV4 test suite's vectors are signed at 20150830T123600Z",
-		"providers/sigv4/differential_test.go":  "the differential test signs at the suite's date",
-		"providers/testclock/testclock_test.go": "parses fixed dates",
+		"providers/sigv4/suite_test.go":        "the AWS SigV4 test suite's vectors are signed at 20150830T123600Z",
+		"providers/sigv4/differential_test.go": "the differential test signs at the suite's date",
+		"internal/testclock/testclock_test.go": "parses fixed dates",
 	}
 	fixed := regexp.MustCompile(`time\.(Date|Unix|UnixMilli|UnixMicro)\(`)
 	helpers := []string{"runtime/store/storetest/", "runtime/runtimetest/", "runtime/store/pgtest/", "runtime/internal/workload/", "check/checktest/"}

@@ -28,7 +28,7 @@ import (
 const Dir = "docs/reference/packages"
 
 // Regenerate is the command that rewrites the pages.
-const Regenerate = "go test ./providers/catalog/catalogdoc -update"
+const Regenerate = "go test ./cmd/internal/catalogdoc -update"
 
 // Pages checks an app that installs every catalogue package and gives each a
 // connection (the pages' examples), and renders one page a package plus an

@@ -2,12 +2,11 @@ package catalogdoc
 
 import (
 	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/jadpo/jadpo/docs/docstest"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/lang/diag"
 )
 
@@ -15,14 +14,7 @@ var update = flag.Bool("update", false, "rewrite "+Dir)
 
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatal(err)
-	}
-	return root
+	return reporoot.Dir(t)
 }
 
 // TestCataloguePages keeps docs/reference/packages/ true to the catalogue:
