@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -67,13 +66,14 @@ func (e *env) explainCommand() *cobra.Command {
 	return c
 }
 
+// catalogueCodes are the table's codes (diag.Codes, sorted) as the strings a user types.
 func catalogueCodes() []string {
-	codes := make([]string, 0, len(diag.Catalogue))
-	for c := range diag.Catalogue {
-		codes = append(codes, string(c))
+	codes := diag.Codes()
+	out := make([]string, len(codes))
+	for i, c := range codes {
+		out[i] = string(c)
 	}
-	sort.Strings(codes)
-	return codes
+	return out
 }
 
 // nearCodes are the codes an unknown one likely meant: the nearest by spelling, or
