@@ -25,8 +25,16 @@ type heldStore struct {
 func (h *heldStore) SettleAndClaim(ctx context.Context, ss []store.Settlement, limit int, lease time.Duration) ([]bool, []store.Claimed, error) {
 	ok, c, err := h.Store.SettleAndClaim(ctx, ss, limit, lease)
 	if err == nil {
+		// A handler's start (SettleStarted) keeps its claim: only the
+		// other settlements end one.
+		ended := 0
+		for _, st := range ss {
+			if st.Outcome != store.SettleStarted {
+				ended++
+			}
+		}
 		h.mu.Lock()
-		h.held += len(c) - len(ss)
+		h.held += len(c) - ended
 		h.mostHeld = max(h.mostHeld, h.held)
 		h.mu.Unlock()
 	}
