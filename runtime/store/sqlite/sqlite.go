@@ -1096,27 +1096,22 @@ func (s *Store) recordRun(ctx context.Context, h store.Housekept) error {
 
 // HousekeepingRuns returns the newest recorded housekeeping runs, newest first.
 func (s *Store) HousekeepingRuns(ctx context.Context, limit int) ([]store.HousekeepingRun, error) {
-	p, err := s.stmt(ctx, stmtHousekeepingRuns)
-	if err != nil {
-		return nil, wrap("housekeeping runs", err)
-	}
-	rows, err := p.QueryContext(ctx, limit)
-	if err != nil {
-		return nil, wrap("housekeeping runs", err)
-	}
-	defer rows.Close()
 	var out []store.HousekeepingRun
-	for rows.Next() {
+	err := s.eachRow(ctx, stmtHousekeepingRuns, func(rows *sql.Rows) error {
 		var r store.HousekeepingRun
 		var at int64
 		var more int
 		if err := rows.Scan(&at, &r.ReceivedIDs, &r.ParkedMessages, &r.Deliveries, &r.Outbox, &more); err != nil {
-			return nil, wrap("housekeeping runs", err)
+			return err
 		}
 		r.At, r.More = fromMicros(at), more == 1
 		out = append(out, r)
+		return nil
+	}, limit)
+	if err != nil {
+		return nil, wrap("housekeeping runs", err)
 	}
-	return out, wrap("housekeeping runs", rows.Err())
+	return out, nil
 }
 
 // forgetDeliveries deletes one batch of settled deliveries and their attempts, raising
