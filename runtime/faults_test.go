@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/internal/tcpproxy"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/internal/workload"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
@@ -59,7 +60,7 @@ func TestDatabaseFaultsLeaveMessagesOnTheQueue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := newProxy(t, server.Host)
+	proxy := tcpproxy.New(t, server.Host)
 	b := make([]byte, 6)
 	rand.Read(b)
 	app := "jadpo_fault_" + hex.EncodeToString(b)

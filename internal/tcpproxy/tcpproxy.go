@@ -1,4 +1,8 @@
-package runtime_test
+// Package tcpproxy is a TCP proxy of a test's own between a client and a
+// server (the runtime and PostgreSQL, a driver and its broker): cutting it
+// makes the server unreachable for the client without touching the server,
+// which other tests and sessions share.
+package tcpproxy
 
 import (
 	"io"
@@ -9,10 +13,8 @@ import (
 	"time"
 )
 
-// proxy is a TCP proxy of a test's own between a client and a server (the
-// runtime and PostgreSQL): cutting it makes the server unreachable for the
-// client without touching the server.
-type proxy struct {
+// Proxy forwards each connection it accepts to its target.
+type Proxy struct {
 	t      testing.TB
 	target string
 	addr   string
@@ -25,23 +27,23 @@ type proxy struct {
 	accepted int
 }
 
-// newProxy listens on 127.0.0.1 and forwards each connection to target
+// New listens on 127.0.0.1 and forwards each connection to target
 // (host:port). It is closed when the test ends.
-func newProxy(t testing.TB, target string) *proxy {
+func New(t testing.TB, target string) *Proxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proxy{t: t, target: target, addr: ln.Addr().String(), conns: map[net.Conn]struct{}{}}
+	p := &Proxy{t: t, target: target, addr: ln.Addr().String(), conns: map[net.Conn]struct{}{}}
 	p.serve(ln)
-	t.Cleanup(p.close)
+	t.Cleanup(p.Cut)
 	return p
 }
 
 // Via rewrites a URL (postgres://user@host:port/db?...) to connect through
 // the proxy.
-func (p *proxy) Via(rawURL string) string {
+func (p *Proxy) Via(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		p.t.Fatal(err)
@@ -50,7 +52,7 @@ func (p *proxy) Via(rawURL string) string {
 	return u.String()
 }
 
-func (p *proxy) serve(ln net.Listener) {
+func (p *Proxy) serve(ln net.Listener) {
 	p.mu.Lock()
 	p.ln = ln
 	p.mu.Unlock()
@@ -65,7 +67,7 @@ func (p *proxy) serve(ln net.Listener) {
 	}()
 }
 
-func (p *proxy) forward(c net.Conn) {
+func (p *Proxy) forward(c net.Conn) {
 	p.mu.Lock()
 	if p.cut {
 		p.mu.Unlock()
@@ -105,7 +107,7 @@ func (p *proxy) forward(c net.Conn) {
 
 // Cut closes every connection through the proxy and refuses new ones (the
 // port is closed: a connect is refused) until Restore.
-func (p *proxy) Cut() {
+func (p *Proxy) Cut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cut = true
@@ -119,7 +121,7 @@ func (p *proxy) Cut() {
 }
 
 // Restore listens again on the same address.
-func (p *proxy) Restore() {
+func (p *Proxy) Restore() {
 	p.t.Helper()
 	var ln net.Listener
 	var err error
@@ -139,12 +141,11 @@ func (p *proxy) Restore() {
 }
 
 // Accepted is how many connections the proxy has let through so far.
-func (p *proxy) Accepted() int {
+func (p *Proxy) Accepted() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.accepted
 }
 
-func (p *proxy) close() {
-	p.Cut()
-}
+// Addr is the proxy's host:port, to dial instead of the target's.
+func (p *Proxy) Addr() string { return p.addr }
