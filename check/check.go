@@ -306,7 +306,11 @@ type checker struct {
 	// reusable are the modules a Session kept from its last check that
 	// are taken as they are (session.go).
 	reusable map[string]*module
-	session  *Session
+	// maybe are the kept modules whose tree is the same but which use a
+	// module checked again: taken too when what they import of it is
+	// what it was (session.go), until then undecided.
+	maybe   map[string]*module
+	session *Session
 }
 
 func newChecker(p *project.Project) *checker {

@@ -33,6 +33,9 @@ type module struct {
 	// or subscriber. Either keeps a Session from reusing it (session.go).
 	usesPackage, appWide bool
 	reused               bool
+	// usesBound: its `use` lines were bound before resolveUses, by a
+	// Session settling the modules it may take again (session.go).
+	usesBound bool
 }
 
 // scope is where a name in a file is looked up.
@@ -132,8 +135,15 @@ func (c *checker) indexModules() {
 			c.reuseModule(m)
 			continue
 		}
+		if m := c.maybe[path]; m != nil {
+			// Its tree is the one kept, its names are those it had: it
+			// stands here until settleMaybes decides (session.go).
+			c.modules[path] = m
+			continue
+		}
 		c.addModule(path, c.proj.Modules[path])
 	}
+	c.settleMaybes()
 }
 
 func (c *checker) addModule(path string, f *ast.File) {
@@ -338,39 +348,43 @@ func (c *checker) duplicate(d, first *decl) {
 // resolveUses binds every `use` line's names and reports module cycles.
 func (c *checker) resolveUses() {
 	for _, path := range sortedKeys(c.modules) {
-		m := c.modules[path]
-		if m.reused {
-			continue // its names were bound when it was checked
-		}
-		for _, u := range m.uses {
-			target := strings.Join(u.Path.Parts, "/")
-			tm, ok := c.modules[target]
-			if !ok || tm == m {
-				d := c.add(diag.ModuleNotFound, m.file.Range(u.Path.Span()), "there is no module `%s`", target)
-				if tm == m {
-					d.Summary = "a file cannot `use` itself"
-				} else {
-					sugg := suggest(target, c.modulePaths())
-					if sugg == "" {
-						// `use events/signups` after the file moved: the
-						// module that declares what the line brings in.
-						sugg = c.moduleDeclaring(m, u)
-					}
-					d.Suggest(sugg).
-						WithHelp("a module is a .jadpo file of the project, named by its path without .jadpo: stock/events.jadpo is `stock/events`")
-				}
-				for _, n := range u.Names {
-					m.imports[n.Name] = nil // silence later uses
-				}
-				continue
-			}
-			c.ref(m.file, u.Path.Span(), c.moduleSym(tm))
-			for _, n := range u.Names {
-				c.importName(m, tm, target, n)
-			}
+		if m := c.modules[path]; !m.reused && !m.usesBound {
+			c.bindUses(m)
 		}
 	}
 	c.reportCycles()
+}
+
+// bindUses binds one module's `use` lines.
+func (c *checker) bindUses(m *module) {
+	m.usesBound = true
+	for _, u := range m.uses {
+		target := strings.Join(u.Path.Parts, "/")
+		tm, ok := c.modules[target]
+		if !ok || tm == m {
+			d := c.add(diag.ModuleNotFound, m.file.Range(u.Path.Span()), "there is no module `%s`", target)
+			if tm == m {
+				d.Summary = "a file cannot `use` itself"
+			} else {
+				sugg := suggest(target, c.modulePaths())
+				if sugg == "" {
+					// `use events/signups` after the file moved: the
+					// module that declares what the line brings in.
+					sugg = c.moduleDeclaring(m, u)
+				}
+				d.Suggest(sugg).
+					WithHelp("a module is a .jadpo file of the project, named by its path without .jadpo: stock/events.jadpo is `stock/events`")
+			}
+			for _, n := range u.Names {
+				m.imports[n.Name] = nil // silence later uses
+			}
+			continue
+		}
+		c.ref(m.file, u.Path.Span(), c.moduleSym(tm))
+		for _, n := range u.Names {
+			c.importName(m, tm, target, n)
+		}
+	}
 }
 
 // moduleDeclaring is the one module, other than m, that declares every

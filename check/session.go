@@ -1,8 +1,12 @@
 package check
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 
+	"github.com/jadpo/jadpo/lang/ast"
+	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/project"
 )
 
@@ -16,8 +20,17 @@ import (
 // package's declaration and declares nothing app-wide (a config, store,
 // connection, queue or subscriber, which are checked against each other).
 // Such a module's resolution depends on nothing else, so checking it again
-// would give the same result; the app itself and every other module are
+// would give the same result. A module whose tree is the same but which
+// uses a module that is checked again (its file changed) is taken too
+// when every name it imports of that module is what it was: the same
+// kind, public, and resolved to the same type and fields (an edit to a
+// comment, or to what the module keeps to itself, changes none); its
+// `use` lines are bound again to the new declarations and its references
+// point to their symbols. The app itself and every other module are
 // checked as Check checks them. The checker still runs nothing.
+//
+// The modules a check takes are the last check's own objects, bound
+// anew: a Result's Index is read until the next Check, not after.
 type Session struct {
 	saved map[string]*savedModule
 	// refs and symbols counted the last check's, to size this one's.
@@ -39,7 +52,7 @@ func (s *Session) Check(p *project.Project) Result {
 	c := newChecker(p)
 	c.idx = newIndex()
 	c.session = s
-	c.reusable = s.reusableModules(p)
+	c.reusable, c.maybe = s.reusableModules(p)
 	c.idx.Symbols = make([]*Symbol, 0, s.symbols+s.symbols/8)
 	c.idx.flat = make([]Ref, 0, s.refs/4)
 	res := c.finish(p, "")
@@ -53,8 +66,8 @@ func (s *Session) Check(p *project.Project) Result {
 }
 
 // reusableModules are the kept modules whose tree and whose uses' trees
-// are the ones p holds.
-func (s *Session) reusableModules(p *project.Project) map[string]*module {
+// are the ones p holds, and (maybe) those whose own tree is.
+func (s *Session) reusableModules(p *project.Project) (sure, maybe map[string]*module) {
 	const (
 		unknown = iota
 		visiting
@@ -74,20 +87,186 @@ func (s *Session) reusableModules(p *project.Project) map[string]*module {
 		state[path] = visiting
 		r := p.Modules[path] == sm.m.file
 		for _, u := range sm.m.uses {
-			if r && !can(strings.Join(u.Path.Parts, "/")) {
+			if r && !can(usePath(u)) {
 				r = false
 			}
 		}
 		state[path], ok[path] = decided, r
 		return r
 	}
-	out := map[string]*module{}
-	for path := range s.saved {
-		if can(path) {
-			out[path] = s.saved[path].m
+	sure, maybe = map[string]*module{}, map[string]*module{}
+	for path, sm := range s.saved {
+		switch {
+		case can(path):
+			sure[path] = sm.m
+		case p.Modules[path] == sm.m.file:
+			maybe[path] = sm.m
 		}
 	}
-	return out
+	return sure, maybe
+}
+
+// settleMaybes decides each module that may be taken again, in the order
+// of the `use` lines (a module after those it uses): the modules it uses
+// are decided, and bound, first; it is taken when what it imports is what
+// it was, else added as new. Modules that use one another in a cycle are
+// all added as new, as before.
+func (c *checker) settleMaybes() {
+	if len(c.maybe) == 0 {
+		return
+	}
+	if c.useCycle() {
+		for _, path := range sortedKeys(c.maybe) {
+			delete(c.maybe, path)
+			c.addModule(path, c.proj.Modules[path])
+		}
+		return
+	}
+	byFile := map[string]string{} // a module's file path to its module path
+	for path, m := range c.modules {
+		byFile[m.file.Source.Path] = path
+	}
+	settled := map[string]bool{}
+	var settle func(path string)
+	settle = func(path string) {
+		m := c.modules[path]
+		if m == nil || settled[path] {
+			return
+		}
+		settled[path] = true
+		undecided := c.maybe[path] == m
+		if m.reused && !undecided {
+			return
+		}
+		for _, u := range m.uses {
+			settle(usePath(u))
+		}
+		if undecided {
+			delete(c.maybe, path)
+			if c.takeAgain(m, byFile) {
+				return
+			}
+			c.addModule(path, c.proj.Modules[path])
+			m = c.modules[path]
+		}
+		// Bound now: a module that uses it may compare what it imports.
+		c.bindUses(m)
+	}
+	for _, path := range sortedKeys(c.maybe) {
+		settle(path)
+	}
+}
+
+// usePath is the module a `use` line names.
+func usePath(u *ast.Use) string { return strings.Join(u.Path.Parts, "/") }
+
+// useCycle reports whether some modules' `use` lines form a cycle.
+func (c *checker) useCycle() bool {
+	state := map[string]int{} // 1 visiting, 2 done
+	var visit func(path string) bool
+	visit = func(path string) bool {
+		switch state[path] {
+		case 1:
+			return true
+		case 2:
+			return false
+		}
+		state[path] = 1
+		for _, u := range c.modules[path].uses {
+			if t := usePath(u); t != path && c.modules[t] != nil && visit(t) {
+				return true
+			}
+		}
+		state[path] = 2
+		return false
+	}
+	for _, path := range sortedKeys(c.modules) {
+		if visit(path) {
+			return true
+		}
+	}
+	return false
+}
+
+// takeAgain takes m, kept from the last check, when every name it imports
+// is what it was; its `use` lines are bound to the declarations of this
+// check and its references retargeted. False, and nothing changed, when
+// one name differs or a reference cannot be retargeted.
+func (c *checker) takeAgain(m *module, byFile map[string]string) bool {
+	remap := map[*Symbol]*Symbol{}
+	var rebind []*decl
+	var names []string
+	for _, u := range m.uses {
+		tm := c.modules[usePath(u)]
+		if tm == nil || tm == m || c.maybe[tm.path] == tm {
+			return false
+		}
+		for _, n := range u.Names {
+			od := m.imports[n.Name]
+			nd, ok := tm.ns.decls[n.Name]
+			if !ok {
+				nd = tm.ns.miscased[n.Name]
+			}
+			if od == nil || nd == nil {
+				return false
+			}
+			if nd == od {
+				continue
+			}
+			c.resolveDecl(nd)
+			if !sameInterface(od, nd) {
+				return false
+			}
+			rebind, names = append(rebind, nd), append(names, n.Name)
+			if od.sym != nil {
+				remap[od.sym] = c.sym(nd)
+			}
+		}
+	}
+	held := func(s *Symbol) bool { // a symbol of a module taken as it was, or of m
+		if s.Ident.File == nil {
+			return false
+		}
+		path, ok := byFile[s.Ident.File.Path]
+		if !ok {
+			return false
+		}
+		hm := c.modules[path]
+		return (hm == m || hm.reused && c.maybe[path] != hm) && hm.file.Source == s.Ident.File
+	}
+	sm := c.session.saved[m.path]
+	refs := make([]Ref, len(sm.refs))
+	for i, r := range sm.refs {
+		t := r.Target
+		switch nt, ok := remap[t]; {
+		case ok:
+			t = nt
+		case t.Kind == SymModule:
+			tm := c.modules[t.Name]
+			if tm == nil || c.maybe[t.Name] == tm {
+				return false
+			}
+			t = c.moduleSym(tm)
+		case !held(t):
+			return false
+		}
+		refs[i] = Ref{At: r.At, Target: t}
+	}
+	for i, nd := range rebind {
+		m.imports[names[i]] = nd
+	}
+	c.session.saved[m.path] = &savedModule{m: m, sym: sm.sym, syms: sm.syms, refs: refs}
+	c.reuseModule(m)
+	return true
+}
+
+// sameInterface reports whether a declaration a module imported (od, of
+// the last check) is, to its importer, the one it is now (nd).
+func sameInterface(od, nd *decl) bool {
+	return od.name == nd.name && od.kind == nd.kind && od.public && nd.public &&
+		od.state == resolved && nd.state == resolved && od.failed == nd.failed &&
+		od.home.qualifier == nd.home.qualifier && slices.Equal(od.failedFields, nd.failedFields) &&
+		reflect.DeepEqual(od.typ, nd.typ) && reflect.DeepEqual(od.fields, nd.fields)
 }
 
 // reuseModule takes a kept module into this check.
@@ -104,7 +283,9 @@ func (c *checker) reuseModule(m *module) {
 func (s *Session) keep(c *checker) {
 	dirty := map[string]bool{}
 	for _, d := range c.diags {
-		if d.Subject.File != nil {
+		// A name brought in and never used is told again by checkUnused,
+		// which reads every module, those taken as they were too.
+		if d.Subject.File != nil && d.Code != diag.ModuleUnusedName {
 			dirty[d.Subject.File.Path] = true
 		}
 	}
