@@ -48,6 +48,9 @@ func (c *checker) finish(p *project.Project, target string) Result {
 		// tree), and what it says only because one is absent is dropped
 		// (withoutCascades).
 		c.run()
+		if c.aborted {
+			return Result{}
+		}
 		if !c.diags.HasErrors() && !p.HasSyntaxErrors() {
 			// What is never used is told once the rest is sound: a check
 			// that stopped early has not seen every use.
@@ -311,6 +314,10 @@ type checker struct {
 	// what it was (session.go), until then undecided.
 	maybe   map[string]*module
 	session *Session
+	// app is the app-level part a Session kept, taken into this check
+	// (session_app.go); aborted: it did not fit, and the check is dropped.
+	app     *appSnapshot
+	aborted bool
 }
 
 func newChecker(p *project.Project) *checker {
@@ -324,6 +331,10 @@ func newChecker(p *project.Project) *checker {
 }
 
 func (c *checker) run() {
+	if c.app != nil {
+		c.runTakingApp()
+		return
+	}
 	c.indexPackages()
 	c.indexModules()
 	c.resolveUses()

@@ -107,8 +107,10 @@ type Index struct {
 	Modules map[string]*Symbol
 	// Packages are the installed packages by directory name.
 	Packages map[string]*Symbol
-	// Reused counts the modules a Session took from its last check.
-	Reused int
+	// Reused counts the modules a Session took from its last check;
+	// AppReused says it took the app-level checks' results too.
+	Reused    int
+	AppReused bool
 
 	fresh   []*Symbol        // the symbols this check made (not taken from a Session)
 	flat    []Ref            // as recorded, during the check
@@ -318,8 +320,13 @@ func (c *checker) finishIndex() {
 		}
 	}
 	for path, m := range c.modules {
-		if m.reused {
+		if m.reused && (c.app == nil || c.app.taken[path] != m) {
 			ix.refs[m.file.Source.Path] = c.session.saved[path].refs
+		}
+	}
+	if c.app != nil {
+		for file, refs := range c.app.refs {
+			ix.refs[file] = refs
 		}
 	}
 }

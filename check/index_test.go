@@ -149,7 +149,7 @@ func fingerprint(res check.Result) string {
 		}
 	}
 	sort.Strings(lines)
-	return strings.Join(lines, "\n")
+	return fmt.Sprintf("%d files, %d declarations\n", res.Files, res.Declarations) + strings.Join(lines, "\n")
 }
 
 // strays are the references and names in scope whose symbol is not one of
@@ -219,6 +219,10 @@ func TestSessionMatchesAFreshCheck(t *testing.T) {
 		onlyItself bool
 	}
 	rule := strings.Replace(orig, "min_length: 1", "min_length: 2", 1)
+	// retyped: the event's first field, which a subscriber reads, made a number.
+	head := strings.Index(orig, "public event "+event+" {\n") + len("public event "+event+" {\n")
+	first := orig[head : head+strings.Index(orig[head:], "\n")]
+	retyped := orig[:head] + "    " + strings.Fields(first)[0] + " Int" + orig[head+len(first):]
 	edits := []edit{
 		{"as generated", module, orig, false},
 		{"a comment: nothing that matters", module, strings.Replace(orig, "\n", "\n// a comment\n", 1), true},
@@ -226,7 +230,14 @@ func TestSessionMatchesAFreshCheck(t *testing.T) {
 		{"a public type's rule: its importers and the app's subscribers read it", module, rule, false},
 		{"a comment above the new rule", module, strings.Replace(rule, "\n", "\n// another comment\n\n", 1), true},
 		{"an imported value's field changes type", module, strings.Replace(orig, "public value "+ref+" {\n", "public value "+ref+" {\n    extra: Int\n", 1), false},
-		{"a public event's field, read by a subscriber, changes type", module, strings.Replace(orig, "public event "+event+" {\n", "public event "+event+" {\n    added_at: Instant\n", 1), false},
+		{"a public event gains a field", module, strings.Replace(orig, "public event "+event+" {\n", "public event "+event+" {\n    added_at: Instant\n", 1), false},
+		{"a public event's field that a subscriber reads made a number", module, retyped, false},
+		{"a comment above it", module, strings.Replace(retyped, "\n", "\n// a comment\n", 1), false},
+		{"back as generated", module, orig, false},
+		{"a public event's field that a subscriber reads renamed", module, strings.Replace(orig, "public event "+event+" {\n    ", "public event "+event+" {\n    renamed_", 1), false},
+		{"a comment while the app has an error", module, strings.Replace(strings.Replace(orig, "public event "+event+" {\n    ", "public event "+event+" {\n    renamed_", 1), "\n", "\n// a comment\n", 1), false},
+		{"a private record inside public events gains a field", module, strings.Replace(orig, "\n    position: Int { min: 0 }\n", "\n    position: Int { min: 0 }\n    extra_note: Text\n", 1), false},
+		{"a comment after it", module, strings.Replace(strings.Replace(orig, "\n    position: Int { min: 0 }\n", "\n    position: Int { min: 0 }\n    extra_note: Text\n", 1), "\n", "\n// a comment\n", 1), true},
 		{"a name another module imports removed", module, strings.Replace(orig, "public value "+ref+" ", "public value "+ref+"Moved ", 1), false},
 		{"back as generated", module, orig, false},
 		{"a rule changes", module, strings.Replace(orig, "min_length: 1", "min_length: 2", 1), false},
@@ -258,8 +269,9 @@ func TestSessionMatchesAFreshCheck(t *testing.T) {
 		if st := strays(got); len(st) > 0 {
 			t.Fatalf("edit %d (%s): symbols of an earlier check: %v", i, e.what, st)
 		}
-		if e.onlyItself && got.Index.Reused != len(p.Modules)-1 {
-			t.Errorf("edit %d (%s): %d modules of %d taken again, want all but the edited one", i, e.what, got.Index.Reused, len(p.Modules))
+		if e.onlyItself && (got.Index.Reused != len(p.Modules)-1 || !got.Index.AppReused) {
+			t.Errorf("edit %d (%s): %d modules of %d taken again (the app's checks: %v), want all but the edited one and the app's",
+				i, e.what, got.Index.Reused, len(p.Modules), got.Index.AppReused)
 		}
 	}
 }

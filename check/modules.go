@@ -129,8 +129,16 @@ func (c *checker) elsewhere(s scope, name string, keep func(*decl) bool) *decl {
 
 // indexModules gathers every module's declarations.
 func (c *checker) indexModules() {
-	c.addModule("app", c.proj.App)
+	if c.app != nil {
+		c.takeModuleWithApp(c.app.taken["app"])
+	} else {
+		c.addModule("app", c.proj.App)
+	}
 	for _, path := range sortedKeys(c.proj.Modules) {
+		if c.app != nil && c.app.taken[path] != nil {
+			c.takeModuleWithApp(c.app.taken[path])
+			continue
+		}
 		if m := c.reusable[path]; m != nil {
 			c.reuseModule(m)
 			continue
@@ -142,6 +150,10 @@ func (c *checker) indexModules() {
 			continue
 		}
 		c.addModule(path, c.proj.Modules[path])
+		if c.app != nil && c.modules[path] != nil && c.modules[path].appWide {
+			c.aborted = true // a module now declares something app-wide
+			return
+		}
 	}
 	c.settleMaybes()
 }

@@ -35,6 +35,9 @@ type Session struct {
 	saved map[string]*savedModule
 	// refs and symbols counted the last check's, to size this one's.
 	refs, symbols int
+	// app is the last check's app-level part (session_app.go), nil when
+	// it cannot be taken.
+	app *appSnapshot
 }
 
 type savedModule struct {
@@ -49,20 +52,40 @@ func NewSession() *Session { return &Session{saved: map[string]*savedModule{}} }
 
 // Check is CheckIndexed, reusing what the session kept.
 func (s *Session) Check(p *project.Project) Result {
+	if s.app != nil && s.app.fits(p) {
+		if res, ok := s.check(p, s.app); ok {
+			return res
+		}
+	}
+	res, _ := s.check(p, nil)
+	return res
+}
+
+// check is one check, taking the app-level part app when not nil: false
+// when it did not fit after all.
+func (s *Session) check(p *project.Project, app *appSnapshot) (Result, bool) {
 	c := newChecker(p)
 	c.idx = newIndex()
 	c.session = s
 	c.reusable, c.maybe = s.reusableModules(p)
 	c.idx.Symbols = make([]*Symbol, 0, s.symbols+s.symbols/8)
 	c.idx.flat = make([]Ref, 0, s.refs/4)
+	if app != nil {
+		c.restoreApp(app)
+	}
 	res := c.finish(p, "")
+	if c.aborted {
+		s.app = nil
+		return res, false
+	}
 	s.symbols = len(res.Index.Symbols)
 	s.refs = 0
 	for _, refs := range res.Index.refs {
 		s.refs += len(refs)
 	}
+	s.snapshotApp(c) // before keep, which lets go of the symbols made
 	s.keep(c)
-	return res
+	return res, true
 }
 
 // reusableModules are the kept modules whose tree and whose uses' trees
@@ -297,6 +320,9 @@ func (s *Session) keep(c *checker) {
 	byFile := map[string]*savedModule{}
 	saved := map[string]*savedModule{}
 	for path, m := range c.modules {
+		if c.app != nil && c.app.taken[path] == m {
+			continue // kept with the app (session_app.go)
+		}
 		if m.reused {
 			saved[path] = s.saved[path] // as it was: nothing of it was checked again
 			continue
