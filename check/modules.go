@@ -28,6 +28,7 @@ type module struct {
 	// usedImports are the imported names a lookup found (module.unused_name).
 	usedImports map[string]bool
 	uses        []*ast.Use
+	targets     []string // the module each of uses names, joined once
 	// usesPackage: a name of the module resolved to a package's
 	// declaration; appWide: it declares a config, store, connection, queue
 	// or subscriber. Either keeps a Session from reusing it (session.go).
@@ -175,6 +176,7 @@ func (c *checker) addModule(path string, f *ast.File) {
 					WithHelp("move every `use` line to the top of the file, before any declaration")
 			}
 			m.uses = append(m.uses, d.Use)
+			m.targets = append(m.targets, strings.Join(d.Use.Path.Parts, "/"))
 			continue
 		case d.Package != nil, d.Provider != nil, d.Settings != nil, d.Resource != nil,
 			d.Named != nil && d.Named.BlockDecl != nil && d.Named.BlockDecl.Kind == "provide":
@@ -370,8 +372,8 @@ func (c *checker) resolveUses() {
 // bindUses binds one module's `use` lines.
 func (c *checker) bindUses(m *module) {
 	m.usesBound = true
-	for _, u := range m.uses {
-		target := strings.Join(u.Path.Parts, "/")
+	for i, u := range m.uses {
+		target := m.targets[i]
 		tm, ok := c.modules[target]
 		if !ok || tm == m {
 			d := c.add(diag.ModuleNotFound, m.file.Range(u.Path.Span()), "there is no module `%s`", target)
@@ -509,8 +511,8 @@ func (c *checker) reportCycles() {
 		color[path] = grey
 		stack = append(stack, path)
 		m := c.modules[path]
-		for _, u := range edges[path] {
-			next := strings.Join(u.Path.Parts, "/")
+		for i, u := range edges[path] {
+			next := m.targets[i]
 			if _, ok := c.modules[next]; !ok || next == path {
 				continue
 			}

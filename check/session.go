@@ -1,11 +1,9 @@
 package check
 
 import (
-	"reflect"
 	"slices"
 	"strings"
 
-	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/project"
 )
@@ -109,8 +107,8 @@ func (s *Session) reusableModules(p *project.Project) (sure, maybe map[string]*m
 		}
 		state[path] = visiting
 		r := p.Modules[path] == sm.m.file
-		for _, u := range sm.m.uses {
-			if r && !can(usePath(u)) {
+		for _, t := range sm.m.targets {
+			if r && !can(t) {
 				r = false
 			}
 		}
@@ -138,16 +136,12 @@ func (c *checker) settleMaybes() {
 	if len(c.maybe) == 0 {
 		return
 	}
-	if c.useCycle() {
+	if c.useCycle(sortedKeys(c.maybe)) {
 		for _, path := range sortedKeys(c.maybe) {
 			delete(c.maybe, path)
 			c.addModule(path, c.proj.Modules[path])
 		}
 		return
-	}
-	byFile := map[string]string{} // a module's file path to its module path
-	for path, m := range c.modules {
-		byFile[m.file.Source.Path] = path
 	}
 	settled := map[string]bool{}
 	var settle func(path string)
@@ -161,12 +155,12 @@ func (c *checker) settleMaybes() {
 		if m.reused && !undecided {
 			return
 		}
-		for _, u := range m.uses {
-			settle(usePath(u))
+		for _, t := range m.targets {
+			settle(t)
 		}
 		if undecided {
 			delete(c.maybe, path)
-			if c.takeAgain(m, byFile) {
+			if c.takeAgain(m) {
 				return
 			}
 			c.addModule(path, c.proj.Modules[path])
@@ -180,11 +174,9 @@ func (c *checker) settleMaybes() {
 	}
 }
 
-// usePath is the module a `use` line names.
-func usePath(u *ast.Use) string { return strings.Join(u.Path.Parts, "/") }
-
-// useCycle reports whether some modules' `use` lines form a cycle.
-func (c *checker) useCycle() bool {
+// useCycle reports whether the `use` lines of the modules from (and of
+// those they use) form a cycle.
+func (c *checker) useCycle(from []string) bool {
 	state := map[string]int{} // 1 visiting, 2 done
 	var visit func(path string) bool
 	visit = func(path string) bool {
@@ -195,15 +187,15 @@ func (c *checker) useCycle() bool {
 			return false
 		}
 		state[path] = 1
-		for _, u := range c.modules[path].uses {
-			if t := usePath(u); t != path && c.modules[t] != nil && visit(t) {
+		for _, t := range c.modules[path].targets {
+			if t != path && c.modules[t] != nil && visit(t) {
 				return true
 			}
 		}
 		state[path] = 2
 		return false
 	}
-	for _, path := range sortedKeys(c.modules) {
+	for _, path := range from {
 		if visit(path) {
 			return true
 		}
@@ -215,12 +207,12 @@ func (c *checker) useCycle() bool {
 // is what it was; its `use` lines are bound to the declarations of this
 // check and its references retargeted. False, and nothing changed, when
 // one name differs or a reference cannot be retargeted.
-func (c *checker) takeAgain(m *module, byFile map[string]string) bool {
+func (c *checker) takeAgain(m *module) bool {
 	remap := map[*Symbol]*Symbol{}
 	var rebind []*decl
 	var names []string
-	for _, u := range m.uses {
-		tm := c.modules[usePath(u)]
+	for i, u := range m.uses {
+		tm := c.modules[m.targets[i]]
 		if tm == nil || tm == m || c.maybe[tm.path] == tm {
 			return false
 		}
@@ -250,12 +242,9 @@ func (c *checker) takeAgain(m *module, byFile map[string]string) bool {
 		if s.Ident.File == nil {
 			return false
 		}
-		path, ok := byFile[s.Ident.File.Path]
-		if !ok {
-			return false
-		}
+		path := strings.TrimSuffix(s.Ident.File.Path, ".jadpo") // a module is its file's path without .jadpo
 		hm := c.modules[path]
-		return (hm == m || hm.reused && c.maybe[path] != hm) && hm.file.Source == s.Ident.File
+		return hm != nil && (hm == m || hm.reused && c.maybe[path] != hm) && hm.file.Source == s.Ident.File
 	}
 	sm := c.session.saved[m.path]
 	refs := make([]Ref, len(sm.refs))
@@ -289,7 +278,7 @@ func sameInterface(od, nd *decl) bool {
 	return od.name == nd.name && od.kind == nd.kind && od.public && nd.public &&
 		od.state == resolved && nd.state == resolved && od.failed == nd.failed &&
 		od.home.qualifier == nd.home.qualifier && slices.Equal(od.failedFields, nd.failedFields) &&
-		reflect.DeepEqual(od.typ, nd.typ) && reflect.DeepEqual(od.fields, nd.fields)
+		sameType(&od.typ, &nd.typ) && sameFields(od.fields, nd.fields)
 }
 
 // reuseModule takes a kept module into this check.

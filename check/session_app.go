@@ -2,6 +2,7 @@ package check
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -55,6 +56,14 @@ type appSnapshot struct {
 	modSyms map[string]*Symbol // the taken modules' symbols, by file path
 	syms    []*Symbol          // the symbols declared in the taken modules' files and the packages'
 	refs    map[string][]Ref   // the references written in those files, by file path
+	// byTarget lists, by module path, where in refs the references to a
+	// symbol of that module (outside the taken ones) are.
+	byTarget map[string][]refAt
+}
+
+type refAt struct {
+	file string
+	i    int
 }
 
 // afterUnused are the codes checkUnused tells, again in every check.
@@ -106,9 +115,17 @@ func (s *Session) snapshotApp(c *checker) {
 			a.syms = append(a.syms, sym)
 		}
 	}
+	a.byTarget = map[string][]refAt{}
 	for file, refs := range c.idx.refs {
-		if strings.HasPrefix(file, "packages/") || takenFiles[file] {
-			a.refs[file] = refs
+		if !strings.HasPrefix(file, "packages/") && !takenFiles[file] {
+			continue
+		}
+		a.refs[file] = refs
+		for i, r := range refs {
+			if f := r.Target.Ident.File; f != nil && !strings.HasPrefix(f.Path, "packages/") && !takenFiles[f.Path] {
+				path := strings.TrimSuffix(f.Path, ".jadpo") // a module is its file's path without .jadpo
+				a.byTarget[path] = append(a.byTarget[path], refAt{file, i})
+			}
 		}
 	}
 	s.app = a
@@ -242,6 +259,13 @@ func (c *checker) appStillFits() bool {
 		if od == nil || nd == nil {
 			return od == nd
 		}
+		if od == nd {
+			if m := nd.home.module; m == nil || c.reusable[m.path] == m {
+				// A package's, or of a module whose uses are all taken as
+				// they were: what its types name is too.
+				return true
+			}
+		}
 		if prev, ok := compared[od]; ok {
 			return prev == nd
 		}
@@ -254,10 +278,6 @@ func (c *checker) appStillFits() bool {
 			if od.sym != nil && nd.sym != nil {
 				remap[od.sym] = nd.sym
 			}
-		} else if m := nd.home.module; m == nil || c.reusable[m.path] == m {
-			// A package's, or of a module whose uses are all taken as
-			// they were: what its types name is too.
-			return true
 		}
 		for _, name := range typeNames(nd) {
 			if !sameDecl(oldDecl(name), c.recordDecl(name)) {
@@ -274,10 +294,15 @@ func (c *checker) appStillFits() bool {
 	var rebinds []rebind
 	for _, path := range sortedKeys(a.taken) {
 		m := a.taken[path]
-		for _, u := range m.uses {
-			tm := c.modules[usePath(u)]
+		for i, u := range m.uses {
+			tm := c.modules[m.targets[i]]
 			if tm == nil || tm == m {
 				return false
+			}
+			if a.taken[tm.path] == tm || c.reusable[tm.path] == tm {
+				// Its declarations are the ones imported, and what they
+				// name is too (a taken module's imports are held here).
+				continue
 			}
 			for _, n := range u.Names {
 				od := m.imports[n.Name]
@@ -294,25 +319,17 @@ func (c *checker) appStillFits() bool {
 			}
 		}
 	}
-	byFile := map[string]*module{}
-	for _, m := range c.modules {
-		byFile[m.file.Source.Path] = m
-	}
-	retarget := func(t *Symbol) *Symbol {
-		if t.Ident.File == nil || strings.HasPrefix(t.Ident.File.Path, "packages/") {
-			return t // a package's: taken with the app
-		}
-		m := byFile[t.Ident.File.Path]
-		if m == nil {
-			return nil
-		}
-		if m.reused && m.file.Source == t.Ident.File {
-			return t // of a module taken as it was
-		}
+	// A reference to a symbol of a module of the last check that this
+	// one checked again (or no longer has) is retargeted; every other
+	// reference's symbol is this check's too (of a module taken as it
+	// was, of the app, of a package).
+	retarget := func(t *Symbol, m *module) *Symbol {
 		if nt := remap[t]; nt != nil {
 			return nt
 		}
 		switch {
+		case m == nil:
+			return nil
 		case t.Kind == SymModule:
 			return c.moduleSym(m)
 		case t.Parent != nil:
@@ -333,13 +350,21 @@ func (c *checker) appStillFits() bool {
 		}
 		return nil
 	}
-	for _, refs := range a.refs {
-		for i := range refs {
-			nt := retarget(refs[i].Target)
+	for path, om := range a.modules {
+		m := c.modules[path]
+		if m == om {
+			continue
+		}
+		for _, at := range a.byTarget[path] {
+			r := &a.refs[at.file][at.i]
+			if r.Target.Ident.File != om.file.Source {
+				return false // not the module's symbol: kept out of reach
+			}
+			nt := retarget(r.Target, m)
 			if nt == nil {
 				return false
 			}
-			refs[i].Target = nt
+			r.Target = nt
 		}
 	}
 	for _, r := range rebinds {
@@ -352,8 +377,45 @@ func (c *checker) appStillFits() bool {
 func sameShape(od, nd *decl) bool {
 	return od.name == nd.name && od.kind == nd.kind && od.state == resolved && nd.state == resolved &&
 		od.failed == nd.failed && od.home.qualifier == nd.home.qualifier &&
-		reflect.DeepEqual(od.failedFields, nd.failedFields) &&
-		reflect.DeepEqual(od.typ, nd.typ) && reflect.DeepEqual(od.fields, nd.fields)
+		slices.Equal(od.failedFields, nd.failedFields) && sameType(&od.typ, &nd.typ) && sameFields(od.fields, nd.fields)
+}
+
+// sameType compares two resolved types, as reflect.DeepEqual would.
+func sameType(a, b *ir.Type) bool {
+	for {
+		if a == nil || b == nil {
+			return a == b
+		}
+		if a.Kind != b.Kind || a.Optional != b.Optional || a.Name != b.Name || !slices.Equal(a.Variants, b.Variants) ||
+			(a.Variants == nil) != (b.Variants == nil) || !sameRules(a.Rules, b.Rules) {
+			return false
+		}
+		a, b = a.Elem, b.Elem
+	}
+}
+
+func sameRules(a, b *ir.Rules) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return sameRef(a.Min, b.Min) && sameRef(a.Max, b.Max) && sameRef(a.MinLength, b.MinLength) && sameRef(a.MaxLength, b.MaxLength) &&
+		slices.Equal(a.Patterns, b.Patterns) && (a.Patterns == nil) == (b.Patterns == nil) && a.Format == b.Format
+}
+
+func sameRef[T comparable](a, b *T) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+func sameFields(a, b []ir.Field) bool {
+	if len(a) != len(b) || (a == nil) != (b == nil) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].WireName != b[i].WireName || !sameType(&a[i].Type, &b[i].Type) {
+			return false
+		}
+	}
+	return true
 }
 
 // typeNames are the declared types a declaration's type and fields name.
