@@ -137,7 +137,7 @@ func fingerprint(res check.Result) string {
 		}
 		lines = append(lines, line)
 	}
-	for _, s := range res.Index.Symbols {
+	for s := range res.Index.Symbols() {
 		lines = append(lines, "sym "+symbol(s))
 	}
 	for path := range res.Index.Modules {
@@ -156,7 +156,7 @@ func fingerprint(res check.Result) string {
 // the index's own: a symbol of an earlier check that a Session kept.
 func strays(res check.Result) []string {
 	own := map[*check.Symbol]bool{}
-	for _, s := range res.Index.Symbols {
+	for s := range res.Index.Symbols() {
 		own[s] = true
 	}
 	var out []string

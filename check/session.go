@@ -31,8 +31,8 @@ import (
 // anew: a Result's Index is read until the next Check, not after.
 type Session struct {
 	saved map[string]*savedModule
-	// refs and symbols counted the last check's, to size this one's.
-	refs, symbols int
+	// flat counted the references the last check recorded, to size this one's.
+	flat int
 	// app is the last check's app-level part (session_app.go), nil when
 	// it cannot be taken.
 	app *appSnapshot
@@ -66,8 +66,7 @@ func (s *Session) check(p *project.Project, app *appSnapshot) (Result, bool) {
 	c.idx = newIndex()
 	c.session = s
 	c.reusable, c.maybe = s.reusableModules(p)
-	c.idx.Symbols = make([]*Symbol, 0, s.symbols+s.symbols/8)
-	c.idx.flat = make([]Ref, 0, s.refs/4)
+	c.idx.flat = make([]Ref, 0, s.flat+s.flat/8)
 	if app != nil {
 		c.restoreApp(app)
 	}
@@ -76,11 +75,7 @@ func (s *Session) check(p *project.Project, app *appSnapshot) (Result, bool) {
 		s.app = nil
 		return res, false
 	}
-	s.symbols = len(res.Index.Symbols)
-	s.refs = 0
-	for _, refs := range res.Index.refs {
-		s.refs += len(refs)
-	}
+	s.flat = res.Index.flatLen
 	s.snapshotApp(c) // before keep, which lets go of the symbols made
 	s.keep(c)
 	return res, true
@@ -286,7 +281,7 @@ func (c *checker) reuseModule(m *module) {
 	m.reused = true
 	c.modules[m.path] = m
 	sm := c.session.saved[m.path]
-	c.idx.Symbols = append(c.idx.Symbols, sm.syms...)
+	c.idx.taken = append(c.idx.taken, sm.syms)
 	c.idx.Modules[m.file.Source.Path] = sm.sym
 	c.idx.Reused++
 }
@@ -329,6 +324,5 @@ func (s *Session) keep(c *checker) {
 			}
 		}
 	}
-	c.idx.fresh = nil
 	s.saved = saved
 }

@@ -204,7 +204,7 @@ func (c *checker) restoreApp(a *appSnapshot) {
 	c.connections, c.connAlias, c.queues, c.subscribers = a.connections, a.connAlias, a.queues, a.subscribers
 	c.out, c.patterns = a.out, a.patterns
 	c.idx.Packages = a.pkgSyms
-	c.idx.Symbols = append(c.idx.Symbols, a.syms...)
+	c.idx.taken = append(c.idx.taken, a.syms)
 	c.idx.AppReused = true
 }
 
