@@ -68,7 +68,7 @@ func (c *checker) finish(p *project.Project, target string) Result {
 	diags := append(append(diag.List(nil), p.Diags...), c.withoutBrokenPackages(withoutCascades(c.diags, p.Parsed))...)
 	diags.Sort()
 	diags = diags.Capped(diag.MaxPerFile)
-	res := Result{Diags: diags, Files: len(p.Parsed), Declarations: p.Declarations()}
+	res := Result{Diags: diags, Files: len(p.Parsed), Declarations: c.declarations()}
 	if !diags.HasErrors() && p.App != nil && c.idx == nil {
 		res.Program = c.program() // an index is for an editor, which builds nothing
 	}

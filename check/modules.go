@@ -29,6 +29,9 @@ type module struct {
 	usedImports map[string]bool
 	uses        []*ast.Use
 	targets     []string // the module each of uses names, joined once
+	// unused are the names brought in and never used (unusedImports).
+	unused      [][2]int
+	unusedFound bool
 	// usesPackage: a name of the module resolved to a package's
 	// declaration; appWide: it declares a config, store, connection, queue
 	// or subscriber. Either keeps a Session from reusing it (session.go).

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/project"
 )
@@ -33,6 +34,9 @@ type Session struct {
 	saved map[string]*savedModule
 	// flat counted the references the last check recorded, to size this one's.
 	flat int
+	// decls counts each parsed file's declarations (declarations).
+	decls map[*ast.File]declCount
+	gen   int
 	// app is the last check's app-level part (session_app.go), nil when
 	// it cannot be taken.
 	app *appSnapshot
@@ -45,8 +49,43 @@ type savedModule struct {
 	refs []Ref
 }
 
+type declCount struct{ n, gen int }
+
 // NewSession starts a session with nothing kept.
-func NewSession() *Session { return &Session{saved: map[string]*savedModule{}} }
+func NewSession() *Session {
+	return &Session{saved: map[string]*savedModule{}, decls: map[*ast.File]declCount{}}
+}
+
+// declarations is Project.Declarations, counting again only the files
+// whose tree is new.
+func (c *checker) declarations() int {
+	s := c.session
+	if s == nil {
+		return c.proj.Declarations()
+	}
+	s.gen++
+	n := 0
+	for _, f := range c.proj.Parsed {
+		dc, ok := s.decls[f]
+		if !ok {
+			dc.n = f.Unparsed // as Project.Declarations counts
+			for _, d := range f.Decls {
+				if d.Use == nil {
+					dc.n++
+				}
+			}
+		}
+		dc.gen = s.gen
+		s.decls[f] = dc
+		n += dc.n
+	}
+	for f, dc := range s.decls {
+		if dc.gen != s.gen {
+			delete(s.decls, f)
+		}
+	}
+	return n
+}
 
 // Check is CheckIndexed, reusing what the session kept.
 func (s *Session) Check(p *project.Project) Result {
