@@ -498,23 +498,19 @@ func (c *checker) importName(m, tm *module, target string, n *ast.Ident) {
 // reportCycles reports each cycle of `use` lines once, at the use line of its
 // first module (in path order) that closes it.
 func (c *checker) reportCycles() {
-	edges := map[string][]*ast.Use{}
-	for path, m := range c.modules {
-		edges[path] = m.uses
-	}
 	const (
 		white = iota
 		grey
 		black
 	)
-	color := map[string]int{}
+	color := make(map[string]int, len(c.modules))
 	var stack []string
 	var visit func(string)
 	visit = func(path string) {
 		color[path] = grey
 		stack = append(stack, path)
 		m := c.modules[path]
-		for i, u := range edges[path] {
+		for i, u := range m.uses {
 			next := m.targets[i]
 			if _, ok := c.modules[next]; !ok || next == path {
 				continue
