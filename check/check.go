@@ -287,6 +287,7 @@ type checker struct {
 	diags diag.List
 
 	modules map[string]*module // by module path; app.jadpo is "app"
+	sorted  []string           // their paths in order (sortedModules)
 	pkgs    map[string]*pkg    // by package name (AmazonSqs), installed ones only
 	pkgDirs map[string]*pkg    // by directory name (AmazonSqs.v2012_11_05)
 

@@ -119,7 +119,7 @@ func (c *checker) candidates(s scope, keep func(*decl) bool) []string {
 // elsewhere finds a public declaration of this name in another module, to
 // say which `use` line would bring it in.
 func (c *checker) elsewhere(s scope, name string, keep func(*decl) bool) *decl {
-	for _, path := range sortedKeys(c.modules) {
+	for _, path := range c.sortedModules() {
 		m := c.modules[path]
 		if s.mod == m {
 			continue
@@ -129,6 +129,16 @@ func (c *checker) elsewhere(s scope, name string, keep func(*decl) bool) *decl {
 		}
 	}
 	return nil
+}
+
+// sortedModules lists c.modules' paths in order. After indexModules the
+// set of paths does not change (a module may be replaced, never added or
+// dropped), so the list is made once.
+func (c *checker) sortedModules() []string {
+	if len(c.sorted) != len(c.modules) {
+		c.sorted = sortedKeys(c.modules)
+	}
+	return c.sorted
 }
 
 // indexModules gathers every module's declarations.
@@ -364,7 +374,7 @@ func (c *checker) duplicate(d, first *decl) {
 
 // resolveUses binds every `use` line's names and reports module cycles.
 func (c *checker) resolveUses() {
-	for _, path := range sortedKeys(c.modules) {
+	for _, path := range c.sortedModules() {
 		if m := c.modules[path]; !m.reused && !m.usesBound {
 			c.bindUses(m)
 		}
@@ -532,7 +542,7 @@ func (c *checker) reportCycles() {
 		stack = stack[:len(stack)-1]
 		color[path] = black
 	}
-	for _, path := range sortedKeys(c.modules) {
+	for _, path := range c.sortedModules() {
 		if color[path] == white {
 			visit(path)
 		}

@@ -128,8 +128,8 @@ func (s *Session) reusableModules(p *project.Project) (sure, maybe map[string]*m
 		visiting
 		decided
 	)
-	state := map[string]int{}
-	ok := map[string]bool{}
+	state := make(map[string]int, len(s.saved))
+	ok := make(map[string]bool, len(s.saved))
 	var can func(path string) bool
 	can = func(path string) bool {
 		sm := s.saved[path]
@@ -149,7 +149,7 @@ func (s *Session) reusableModules(p *project.Project) (sure, maybe map[string]*m
 		state[path], ok[path] = decided, r
 		return r
 	}
-	sure, maybe = map[string]*module{}, map[string]*module{}
+	sure, maybe = make(map[string]*module, len(s.saved)), map[string]*module{}
 	for path, sm := range s.saved {
 		switch {
 		case can(path):
@@ -341,7 +341,7 @@ func (s *Session) keep(c *checker) {
 		}
 	}
 	byFile := map[string]*savedModule{}
-	saved := map[string]*savedModule{}
+	saved := make(map[string]*savedModule, len(c.modules))
 	for path, m := range c.modules {
 		if c.app != nil && c.app.taken[path] == m {
 			continue // kept with the app (session_app.go)

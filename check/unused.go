@@ -21,7 +21,7 @@ func (c *checker) checkUnused() {
 			WithFixAt(wholeLines(cf.file, cf.field.Span()), "").
 			WithHelp("remove it, or read it where it is meant to go: `config." + name + "`; an unused field is still read from the environment at start")
 	}
-	for _, path := range sortedKeys(c.modules) {
+	for _, path := range c.sortedModules() {
 		m := c.modules[path]
 		for _, at := range m.unusedImports() {
 			u := m.uses[at[0]]
