@@ -217,36 +217,56 @@ func TestSessionMatchesAFreshCheck(t *testing.T) {
 		what, file, text string
 		// onlyItself: every other module is taken again.
 		onlyItself bool
+		gone       bool // the file is removed
 	}
+	app := string(base["app.jadpo"].Data)
+	jobs := "packages/" + projectgen.PackageDir + "/resources/jobs.jadpo"
+	resource := string(base[jobs].Data)
+	conn := "connection extra_api {\n    package: " + projectgen.PackageDir + "\n    host: config.relay_host\n" +
+		"    credential: { token: config.relay_api_token }\n    settings: { account_id: config.relay_account queue_id: \"jobs\" }\n}\n"
 	rule := strings.Replace(orig, "min_length: 1", "min_length: 2", 1)
 	// retyped: the event's first field, which a subscriber reads, made a number.
 	head := strings.Index(orig, "public event "+event+" {\n") + len("public event "+event+" {\n")
 	first := orig[head : head+strings.Index(orig[head:], "\n")]
 	retyped := orig[:head] + "    " + strings.Fields(first)[0] + " Int" + orig[head+len(first):]
 	edits := []edit{
-		{"as generated", module, orig, false},
-		{"a comment: nothing that matters", module, strings.Replace(orig, "\n", "\n// a comment\n", 1), true},
-		{"a private declaration added: what its importers read is the same", module, strings.Replace(orig, "\nenum ", "\ntype PrivateExtra = Int { min: 3 }\nenum ", 1), true},
-		{"a public type's rule: its importers and the app's subscribers read it", module, rule, false},
-		{"a comment above the new rule", module, strings.Replace(rule, "\n", "\n// another comment\n\n", 1), true},
-		{"an imported value's field changes type", module, strings.Replace(orig, "public value "+ref+" {\n", "public value "+ref+" {\n    extra: Int\n", 1), false},
-		{"a public event gains a field", module, strings.Replace(orig, "public event "+event+" {\n", "public event "+event+" {\n    added_at: Instant\n", 1), false},
-		{"a public event's field that a subscriber reads made a number", module, retyped, false},
-		{"a comment above it", module, strings.Replace(retyped, "\n", "\n// a comment\n", 1), false},
-		{"back as generated", module, orig, false},
-		{"a public event's field that a subscriber reads renamed", module, strings.Replace(orig, "public event "+event+" {\n    ", "public event "+event+" {\n    renamed_", 1), false},
-		{"a comment while the app has an error", module, strings.Replace(strings.Replace(orig, "public event "+event+" {\n    ", "public event "+event+" {\n    renamed_", 1), "\n", "\n// a comment\n", 1), false},
-		{"a private record inside public events gains a field", module, strings.Replace(orig, "\n    position: Int { min: 0 }\n", "\n    position: Int { min: 0 }\n    extra_note: Text\n", 1), false},
-		{"a comment after it", module, strings.Replace(strings.Replace(orig, "\n    position: Int { min: 0 }\n", "\n    position: Int { min: 0 }\n    extra_note: Text\n", 1), "\n", "\n// a comment\n", 1), true},
-		{"a name another module imports removed", module, strings.Replace(orig, "public value "+ref+" ", "public value "+ref+"Moved ", 1), false},
-		{"back as generated", module, orig, false},
-		{"a rule changes", module, strings.Replace(orig, "min_length: 1", "min_length: 2", 1), false},
-		{"a name stops being public: its importers fail", module, strings.Replace(orig, "public type", "type", 1), false},
-		{"a comment", module, strings.Replace(orig, "\n", "\n// a comment\n", 1), false},
-		{"a syntax error", module, strings.Replace(orig, "enum", "enum Broken {\nenum", 1), false},
-		{"the syntax fixed", module, orig, false},
-		{"a comment in the module every other uses", "shared/common.jadpo", strings.Replace(shared, "\n", "\n// a comment\n", 1), true},
-		{"a type every module uses refined", "shared/common.jadpo", strings.Replace(shared, "public type", "// now stricter\npublic type", 1), true},
+		{"as generated", module, orig, false, false},
+		{"a comment: nothing that matters", module, strings.Replace(orig, "\n", "\n// a comment\n", 1), true, false},
+		{"a private declaration added: what its importers read is the same", module, strings.Replace(orig, "\nenum ", "\ntype PrivateExtra = Int { min: 3 }\nenum ", 1), true, false},
+		{"a public type's rule: its importers and the app's subscribers read it", module, rule, false, false},
+		{"a comment above the new rule", module, strings.Replace(rule, "\n", "\n// another comment\n\n", 1), true, false},
+		{"an imported value's field changes type", module, strings.Replace(orig, "public value "+ref+" {\n", "public value "+ref+" {\n    extra: Int\n", 1), false, false},
+		{"a public event gains a field", module, strings.Replace(orig, "public event "+event+" {\n", "public event "+event+" {\n    added_at: Instant\n", 1), false, false},
+		{"a public event's field that a subscriber reads made a number", module, retyped, false, false},
+		{"a comment above it", module, strings.Replace(retyped, "\n", "\n// a comment\n", 1), false, false},
+		{"back as generated", module, orig, false, false},
+		{"a public event's field that a subscriber reads renamed", module, strings.Replace(orig, "public event "+event+" {\n    ", "public event "+event+" {\n    renamed_", 1), false, false},
+		{"a comment while the app has an error", module, strings.Replace(strings.Replace(orig, "public event "+event+" {\n    ", "public event "+event+" {\n    renamed_", 1), "\n", "\n// a comment\n", 1), false, false},
+		{"a private record inside public events gains a field", module, strings.Replace(orig, "\n    position: Int { min: 0 }\n", "\n    position: Int { min: 0 }\n    extra_note: Text\n", 1), false, false},
+		{"a comment after it", module, strings.Replace(strings.Replace(orig, "\n    position: Int { min: 0 }\n", "\n    position: Int { min: 0 }\n    extra_note: Text\n", 1), "\n", "\n// a comment\n", 1), true, false},
+		{"a name another module imports removed", module, strings.Replace(orig, "public value "+ref+" ", "public value "+ref+"Moved ", 1), false, false},
+		{"back as generated", module, orig, false, false},
+		{"a rule changes", module, strings.Replace(orig, "min_length: 1", "min_length: 2", 1), false, false},
+		{"a name stops being public: its importers fail", module, strings.Replace(orig, "public type", "type", 1), false, false},
+		{"a comment", module, strings.Replace(orig, "\n", "\n// a comment\n", 1), false, false},
+		{"a syntax error", module, strings.Replace(orig, "enum", "enum Broken {\nenum", 1), false, false},
+		{"the syntax fixed", module, orig, false, false},
+		{"a comment in the module every other uses", "shared/common.jadpo", strings.Replace(shared, "\n", "\n// a comment\n", 1), true, false},
+		{"a type every module uses refined", "shared/common.jadpo", strings.Replace(shared, "public type", "// now stricter\npublic type", 1), true, false},
+		{what: "a comment in app.jadpo", file: "app.jadpo", text: strings.Replace(app, "\n", "\n// a comment\n", 1)},
+		{what: "app.jadpo as generated", file: "app.jadpo", text: app},
+		{what: "a comment in a package's resource the subscribers call", file: jobs, text: strings.Replace(resource, "\n", "\n// a comment\n", 1)},
+		{what: "the resource as installed", file: jobs, text: resource},
+		{what: "a module added", file: "extra/added.jadpo", text: "public type AddedThing = Text { max_length: 3 }\n", onlyItself: true},
+		{what: "a comment in it", file: "extra/added.jadpo", text: "// a comment\npublic type AddedThing = Text { max_length: 3 }\n", onlyItself: true},
+		{what: "it declares a queue now", file: "extra/added.jadpo", text: "public type AddedThing = Text\nqueue added_queue {\n}\n"},
+		{what: "a comment above the queue", file: "extra/added.jadpo", text: "public type AddedThing = Text\n// a comment\nqueue added_queue {\n}\n"},
+		{what: "it declares a connection now, which nothing uses", file: "extra/added.jadpo", text: conn},
+		{what: "a comment in another module while it does", file: module, text: strings.Replace(orig, "\n", "\n// a comment\n", 1), onlyItself: true},
+		{what: "a comment above the connection", file: "extra/added.jadpo", text: "// a comment\n" + conn},
+		{what: "another comment elsewhere", file: module, text: strings.Replace(orig, "\n", "\n// another\n", 1), onlyItself: true},
+		{what: "the module removed", file: "extra/added.jadpo", gone: true},
+		{what: "a comment after", file: module, text: strings.Replace(orig, "\n", "\n// a last comment\n", 1), onlyItself: true},
 	}
 	s := check.NewSession()
 	cache := parseCache{}
@@ -259,6 +279,10 @@ func TestSessionMatchesAFreshCheck(t *testing.T) {
 		}
 		for file, text := range texts {
 			fsys[file] = &fstest.MapFile{Data: []byte(text)}
+		}
+		if e.gone {
+			delete(texts, e.file)
+			delete(fsys, e.file)
 		}
 		p := project.LoadFSParsing(fsys, cache.parse)
 		got := s.Check(p)
