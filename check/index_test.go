@@ -218,6 +218,7 @@ func TestSessionMatchesAFreshCheck(t *testing.T) {
 		// onlyItself: every other module is taken again.
 		onlyItself bool
 		gone       bool // the file is removed
+		app        bool // the app's checks are taken again
 	}
 	app := string(base["app.jadpo"].Data)
 	jobs := "packages/" + projectgen.PackageDir + "/resources/jobs.jadpo"
@@ -225,34 +226,44 @@ func TestSessionMatchesAFreshCheck(t *testing.T) {
 	conn := "connection extra_api {\n    package: " + projectgen.PackageDir + "\n    host: config.relay_host\n" +
 		"    credential: { token: config.relay_api_token }\n    settings: { account_id: config.relay_account queue_id: \"jobs\" }\n}\n"
 	rule := strings.Replace(orig, "min_length: 1", "min_length: 2", 1)
+	fixed := strings.Replace(orig, "public event "+event+" {\n", "public event "+event+" {\n    oops: Int\n", 1)
 	// retyped: the event's first field, which a subscriber reads, made a number.
 	head := strings.Index(orig, "public event "+event+" {\n") + len("public event "+event+" {\n")
 	first := orig[head : head+strings.Index(orig[head:], "\n")]
 	retyped := orig[:head] + "    " + strings.Fields(first)[0] + " Int" + orig[head+len(first):]
 	edits := []edit{
-		{"as generated", module, orig, false, false},
-		{"a comment: nothing that matters", module, strings.Replace(orig, "\n", "\n// a comment\n", 1), true, false},
-		{"a private declaration added: what its importers read is the same", module, strings.Replace(orig, "\nenum ", "\ntype PrivateExtra = Int { min: 3 }\nenum ", 1), true, false},
-		{"a public type's rule: its importers and the app's subscribers read it", module, rule, false, false},
-		{"a comment above the new rule", module, strings.Replace(rule, "\n", "\n// another comment\n\n", 1), true, false},
-		{"an imported value's field changes type", module, strings.Replace(orig, "public value "+ref+" {\n", "public value "+ref+" {\n    extra: Int\n", 1), false, false},
-		{"a public event gains a field", module, strings.Replace(orig, "public event "+event+" {\n", "public event "+event+" {\n    added_at: Instant\n", 1), false, false},
-		{"a public event's field that a subscriber reads made a number", module, retyped, false, false},
-		{"a comment above it", module, strings.Replace(retyped, "\n", "\n// a comment\n", 1), false, false},
-		{"back as generated", module, orig, false, false},
-		{"a public event's field that a subscriber reads renamed", module, strings.Replace(orig, "public event "+event+" {\n    ", "public event "+event+" {\n    renamed_", 1), false, false},
-		{"a comment while the app has an error", module, strings.Replace(strings.Replace(orig, "public event "+event+" {\n    ", "public event "+event+" {\n    renamed_", 1), "\n", "\n// a comment\n", 1), false, false},
-		{"a private record inside public events gains a field", module, strings.Replace(orig, "\n    position: Int { min: 0 }\n", "\n    position: Int { min: 0 }\n    extra_note: Text\n", 1), false, false},
-		{"a comment after it", module, strings.Replace(strings.Replace(orig, "\n    position: Int { min: 0 }\n", "\n    position: Int { min: 0 }\n    extra_note: Text\n", 1), "\n", "\n// a comment\n", 1), true, false},
-		{"a name another module imports removed", module, strings.Replace(orig, "public value "+ref+" ", "public value "+ref+"Moved ", 1), false, false},
-		{"back as generated", module, orig, false, false},
-		{"a rule changes", module, strings.Replace(orig, "min_length: 1", "min_length: 2", 1), false, false},
-		{"a name stops being public: its importers fail", module, strings.Replace(orig, "public type", "type", 1), false, false},
-		{"a comment", module, strings.Replace(orig, "\n", "\n// a comment\n", 1), false, false},
-		{"a syntax error", module, strings.Replace(orig, "enum", "enum Broken {\nenum", 1), false, false},
-		{"the syntax fixed", module, orig, false, false},
-		{"a comment in the module every other uses", "shared/common.jadpo", strings.Replace(shared, "\n", "\n// a comment\n", 1), true, false},
-		{"a type every module uses refined", "shared/common.jadpo", strings.Replace(shared, "public type", "// now stricter\npublic type", 1), true, false},
+		{"as generated", module, orig, false, false, false},
+		{"a comment: nothing that matters", module, strings.Replace(orig, "\n", "\n// a comment\n", 1), true, false, false},
+		{"a private declaration added: what its importers read is the same", module, strings.Replace(orig, "\nenum ", "\ntype PrivateExtra = Int { min: 3 }\nenum ", 1), true, false, false},
+		{"a public type's rule: its importers and the app's subscribers read it", module, rule, false, false, false},
+		{"a comment above the new rule", module, strings.Replace(rule, "\n", "\n// another comment\n\n", 1), true, false, false},
+		{"an imported value's field changes type", module, strings.Replace(orig, "public value "+ref+" {\n", "public value "+ref+" {\n    extra: Int\n", 1), false, false, false},
+		{"a public event gains a field", module, strings.Replace(orig, "public event "+event+" {\n", "public event "+event+" {\n    added_at: Instant\n", 1), false, false, false},
+		{"a public event's field that a subscriber reads made a number", module, retyped, false, false, false},
+		{"a comment above it", module, strings.Replace(retyped, "\n", "\n// a comment\n", 1), false, false, false},
+		{"back as generated", module, orig, false, false, false},
+		{"a public event's field that a subscriber reads renamed", module, strings.Replace(orig, "public event "+event+" {\n    ", "public event "+event+" {\n    renamed_", 1), false, false, false},
+		{"a comment while the app has an error", module, strings.Replace(strings.Replace(orig, "public event "+event+" {\n    ", "public event "+event+" {\n    renamed_", 1), "\n", "\n// a comment\n", 1), false, false, false},
+		{"a private record inside public events gains a field", module, strings.Replace(orig, "\n    position: Int { min: 0 }\n", "\n    position: Int { min: 0 }\n    extra_note: Text\n", 1), false, false, false},
+		{"a comment after it", module, strings.Replace(strings.Replace(orig, "\n    position: Int { min: 0 }\n", "\n    position: Int { min: 0 }\n    extra_note: Text\n", 1), "\n", "\n// a comment\n", 1), true, false, false},
+		{"a name another module imports removed", module, strings.Replace(orig, "public value "+ref+" ", "public value "+ref+"Moved ", 1), false, false, false},
+		{"back as generated", module, orig, false, false, false},
+		{"a rule changes", module, strings.Replace(orig, "min_length: 1", "min_length: 2", 1), false, false, false},
+		{"a name stops being public: its importers fail", module, strings.Replace(orig, "public type", "type", 1), false, false, false},
+		{"a comment", module, strings.Replace(orig, "\n", "\n// a comment\n", 1), false, false, false},
+		{"a syntax error", module, strings.Replace(orig, "enum", "enum Broken {\nenum", 1), false, false, false},
+		{"the syntax fixed", module, orig, false, false, false},
+		{"a comment in the module every other uses", "shared/common.jadpo", strings.Replace(shared, "\n", "\n// a comment\n", 1), true, false, false},
+		{"a type every module uses refined", "shared/common.jadpo", strings.Replace(shared, "public type", "// now stricter\npublic type", 1), true, false, false},
+		{what: "a syntax error in a declaration no public one reads", file: module, text: strings.Replace(orig, "\nenum ", "\ntype PrivateExtra = Int { min: }\nenum ", 1), app: true},
+		{what: "the next keystroke", file: module, text: strings.Replace(orig, "\nenum ", "\ntype PrivateExtra = Int {{ }\nenum ", 1), app: true},
+		{what: "a comment while it is broken", file: module, text: strings.Replace(orig, "\nenum ", "\n// soon\ntype PrivateExtra = Int {{ }\nenum ", 1), app: true},
+		{what: "broken where a public event reads", file: module, text: strings.Replace(orig, "public event "+event+" {\n", "public event "+event+" {\n    oops: \n", 1)},
+		{what: "another keystroke there", file: module, text: strings.Replace(orig, "public event "+event+" {\n", "public event "+event+" {\n    oops: I\n", 1)},
+		{what: "fixed", file: module, text: fixed},
+		{what: "the declaration no public one reads broken again", file: module, text: strings.Replace(fixed, "\nenum ", "\ntype PrivateExtra = Int { min: }\nenum ", 1), app: true},
+		{what: "and fixed", file: module, text: strings.Replace(fixed, "\nenum ", "\ntype PrivateExtra = Int { min: 1 }\nenum ", 1), app: true},
+		{what: "back as generated again", file: module, text: orig},
 		{what: "a comment in app.jadpo", file: "app.jadpo", text: strings.Replace(app, "\n", "\n// a comment\n", 1)},
 		{what: "app.jadpo as generated", file: "app.jadpo", text: app},
 		{what: "a comment in a package's resource the subscribers call", file: jobs, text: strings.Replace(resource, "\n", "\n// a comment\n", 1)},
@@ -292,6 +303,9 @@ func TestSessionMatchesAFreshCheck(t *testing.T) {
 		}
 		if st := strays(got); len(st) > 0 {
 			t.Fatalf("edit %d (%s): symbols of an earlier check: %v", i, e.what, st)
+		}
+		if e.app && !got.Index.AppReused {
+			t.Errorf("edit %d (%s): the app's checks were run again", i, e.what)
 		}
 		if e.onlyItself && (got.Index.Reused != len(p.Modules)-1 || !got.Index.AppReused) {
 			t.Errorf("edit %d (%s): %d modules of %d taken again (the app's checks: %v), want all but the edited one and the app's",

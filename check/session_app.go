@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/source"
@@ -56,6 +57,10 @@ type appSnapshot struct {
 	modSyms map[string]*Symbol // the taken modules' symbols, by file path
 	syms    []*Symbol          // the symbols declared in the taken modules' files and the packages'
 	refs    map[string][]Ref   // the references written in those files, by file path
+	// resources are the package resources the clean check read, by
+	// package directory and name (a check with a syntax error reads them
+	// all, for its count of files: not what the app-level checks read).
+	resources map[string]map[string]*ast.File
 	// byTarget lists, by module path, where in refs the references to a
 	// symbol of that module (outside the taken ones) are.
 	byTarget map[string][]refAt
@@ -73,13 +78,22 @@ func afterUnused(c diag.Code) bool {
 
 // appLevelFile reports whether a file's symbols and references belong to
 // the app-level part: a taken module's, a package's, or none.
-func (a *appSnapshot) appLevelFile(f *source.File, takenFiles map[string]bool) bool {
+func appLevelFile(f *source.File, takenFiles map[string]bool) bool {
 	return f == nil || strings.HasPrefix(f.Path, "packages/") || takenFiles[f.Path]
 }
 
 // snapshotApp keeps the app-level part of a finished check, or drops what
 // was kept when the check cannot give it.
 func (s *Session) snapshotApp(c *checker) {
+	if c.app != nil {
+		// Taken this time, and bound anew: what it read is what it was
+		// in the clean check it came from, whatever a module outside it
+		// says now (an error while the user types, say).
+		a := c.app
+		a.proj, a.modules = c.proj, c.modules
+		s.app = a
+		return
+	}
 	s.app = nil
 	if c.proj.App == nil || c.aborted || len(c.proj.Diags) > 0 || c.proj.HasSyntaxErrors() {
 		return
@@ -89,16 +103,17 @@ func (s *Session) snapshotApp(c *checker) {
 			return
 		}
 	}
-	if c.app != nil { // taken this time: what was kept, bound anew
-		a := c.app
-		a.proj, a.modules = c.proj, c.modules
-		s.app = a
-		return
-	}
 	a := &appSnapshot{proj: c.proj, taken: map[string]*module{}, modules: c.modules,
 		pkgs: c.pkgs, pkgDirs: c.pkgDirs, configDecl: c.configDecl, configs: c.configs, store: c.store,
 		connections: c.connections, connAlias: c.connAlias, queues: c.queues, subscribers: c.subscribers,
 		out: c.out, patterns: c.patterns, pkgSyms: c.idx.Packages, modSyms: map[string]*Symbol{}, refs: map[string][]Ref{}}
+	a.resources = map[string]map[string]*ast.File{}
+	for dir, pp := range c.proj.Packages {
+		a.resources[dir] = map[string]*ast.File{}
+		for _, name := range pp.LoadedResources() {
+			a.resources[dir][name] = pp.Resource(name)
+		}
+	}
 	takenFiles := map[string]bool{}
 	for path, m := range c.modules {
 		if path == "app" || m.appWide || m.usesPackage {
@@ -111,7 +126,7 @@ func (s *Session) snapshotApp(c *checker) {
 		}
 	}
 	for _, sym := range c.idx.fresh {
-		if a.appLevelFile(sym.Ident.File, takenFiles) {
+		if appLevelFile(sym.Ident.File, takenFiles) {
 			a.syms = append(a.syms, sym)
 		}
 	}
@@ -135,12 +150,20 @@ func (s *Session) snapshotApp(c *checker) {
 // it read are p's.
 func (a *appSnapshot) fits(p *project.Project) bool {
 	old := a.proj
-	if p.App == nil || p.App != old.App || len(p.Diags) > 0 || p.HasSyntaxErrors() ||
-		!same(p.Catalogue, old.Catalogue) || !sameDrivers(p.Drivers, old.Drivers) {
+	if p.App == nil || p.App != old.App || !same(p.Catalogue, old.Catalogue) || !sameDrivers(p.Drivers, old.Drivers) {
 		return false
 	}
+	takenFiles := map[string]bool{}
 	for path, m := range a.taken {
 		if path != "app" && p.Modules[path] != m.file {
+			return false
+		}
+		takenFiles[m.file.Source.Path] = true
+	}
+	// What the project's reading says (a syntax error, mostly) is about
+	// a module outside the app-level part, else nothing is taken.
+	for _, d := range p.Diags {
+		if f := d.Subject.File; f == nil || appLevelFile(f, takenFiles) {
 			return false
 		}
 	}
@@ -162,8 +185,8 @@ func (a *appSnapshot) fits(p *project.Project) bool {
 				return false
 			}
 		}
-		for _, name := range op.LoadedResources() {
-			if np.Resource(name) != op.Resource(name) {
+		for name, f := range a.resources[dir] {
+			if np.Resource(name) != f {
 				return false
 			}
 		}
