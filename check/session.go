@@ -104,6 +104,11 @@ func (s *Session) check(p *project.Project, app *appSnapshot) (Result, bool) {
 	c := newChecker(p)
 	c.idx = newIndex()
 	c.session = s
+	// Sized for what the project holds: each check fills them anew.
+	n := len(p.Modules) + 1
+	c.modules = make(map[string]*module, n)
+	c.idx.Modules, c.idx.refs = make(map[string]*Symbol, n), make(map[string][]Ref, n+len(p.Packages)*8)
+	c.idx.taken = make([][]*Symbol, 0, n)
 	c.reusable, c.maybe = s.reusableModules(p)
 	c.idx.flat = make([]Ref, 0, s.flat+s.flat/8)
 	if app != nil {
