@@ -57,7 +57,7 @@ func isTypeLike(d *decl) bool {
 // checkModuleTypes resolves every type-like declaration of the app's modules,
 // so that each mistake in one is reported once, used or not.
 func (c *checker) checkModuleTypes() {
-	for _, path := range sortedKeys(c.modules) {
+	for _, path := range c.sortedModules() {
 		m := c.modules[path]
 		if m.reused {
 			continue // resolved when it was checked

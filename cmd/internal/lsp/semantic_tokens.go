@@ -213,7 +213,7 @@ func fileTokens(f *source.File, tree *ast.File, ix *check.Index) []semTok {
 			typ, mods := symbolTokenType(r.Target.Kind)
 			c.set(r.At.Span.Start, typ, mods)
 		}
-		for _, s := range ix.Symbols {
+		for s := range ix.Symbols() {
 			if s.Kind == check.SymModule || s.Ident.File == nil || s.Ident.File.Path != path || s.Ident.Span.Len() == 0 {
 				continue
 			}

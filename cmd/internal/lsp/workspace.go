@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing/fstest"
 	"time"
 
@@ -193,7 +194,7 @@ func (w *workspace) checkProject(pr *proj) {
 	pr.gen++
 	p := project.LoadFSParsing(overlayFS{disk: pr.disk, files: files}, pr.parse)
 	p.Catalogue = catalog.Builtin
-	p.Drivers = check.Drivers(providers.Contracts())
+	p.Drivers = drivers() // the same each time: the session sees at once they did not change
 	res := pr.session.Check(p)
 	for path, e := range pr.parsed {
 		if e.used != pr.gen {
@@ -207,6 +208,9 @@ func (w *workspace) checkProject(pr *proj) {
 	}
 	w.publish(res.Diags, pr.root, func(p string) bool { return within(p, pr.root) })
 }
+
+// drivers are the built-in queue drivers' contracts, made once.
+var drivers = sync.OnceValue(func() check.Drivers { return check.Drivers(providers.Contracts()) })
 
 // parse is the project's parse with its cache: a file whose content is
 // what it was keeps its tree.
