@@ -137,14 +137,14 @@ func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
 	d.fields = make([]ir.Field, 0, len(fields))
 	s := d.scope()
 	for i, f := range fields {
-		c.checkName(d.file, f.Name, false, "field")
+		c.checkName(d.file, &f.Name, false, "field")
 		if first := firstField(fields[:i], f.Name.Name); first != nil {
 			c.add(diag.SemanticDuplicateName, d.file.Range(f.Name.Span()), "field `%s` is declared twice in `%s`", f.Name.Name, d.name).
 				WithRelated(d.file.Range(first.Name.Span()), "first declared here")
 			continue
 		}
 		fs := c.fieldSym(SymField, d.file, f, c.sym(d))
-		t, ok := c.typeOf(s, d.file, f.Type, "field")
+		t, ok := c.typeOf(s, d.file, &f.Type, "field")
 		if !ok {
 			d.failed = true
 			// Its type's problem is reported: reading the field is not.
@@ -265,7 +265,7 @@ func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string
 			return ir.Type{Kind: k}, true
 		}
 	}
-	r := c.lookup(s, te.Name)
+	r := c.lookup(s, &te.Name)
 	if r.silenced {
 		return ir.Type{}, false
 	}
@@ -278,7 +278,7 @@ func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string
 		return ir.Type{}, false
 	}
 	d := r.decl
-	c.refName(f, te.Name, d)
+	c.refName(f, &te.Name, d)
 	if d.state == resolving && d.kind == kindType {
 		c.add(diag.TypeCycle, f.Range(te.Name.Span()), "`%s` refers to itself through its own definition", name).
 			WithHelp("a type refines a scalar base; break the loop")

@@ -218,26 +218,25 @@ func (p *fastParser) identIn(id *ast.Ident) *ast.Ident {
 	return id
 }
 
-// The commonest shapes are cut from the slab in one piece: a name of one
-// part with its part and identifier, a type with its name, a field with
-// its name and type. The check reads them together (a field, its type,
-// its type's name), and together they sit in one or two cache lines
-// instead of five slabs apart; a tree holds them all as long as any.
+// The commonest shapes are cut from the slab in one piece: a name with
+// its first part, a type with its name's, a field (which holds its name
+// and type, and its type's name) with its type's name's first part. The
+// check reads them together, and together they sit in one or two cache
+// lines; a tree holds them all as long as any. A second part copies the
+// parts out (their slice has capacity 1).
 type nameBundle struct {
 	q    ast.QualName
-	part [1]*ast.Ident
-	id   ast.Ident
+	part [1]ast.Ident
 }
 
 type typeBundle struct {
-	t ast.TypeExpr
-	n nameBundle
+	t    ast.TypeExpr
+	part [1]ast.Ident
 }
 
 type fieldBundle struct {
 	f    ast.Field
-	name ast.Ident
-	ty   typeBundle
+	part [1]ast.Ident
 }
 
 // str is a literal's own copy of its value's header: a pointer into the
@@ -315,19 +314,23 @@ func (p *fastParser) modulePath() *ast.ModulePath {
 	return m
 }
 
-func (p *fastParser) qualName() *ast.QualName { return p.qualNameIn(p.slab.names.next()) }
+func (p *fastParser) qualName() *ast.QualName {
+	b := p.slab.names.next()
+	p.qualNameIn(&b.q, &b.part)
+	return &b.q
+}
 
-func (p *fastParser) qualNameIn(b *nameBundle) *ast.QualName {
+// qualNameIn fills q, its first part in part.
+func (p *fastParser) qualNameIn(q *ast.QualName, part *[1]ast.Ident) {
 	start := p.i
-	q := &b.q
-	q.Parts = b.part[:] // a second part copies it out: cap 1
-	q.Parts[0] = p.identIn(&b.id)
+	q.Parts = part[:] // a second part copies it out: cap 1
+	p.identIn(&q.Parts[0])
 	for !p.failed && p.is(p.i, ".") && p.isIdent(p.i+1) {
 		p.i++
-		q.Parts = append(q.Parts, p.ident())
+		q.Parts = append(q.Parts, ast.Ident{Start: p.toks[p.i].Off, Name: p.toks[p.i].Value})
+		p.i++
 	}
 	q.Node = p.node(start)
-	return q
 }
 
 func (p *fastParser) pkg() *ast.Package {
@@ -543,9 +546,9 @@ func (p *fastParser) field() *ast.Field {
 	start := p.i
 	b := p.slab.fieldBs.next()
 	f := &b.f
-	f.Name = p.identIn(&b.name)
+	p.identIn(&f.Name)
 	p.expect(":")
-	f.Type = p.typeExprIn(&b.ty)
+	p.typeExprIn(&f.Type, &b.part)
 	if !p.failed && p.is(p.i, "{") {
 		f.Options = p.block()
 	}
@@ -553,12 +556,16 @@ func (p *fastParser) field() *ast.Field {
 	return f
 }
 
-func (p *fastParser) typeExpr() *ast.TypeExpr { return p.typeExprIn(p.slab.typeBs.next()) }
+func (p *fastParser) typeExpr() *ast.TypeExpr {
+	b := p.slab.typeBs.next()
+	p.typeExprIn(&b.t, &b.part)
+	return &b.t
+}
 
-func (p *fastParser) typeExprIn(b *typeBundle) *ast.TypeExpr {
+// typeExprIn fills t, its name's first part in part.
+func (p *fastParser) typeExprIn(t *ast.TypeExpr, part *[1]ast.Ident) {
 	start := p.i
-	t := &b.t
-	t.Name = p.qualNameIn(&b.n)
+	p.qualNameIn(&t.Name, part)
 	if !p.failed && p.is(p.i, "<") {
 		p.i++
 		l := &p.slab.typeList
@@ -576,7 +583,6 @@ func (p *fastParser) typeExprIn(b *typeBundle) *ast.TypeExpr {
 		p.i++
 	}
 	t.Node = p.node(start)
-	return t
 }
 
 func (p *fastParser) block() *ast.Block {
