@@ -141,7 +141,7 @@ func (c *checker) configOptions(f *ast.File, field *ast.Field, t *ir.Type) map[s
 		}
 	}
 	if len(rules.Members) > 0 {
-		c.applyRules(f, t, rules, nil)
+		c.applyRules(f, t, rules, "")
 	}
 	return out
 }

@@ -222,9 +222,9 @@ func (c *checker) resolveSettings(p *pkg) {
 			}
 			continue
 		}
-		extra := c.applyRules(st.file, &t, st.field.Options, []string{"default"})
+		dm := c.applyRules(st.file, &t, st.field.Options, "default")
 		st.typ = t
-		if dm := extra["default"]; dm != nil {
+		if dm != nil {
 			raw, problem := literalValue(dm.Value, t)
 			if problem != "" {
 				d := c.add(diag.TypeMismatch, st.file.Range(dm.Value.Span()), "the default of setting `%s` does not fit: %s", name, problem)
