@@ -53,6 +53,8 @@ func parseClean(f *source.File) *ast.File {
 			ok = false
 			return false
 		}
+		// chunk is toks[i:j]: the tokens left are len(toks) - i.
+		slab.file = fileLeft{tokens: len(toks), left: len(toks) - (cap(toks) - cap(chunk))}
 		d, parsed := fastTokens(chunk, &slab)
 		if !parsed {
 			ok = false

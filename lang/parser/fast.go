@@ -41,6 +41,7 @@ func fastTokens(chunk []lexer.Tok, slab *identSlab) (*ast.Decl, bool) {
 		slab = &identSlab{}
 	}
 	slab.reset()
+	slab.bind()
 	p := fastParser{toks: chunk, slab: slab}
 	d := p.decl()
 	if p.failed || p.i != len(chunk) {
@@ -61,7 +62,6 @@ type identSlab struct {
 	names   slab[nameBundle]
 	typeBs  slab[typeBundle]
 	fieldBs slab[fieldBundle]
-	strs    slab[string]
 
 	decls     slab[ast.Decl]
 	nameds    slab[ast.Named]
@@ -71,9 +71,10 @@ type identSlab struct {
 	blockDecl slab[ast.BlockDecl]
 	blocks    slab[ast.Block]
 	members   slab[ast.Member]
-	exprs     slab[ast.Expr]
+	keyed     slab[memberBundle]
+	exprs     slab[exprBundle]
 	lists     slab[ast.List]
-	refs      slab[ast.Ref]
+	refs      slab[refBundle]
 	argss     slab[ast.Args]
 	args      slab[ast.Arg]
 	subItems  slab[ast.SubscriberItem]
@@ -85,6 +86,52 @@ type identSlab struct {
 	exprList   list[*ast.Expr]
 	argList    list[*ast.Arg]
 	typeList   list[*ast.TypeExpr]
+
+	// file is how many tokens the file has and how many are left from the
+	// declaration being parsed (0: not known). A run is cut to what the
+	// rest of the file will take of its type, at the rate the file took
+	// so far, not doubled past it: a tree holds its runs whole, and their
+	// empty tails were some 6% of a large project's trees.
+	file  fileLeft
+	bound bool
+}
+
+type fileLeft struct{ tokens, left int }
+
+// bind gives every run the file's tokens left, with the fewest tokens a
+// node of its type takes.
+func (s *identSlab) bind() {
+	if s.bound {
+		return
+	}
+	s.bound = true
+	l := &s.file
+	s.idents.bind(l, 1)
+	s.names.bind(l, 1)
+	s.typeBs.bind(l, 1)
+	s.fieldBs.bind(l, 3) // name : Type
+	s.decls.bind(l, 2)
+	s.nameds.bind(l, 3)
+	s.records.bind(l, 4) // value Name { }
+	s.typeDecls.bind(l, 4)
+	s.enums.bind(l, 4)
+	s.blockDecl.bind(l, 4)
+	s.blocks.bind(l, 2) // { }
+	s.members.bind(l, 1)
+	s.keyed.bind(l, 3) // key : value
+	s.exprs.bind(l, 1)
+	s.lists.bind(l, 2)
+	s.refs.bind(l, 1)
+	s.argss.bind(l, 1) // its (
+	s.args.bind(l, 1)
+	s.subItems.bind(l, 1)
+	s.attempts.bind(l, 2)
+	s.identList.store.bind(l, 1)
+	s.fieldList.store.bind(l, 3)
+	s.memberList.store.bind(l, 1)
+	s.exprList.store.bind(l, 1)
+	s.argList.store.bind(l, 1)
+	s.typeList.store.bind(l, 1)
 }
 
 // reset empties the stacks a declaration the fast path gave up on may
@@ -108,13 +155,28 @@ const (
 type slab[T any] struct {
 	items []T
 	size  int // the next run's length
+	file  *fileLeft
+	per   int // the fewest tokens a node of this type takes
+	taken int // items of the runs before this one
 }
+
+func (s *slab[T]) bind(f *fileLeft, per int) { s.file, s.per = f, per }
 
 func (s *slab[T]) grow(n int) {
 	if s.size < slabMin {
 		s.size = slabMin
 	}
 	size := max(s.size, n)
+	s.taken += len(s.items)
+	if f := s.file; f != nil && f.left > 0 && f.left <= f.tokens {
+		// At most what the tokens left could hold, and a quarter more
+		// than the rate so far says they will take.
+		need := f.left/s.per + 1
+		if done := f.tokens - f.left; done > 0 {
+			need = min(need, s.taken*f.left/done*5/4+slabMin)
+		}
+		size = max(min(size, need), n)
+	}
 	s.items = make([]T, 0, size)
 	var zero T
 	if s.size*int(unsafe.Sizeof(zero)) < slabMaxBytes {
@@ -239,12 +301,26 @@ type fieldBundle struct {
 	part [1]ast.Ident
 }
 
-// str is a literal's own copy of its value's header: a pointer into the
-// token slice would keep every token of the file alive.
-func (p *fastParser) str(v string) *string {
-	s := p.slab.strs.next()
-	*s = v
-	return s
+// A member `key: value` is cut with its key and its value's expression,
+// an expression with a literal's value, a reference with its name: the
+// checker reads a rules block's members, keys and values together.
+type memberBundle struct {
+	m   ast.Member
+	key ast.Ident
+	v   exprBundle
+}
+
+type exprBundle struct {
+	e ast.Expr
+	// s is a literal's value: its own copy of the token's header (a
+	// pointer into the token slice would keep every token of the file
+	// alive).
+	s string
+}
+
+type refBundle struct {
+	r ast.Ref
+	n nameBundle
 }
 
 func (p *fastParser) decl() *ast.Decl {
@@ -605,13 +681,16 @@ func (p *fastParser) member() *ast.Member {
 	if p.failed {
 		return nil
 	}
-	m := p.slab.members.next()
+	var m *ast.Member
 	switch {
 	case p.isIdent(p.i) && p.is(p.i+1, ":"):
-		m.Key = p.ident()
+		b := p.slab.keyed.next()
+		m = &b.m
+		m.Key = p.identIn(&b.key)
 		p.i++
-		m.Value = p.expr()
+		m.Value = p.exprIn(&b.v)
 	case p.isIdent(p.i):
+		m = p.slab.members.next()
 		m.Entry = p.qualName()
 		if !p.failed && p.is(p.i, "{") {
 			m.EntryBody = p.block()
@@ -624,23 +703,32 @@ func (p *fastParser) member() *ast.Member {
 	return m
 }
 
-func (p *fastParser) expr() *ast.Expr {
+func (p *fastParser) expr() *ast.Expr { return p.exprIn(nil) }
+
+// exprIn fills b (nil: one from the slab).
+func (p *fastParser) exprIn(b *exprBundle) *ast.Expr {
 	if p.failed || p.i >= len(p.toks) {
 		p.fail()
 		return nil
 	}
 	start := p.i
-	e := p.slab.exprs.next()
+	if b == nil {
+		b = p.slab.exprs.next()
+	}
+	e := &b.e
 	t := &p.toks[p.i]
 	switch {
 	case t.Type == uint8(lexer.String):
-		e.Text = p.str(t.Value)
+		b.s = t.Value
+		e.Text = &b.s
 		p.i++
 	case t.Type == uint8(lexer.Duration):
-		e.Duration = p.str(t.Value)
+		b.s = t.Value
+		e.Duration = &b.s
 		p.i++
 	case t.Type == uint8(lexer.Number):
-		e.Number = p.str(t.Value)
+		b.s = t.Value
+		e.Number = &b.s
 		p.i++
 	case t.Value == "[":
 		e.List = p.list()
@@ -680,8 +768,10 @@ func (p *fastParser) list() *ast.List {
 
 func (p *fastParser) ref() *ast.Ref {
 	start := p.i
-	r := p.slab.refs.next()
-	r.Path = p.qualName()
+	b := p.slab.refs.next()
+	r := &b.r
+	p.qualNameIn(&b.n.q, &b.n.part)
+	r.Path = &b.n.q
 	if !p.failed && p.is(p.i, "(") {
 		p.i++
 		r.Call = p.args()
