@@ -53,8 +53,7 @@ func parseClean(f *source.File) *ast.File {
 			ok = false
 			return false
 		}
-		// chunk is toks[i:j]: the tokens left are len(toks) - i.
-		slab.file = fileLeft{tokens: len(toks), left: len(toks) - (cap(toks) - cap(chunk))}
+		slab.file = tokensLeft(toks, chunk)
 		d, parsed := fastTokens(chunk, &slab)
 		if !parsed {
 			ok = false
@@ -67,6 +66,11 @@ func parseClean(f *source.File) *ast.File {
 		return nil
 	}
 	return out
+}
+
+// tokensLeft is the file's tokens and those left from chunk, toks[i:j], on.
+func tokensLeft(toks, chunk []lexer.Tok) fileLeft {
+	return fileLeft{tokens: len(toks), left: len(toks) - (cap(toks) - cap(chunk))}
 }
 
 // gluedNumber is gluedToNumber's question: letters straight after a number.
