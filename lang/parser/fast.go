@@ -64,10 +64,10 @@ type identSlab struct {
 	fieldBs slab[fieldBundle]
 
 	decls     slab[ast.Decl]
-	nameds    slab[ast.Named]
-	records   slab[ast.Record]
-	typeDecls slab[ast.TypeDecl]
-	enums     slab[ast.Enum]
+	nameds    slab[namedBundle]
+	records   slab[recordBundle]
+	typeDecls slab[typeDeclBundle]
+	enums     slab[enumBundle]
 	blockDecl slab[ast.BlockDecl]
 	blocks    slab[ast.Block]
 	members   slab[ast.Member]
@@ -323,7 +323,39 @@ type refBundle struct {
 	n nameBundle
 }
 
+// A named declaration is cut with its Named node, a type, enum or record
+// declaration with its name (and a type's base): the checker's index
+// reads a declaration's name first, and its resolution the rest.
+type namedBundle struct {
+	d ast.Decl
+	n ast.Named
+}
+
+type typeDeclBundle struct {
+	t    ast.TypeDecl
+	name ast.Ident
+	base typeBundle
+}
+
+type enumBundle struct {
+	e    ast.Enum
+	name ast.Ident
+}
+
+type recordBundle struct {
+	r    ast.Record
+	name ast.Ident
+}
+
 func (p *fastParser) decl() *ast.Decl {
+	if v := p.toks[0].Value; v != "use" && v != "package" && v != "provider" && v != "settings" &&
+		v != "resource" && v != "subscriber" && !(v == "public" && p.is(1, "subscriber")) {
+		b := p.slab.nameds.next()
+		d := &b.d
+		d.Named = p.namedIn(&b.n)
+		d.Node = p.node(0)
+		return d
+	}
 	d := p.slab.decls.next()
 	switch p.toks[0].Value {
 	case "use":
@@ -338,14 +370,8 @@ func (p *fastParser) decl() *ast.Decl {
 		d.Resource = p.resource()
 	case "subscriber":
 		d.Subscriber = p.subscriber()
-	case "public":
-		if p.is(1, "subscriber") {
-			d.Subscriber = p.subscriber()
-			break
-		}
-		d.Named = p.named()
-	default:
-		d.Named = p.named()
+	case "public": // public subscriber
+		d.Subscriber = p.subscriber()
 	}
 	d.Node = p.node(0)
 	return d
@@ -513,9 +539,9 @@ func (p *fastParser) attempt() *ast.Attempt {
 	return a
 }
 
-func (p *fastParser) named() *ast.Named {
+// namedIn fills n.
+func (p *fastParser) namedIn(n *ast.Named) *ast.Named {
 	start := p.i
-	n := p.slab.nameds.next()
 	if p.is(p.i, "public") {
 		n.Public = true
 		p.i++
@@ -546,10 +572,12 @@ func (p *fastParser) named() *ast.Named {
 func (p *fastParser) typeDecl() *ast.TypeDecl {
 	start := p.i
 	p.expect("type")
-	t := p.slab.typeDecls.next()
-	t.Name = p.ident()
+	b := p.slab.typeDecls.next()
+	t := &b.t
+	t.Name = p.identIn(&b.name)
 	p.expect("=")
-	t.Base = p.typeExpr()
+	p.typeExprIn(&b.base.t, &b.base.part)
+	t.Base = &b.base.t
 	if !p.failed && p.is(p.i, "{") {
 		t.Rules = p.block()
 	}
@@ -560,8 +588,9 @@ func (p *fastParser) typeDecl() *ast.TypeDecl {
 func (p *fastParser) enum() *ast.Enum {
 	start := p.i
 	p.expect("enum")
-	e := p.slab.enums.next()
-	e.Name = p.ident()
+	b := p.slab.enums.next()
+	e := &b.e
+	e.Name = p.identIn(&b.name)
 	p.expect("{")
 	vs := &p.slab.identList
 	mark := vs.mark()
@@ -576,10 +605,11 @@ func (p *fastParser) enum() *ast.Enum {
 
 func (p *fastParser) record() *ast.Record {
 	start := p.i
-	r := p.slab.records.next()
+	b := p.slab.records.next()
+	r := &b.r
 	r.Kind = p.toks[p.i].Value
 	p.i++
-	r.Name = p.ident()
+	r.Name = p.identIn(&b.name)
 	r.Fields = p.fields()
 	r.Node = p.node(start)
 	return r
