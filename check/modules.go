@@ -176,7 +176,9 @@ func (c *checker) addModule(path string, f *ast.File) {
 	if f == nil {
 		return
 	}
-	m := &module{path: path, file: f, ns: &namespace{qualifier: path, decls: map[string]*decl{}}, imports: map[string]*decl{}, silenced: map[string]bool{}, clashed: map[string]bool{}, usedImports: map[string]bool{}}
+	// The namespace sized for the file's declarations at once: grown by
+	// doubling, a large module's map left its smaller tables behind.
+	m := &module{path: path, file: f, ns: &namespace{qualifier: path, decls: make(map[string]*decl, len(f.Decls))}, imports: map[string]*decl{}, silenced: map[string]bool{}, clashed: map[string]bool{}, usedImports: map[string]bool{}}
 	m.ns.module = m
 	c.modules[path] = m
 	c.moduleSym(m)
