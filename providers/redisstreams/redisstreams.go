@@ -45,6 +45,15 @@ const UnfitDeliveries = "delivery_count"
 // driver asks at least every tick.
 const PruneIdle = time.Hour
 
+// go-redis prints its pool's troubles on standard error; every one is
+// also the error its call returns, which the driver reports (jadpo's
+// output is its own).
+func init() { redis.SetLogger(silent{}) }
+
+type silent struct{}
+
+func (silent) Printf(context.Context, string, ...any) {}
+
 // Source receives one stream through its consumer group.
 type Source struct {
 	log      *slog.Logger
