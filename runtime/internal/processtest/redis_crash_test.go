@@ -32,10 +32,14 @@ import (
 // acknowledgement never sent, or an entry never reclaimed, fails the drain
 // wait and "the group still holds").
 //
-// Confirmed by breaking the driver in a copy (not committed): with
-// Acknowledge sending XACK before the runtime's keep (acknowledging at
-// receive), the kills lose the entries of the batches in flight ("was
-// lost"); with Receive not reclaiming (no XAUTOCLAIM), the drain never ends.
+// Confirmed by running this test (-short) with GOFLAGS=-overlay=<json>, so
+// that cmd/jadpo's build compiles a broken copy of
+// providers/redisstreams/redisstreams.go kept outside the repository: with
+// Receive sending XACK for each batch as it receives it (before the keep),
+// it fails with "entry ... was lost: no outbox row" (the batches in flight
+// at the kills); with the receive script's XAUTOCLAIM never reclaiming (a
+// min-idle of 11 days), it fails waiting for the last run to drain the
+// group (the killed runs' entries stay pending).
 func TestRedisStreamKilledAtRandomMomentsKeepsEachEntryOnce(t *testing.T) {
 	pgtest.Require(t)
 	n, minKills, over := 2000, 10, 5*time.Second
