@@ -161,14 +161,25 @@ func ClientOptions(rawURL string) (*redis.Options, error) {
 	}
 	o, err := redis.ParseURL(rawURL)
 	if err != nil {
+		// Neither url.Error nor go-redis's own errors are shown: they quote
+		// the URL or a part of it (the path, an option), which a mistyped
+		// URL can make hold the password (FuzzCredentialURL found one).
 		var ue *url.Error
-		if errors.As(err, &ue) {
-			// url.Error quotes the URL, password and all.
-			return nil, fmt.Errorf("the credential's url cannot be read as a URL: write %s", forms)
+		msg := err.Error()
+		what := "cannot be read as a Redis URL"
+		switch {
+		case errors.As(err, &ue):
+			what = "cannot be read as a URL"
+		case strings.Contains(msg, "invalid database number"):
+			what = "has a database number (its path, such as /0) that is not one"
+		case strings.Contains(msg, "invalid URL path"):
+			what = "has a path that is not one database number (such as /0)"
+		case strings.Contains(msg, "unexpected option"):
+			what = "has a query option go-redis does not know"
+		case strings.Contains(msg, "invalid"):
+			what = "has a query option whose value is not one"
 		}
-		// go-redis names the part that is wrong (the database number, an
-		// option's name), never the password.
-		return nil, fmt.Errorf("the credential's url: %s; write %s", strings.TrimPrefix(err.Error(), "redis: "), forms)
+		return nil, fmt.Errorf("the credential's url %s: write %s", what, forms)
 	}
 	return o, nil
 }

@@ -107,3 +107,39 @@ func TestOpenErrorsHideThePassword(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCredentialURL: whatever the rest of a redis:// URL holds, reading it
+// never fails with an error that shows its password, and an error always
+// says what to write.
+func FuzzCredentialURL(f *testing.F) {
+	for _, s := range [][4]string{
+		{"ada", "s3cr3t-pw", "127.0.0.1:6379", "/0"},
+		{"", "s3cr3t-pw", "host:port", "/zero?dial_timeout=x"},
+		{"a%zz", "s3cr3t-pw", "[::1", "/0/1"},
+		{"ada", "s3cr3t pw\x7f", "h", "?bogus=1&db=x"},
+		{"ada", "p@ss:w/rd", "h:1", "/"},
+	} {
+		f.Add(s[0], s[1], s[2], s[3])
+	}
+	f.Fuzz(func(t *testing.T, user, password, host, rest string) {
+		if len(password) < 6 || strings.Contains(user+host+rest, password) {
+			return // too short to tell from the URL's other parts
+		}
+		for _, scheme := range []string{"redis://", "rediss://"} {
+			raw := scheme + user + ":" + password + "@" + host + rest
+			o, err := redisstreams.ClientOptions(raw)
+			if err != nil {
+				if strings.Contains(err.Error(), password) {
+					t.Fatalf("the error shows the password: %v", err)
+				}
+				if !strings.Contains(err.Error(), "redis://[user:password@]host:port/db") {
+					t.Fatalf("the error does not say what to write: %v", err)
+				}
+				continue
+			}
+			if o == nil {
+				t.Fatal("no options and no error")
+			}
+		}
+	})
+}
