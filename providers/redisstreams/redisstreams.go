@@ -67,8 +67,6 @@ type Source struct {
 	// cursor is where the next XAUTOCLAIM goes on scanning the group's
 	// pending entries ("0-0": from the start).
 	cursor string
-	// groupReady: the group is known to exist (or was created).
-	groupReady bool
 }
 
 // ConsumerName is the consumer this process receives as: its host, its
@@ -146,7 +144,6 @@ func (s *Source) ensureGroup(ctx context.Context) error {
 		if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
 			return fmt.Errorf("creating the consumer group %q of stream %q: %w", s.set.Group, s.set.Stream, err)
 		}
-		s.groupReady = true
 		return nil
 	}
 	groups, err := s.client.XInfoGroups(ctx, s.set.Stream).Result()
@@ -158,7 +155,6 @@ func (s *Source) ensureGroup(ctx context.Context) error {
 	}
 	for _, g := range groups {
 		if g.Name == s.set.Group {
-			s.groupReady = true
 			return nil
 		}
 	}
@@ -234,7 +230,6 @@ func (s *Source) Receive(ctx context.Context) (*queue.Batch, error) {
 	res, err := s.receive(ctx)
 	if err != nil && isNoGroup(err) {
 		// The stream or group went away since the start.
-		s.groupReady = false
 		if gerr := s.ensureGroup(ctx); gerr != nil {
 			return nil, gerr
 		}
