@@ -40,7 +40,7 @@ var contract = ir.DriverContract{
 	ProtocolWhy: "reads a Redis stream through a consumer group",
 	NoHost:      "its server is the credential's `url`",
 	NoHostHelp:  "remove host, and give credential: { url: config.<redis url> }",
-	Schemes: []ir.DriverScheme{{Name: Scheme, Members: []ir.CredentialMember{{Name: ir.MemberURL, Secret: true, Required: true}}}},
+	Schemes:     []ir.DriverScheme{{Name: Scheme, Members: []ir.CredentialMember{{Name: ir.MemberURL, Secret: true, Required: true}}}},
 	Settings: []ir.DriverSetting{
 		{Name: settingStream, Kind: ir.Text, Required: true}, {Name: settingGroup, Kind: ir.Text, Required: true},
 		{Name: settingCreateGroup, Kind: ir.Bool}, {Name: settingField, Kind: ir.Text},

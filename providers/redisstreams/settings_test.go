@@ -91,7 +91,7 @@ func TestOpenErrorsHideThePassword(t *testing.T) {
 	srv := realRedis(t)
 	opts, lb := options(t)
 	for _, raw := range []string{
-		"redis://ada:s3cr3t-pw@127.0.0.1:1/0", // nothing listens
+		"redis://ada:s3cr3t-pw@127.0.0.1:1/0",                             // nothing listens
 		strings.Replace(srv.url, "redis://", "redis://ada:s3cr3t-pw@", 1), // no such user
 	} {
 		conn := &queue.Conn{Name: "orders", Settings: map[string]any{"stream": "s", "group": "g"}, Credentials: map[string]string{ir.MemberURL: raw}}
