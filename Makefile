@@ -140,7 +140,7 @@ bench:
 	$(GO) test ./check ./lang/parser ./providers/sigv4 ./providers/sqsfake ./runtime/reading -run '^$$' -bench . -benchmem
 	$(GO) test ./runtime/store/postgres ./runtime/store/sqlite -run '^$$' -bench .
 	$(GO) test ./runtime -run '^$$' -bench '^BenchmarkReceive$$' -benchtime 1000x
-	$(GO) test ./runtime -run '^$$' -bench 'ReceiveCloudflare|ReceiveSQLInbox|Deliver' -benchtime 1000x
+	$(GO) test ./runtime -run '^$$' -bench 'ReceiveCloudflare|ReceiveSQLInbox|ReceiveRedisStreams|Deliver' -benchtime 1000x
 	$(GO) test ./cmd/internal/lsp -run '^$$' -bench . -benchmem
 	$(GO) test ./runtime/console -run '^$$' -bench . -benchtime 100x
 
