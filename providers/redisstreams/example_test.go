@@ -1,6 +1,7 @@
 package redisstreams_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -20,7 +21,7 @@ func TestExampleOpens(t *testing.T) {
 	key := uniqueKey(t)
 	plan := checktest.ExamplePlan(t, "streams", checktest.Edit{File: "app.jadpo", Old: `stream: "orders"`, New: `stream: "` + key + `"`})
 	admin := srv.client(t)
-	t.Cleanup(func() { admin.Del(t.Context(), key) })
+	t.Cleanup(func() { admin.Del(context.Background(), key) })
 	var c *ir.Connection
 	for i := range plan.Connections {
 		if plan.Connections[i].Name == "orders_stream" {
