@@ -126,7 +126,8 @@ FUZZ_TARGETS = ./lang/parser:FuzzParse ./lang/format:FuzzFormat ./lang/lockfile:
 	./internal/jsonstring:FuzzAppend ./check/ir:FuzzValueProblem \
 	./providers/sqsfake:FuzzRequest \
 	./providers/cfqueuesfake:FuzzRequest ./cmd/internal/lsp:FuzzEditorAnswers ./cmd/internal/lsp:FuzzApplyChanges ./cmd/internal/lsp:FuzzEditorTokens \
-	./cmd/jadpo:FuzzDevTypedLine ./cmd/internal/lsp:FuzzRequestParams ./runtime/console:FuzzBodyText
+	./cmd/jadpo:FuzzDevTypedLine ./cmd/internal/lsp:FuzzRequestParams ./runtime/console:FuzzBodyText \
+	./providers/redisstreams:FuzzCredentialURL
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg)"; \
@@ -139,7 +140,7 @@ bench:
 	$(GO) test ./check ./lang/parser ./providers/sigv4 ./providers/sqsfake ./runtime/reading -run '^$$' -bench . -benchmem
 	$(GO) test ./runtime/store/postgres ./runtime/store/sqlite -run '^$$' -bench .
 	$(GO) test ./runtime -run '^$$' -bench '^BenchmarkReceive$$' -benchtime 1000x
-	$(GO) test ./runtime -run '^$$' -bench 'ReceiveCloudflare|ReceiveSQLInbox|Deliver' -benchtime 1000x
+	$(GO) test ./runtime -run '^$$' -bench 'ReceiveCloudflare|ReceiveSQLInbox|ReceiveRedisStreams|Deliver' -benchtime 1000x
 	$(GO) test ./cmd/internal/lsp -run '^$$' -bench . -benchmem
 	$(GO) test ./runtime/console -run '^$$' -bench . -benchtime 100x
 

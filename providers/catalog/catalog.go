@@ -8,7 +8,8 @@
 // Protocol.json_http and CredentialScheme.bearer, received by the built-in
 // cloudflare_queues driver), SqlInbox.v1 (the sql_inbox driver) and Resend.v1
 // (Resend's POST /emails over Protocol.json_http and CredentialScheme.bearer,
-// with `provide email`).
+// with `provide email`). RedisStreams.v1: a Redis stream, Protocol.redis
+// and CredentialScheme.redis_url, received by the redis_streams driver.
 package catalog
 
 import (

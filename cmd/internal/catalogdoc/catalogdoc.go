@@ -78,7 +78,9 @@ func exampleApp(names []string) (fstest.MapFS, error) {
 		}
 		lock.SetFiles(name, lockfile.Digest(files), lockfile.FileDigests(files))
 	}
-	refs, _ := check.DescribePackages(withApp(fsys, "store main {}\n"))
+	described := withApp(fsys, "store main {}\n")
+	described.Drivers = check.Drivers(providers.Contracts()) // a driver's credential scheme is its contract's
+	refs, _ := check.DescribePackages(described)
 	for _, ref := range refs {
 		cfg, conn := example(ref)
 		config.WriteString(cfg)
@@ -92,6 +94,17 @@ func exampleApp(names []string) (fstest.MapFS, error) {
 	app := "config AppConfig {\n" + config.String() + "}\n\nstore main {}\n\n" + conns.String()
 	fsys["app.jadpo"] = &fstest.MapFile{Data: []byte(app)}
 	return fsys, nil
+}
+
+// driverOf is the contract of the driver whose own protocol is protocol
+// and takes no host (a broker's), nil for none.
+func driverOf(protocol string) *ir.DriverContract {
+	for _, c := range providers.Contracts() {
+		if string(c.Protocol) == protocol && c.NoHost != "" && c.Protocol != ir.ProtocolSQL {
+			return &c
+		}
+	}
+	return nil
 }
 
 func withApp(fsys fstest.MapFS, app string) *project.Project {
@@ -134,7 +147,7 @@ func example(ref check.PackageReference) (config, conn string) {
 		return "config." + f
 	}
 	fmt.Fprintf(&c, "connection %s {\n    package: %s\n", cn, ref.Name)
-	if ref.Provider.Host == "" && ref.Provider.Protocol != "sql" {
+	if ref.Provider.Host == "" && ref.Provider.Protocol != "sql" && driverOf(string(ref.Provider.Protocol)) == nil {
 		fmt.Fprintf(&c, "    host: %s\n", field("host", "Url", false))
 	}
 	if len(ref.Credential) > 0 {
@@ -177,6 +190,10 @@ func page(ref check.PackageReference) string {
 		b.WriteString("- Protocol `json_http`: each operation an HTTP request with a JSON body, to its method and path.\n")
 	case "sql":
 		b.WriteString("- Protocol `sql`: no HTTP service; the receiving driver talks to a PostgreSQL database.\n")
+	default:
+		if d := driverOf(string(pr.Protocol)); d != nil {
+			fmt.Fprintf(&b, "- Protocol `%s`: no HTTP service; the `%s` driver %s.\n", pr.Protocol, d.Name, d.ProtocolWhy)
+		}
 	}
 	if pr.ErrorCode != "" {
 		fmt.Fprintf(&b, "- A refusal's code is read from the answer's `%s`.\n", pr.ErrorCode)
@@ -186,6 +203,8 @@ func page(ref check.PackageReference) string {
 		fmt.Fprintf(&b, "- Host: `%s`, fixed by the package; a connection may give `host:` to point elsewhere (a local stand-in).\n", pr.Host)
 	case pr.Protocol == "sql":
 		b.WriteString("- No host: the database is the credential's `url`; a connection takes no `host:`.\n")
+	case driverOf(string(pr.Protocol)) != nil:
+		fmt.Fprintf(&b, "- No host: %s; a connection takes no `host:`.\n", driverOf(string(pr.Protocol)).NoHost)
 	default:
 		b.WriteString("- Host: the connection gives it, `host:` (a URL, text or a `Url` config field).\n")
 	}
