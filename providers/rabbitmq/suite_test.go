@@ -54,9 +54,14 @@ func rabbitHarness(kind rabbitmq.Declare) queuetest.Harness {
 				b.publish(t, q, payload, fmt.Sprintf("wire-%d", sent.Add(1)))
 			},
 			// Ready on the broker, and held by the live sources; read until
-			// two reads agree (a message handed back is pushed again at once,
+			// five reads agree (a message handed back is pushed again at once,
 			// and is between the two for a moment).
 			Held: func(t *testing.T) int {
+				mu.Lock()
+				for src := range live {
+					rabbitmq.Sync(src)
+				}
+				mu.Unlock()
 				read := func() int {
 					ready, _ := b.counts(t, q)
 					mu.Lock()
@@ -66,14 +71,17 @@ func rabbitHarness(kind rabbitmq.Declare) queuetest.Harness {
 					}
 					return ready
 				}
-				last := read()
-				for range 100 {
-					time.Sleep(30 * time.Millisecond)
+				last, same := read(), 0
+				for range 200 {
+					time.Sleep(25 * time.Millisecond)
 					n := read()
-					if n == last {
+					if n != last {
+						last, same = n, 0
+						continue
+					}
+					if same++; same == 4 {
 						return n
 					}
-					last = n
 				}
 				t.Fatalf("the queue's count does not settle (last %d)", last)
 				return 0
