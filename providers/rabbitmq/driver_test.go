@@ -88,12 +88,12 @@ func TestSettings(t *testing.T) {
 // reads the URL, and an error never quotes the URL.
 func TestRemoteHost(t *testing.T) {
 	for raw, want := range map[string]string{
-		"amqp://guest:guest@127.0.0.1:5672/":     "",
-		"amqp://u:p@localhost/vhost":             "",
-		"amqps://u:p@[::1]:5671/":                "",
-		"amqp://localhost":                       "",
-		"amqp://u:s3cret@rabbit.example.com/":    "rabbit.example.com",
-		"AMQPS://u:s3cret@10.1.2.3:5671/%2f":     "10.1.2.3",
+		"amqp://guest:guest@127.0.0.1:5672/":      "",
+		"amqp://u:p@localhost/vhost":              "",
+		"amqps://u:p@[::1]:5671/":                 "",
+		"amqp://localhost":                        "",
+		"amqp://u:s3cret@rabbit.example.com/":     "rabbit.example.com",
+		"AMQPS://u:s3cret@10.1.2.3:5671/%2f":      "10.1.2.3",
 		"amqp://u:s3cret@127.0.0.1.evil.example/": "127.0.0.1.evil.example",
 	} {
 		got, err := rabbitmq.RemoteHost(raw)
