@@ -42,10 +42,10 @@ const (
 type Declare string
 
 const (
-	// DeclareNone: the queue must exist (passive declare); its type,
+	// DeclareExisting: the queue must exist already (passive declare); its type,
 	// dead-letter exchange and delivery limit are the broker's (arguments or
 	// a policy).
-	DeclareNone Declare = "none"
+	DeclareExisting Declare = "existing"
 	// DeclareClassic and DeclareQuorum declare a durable queue of that type
 	// (nothing happens when it exists as such).
 	DeclareClassic Declare = "classic"
@@ -63,8 +63,8 @@ var contract = ir.DriverContract{
 		{Name: ir.MemberURL, Secret: true, Required: true}}}},
 	Settings: []ir.DriverSetting{
 		{Name: settingQueue, Kind: ir.Text, Required: true},
-		{Name: settingDeclare, Kind: ir.Enum, Declared: true, Variants: []string{string(DeclareNone), string(DeclareClassic), string(DeclareQuorum)},
-			As: "one of none, classic and quorum"},
+		{Name: settingDeclare, Kind: ir.Enum, Declared: true, Variants: []string{string(DeclareExisting), string(DeclareClassic), string(DeclareQuorum)},
+			As: "one of existing, classic and quorum"},
 	},
 }
 
@@ -86,10 +86,10 @@ func SettingsOf(settings map[string]any) (Settings, error) {
 	}
 	switch s.Declare {
 	case "":
-		s.Declare = DeclareNone
-	case DeclareNone, DeclareClassic, DeclareQuorum:
+		s.Declare = DeclareExisting
+	case DeclareExisting, DeclareClassic, DeclareQuorum:
 	default:
-		return s, fmt.Errorf("setting declare: %q is not one of none, classic and quorum", s.Declare)
+		return s, fmt.Errorf("setting declare: %q is not one of existing, classic and quorum", s.Declare)
 	}
 	return s, nil
 }

@@ -67,7 +67,7 @@ func TestPlan(t *testing.T) {
 
 func TestSettings(t *testing.T) {
 	s, err := rabbitmq.SettingsOf(map[string]any{"queue": "jobs"})
-	if err != nil || s.Queue != "jobs" || s.Declare != rabbitmq.DeclareNone {
+	if err != nil || s.Queue != "jobs" || s.Declare != rabbitmq.DeclareExisting {
 		t.Fatalf("%+v %v", s, err)
 	}
 	for _, c := range []struct {
@@ -76,7 +76,7 @@ func TestSettings(t *testing.T) {
 	}{
 		{map[string]any{}, "setting queue is empty: name the broker's queue"},
 		{map[string]any{"queue": strings.Repeat("q", 256)}, "at most 255"},
-		{map[string]any{"queue": "jobs", "declare": "stream"}, `"stream" is not one of none, classic and quorum`},
+		{map[string]any{"queue": "jobs", "declare": "stream"}, `"stream" is not one of existing, classic and quorum`},
 	} {
 		if _, err := rabbitmq.SettingsOf(c.settings); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.settings, err, c.want)
@@ -133,7 +133,7 @@ func TestPasswordNeverInErrors(t *testing.T) {
 		"not a URL":      {"amqp://guest:" + pw + "@host:port/", "not an AMQP URL"},
 		"not AMQP":       {"https://guest:" + pw + "@host/", "not an AMQP URL"},
 	} {
-		_, err := rabbitmq.Driver.Open(conn(c.url, q, rabbitmq.DeclareNone), opts())
+		_, err := rabbitmq.Driver.Open(conn(c.url, q, rabbitmq.DeclareExisting), opts())
 		if err == nil {
 			t.Errorf("%s: opened", name)
 			continue
@@ -180,7 +180,7 @@ func TestHandshakeBounded(t *testing.T) {
 		}
 		return d.DialContext(ctx, network, ln.Addr().String())
 	}
-	src, err := rabbitmq.Driver.Open(conn(b.url, q, rabbitmq.DeclareNone), o)
+	src, err := rabbitmq.Driver.Open(conn(b.url, q, rabbitmq.DeclareExisting), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,14 +200,14 @@ func TestHandshakeBounded(t *testing.T) {
 // declare that does not match the queue too.
 func TestQueueMissingOrDifferent(t *testing.T) {
 	b := newBroker(t)
-	_, err := rabbitmq.Driver.Open(conn(b.url, queueName("missing"), rabbitmq.DeclareNone), opts())
+	_, err := rabbitmq.Driver.Open(conn(b.url, queueName("missing"), rabbitmq.DeclareExisting), opts())
 	if err == nil || !strings.Contains(err.Error(), "the broker has no queue") || !strings.Contains(err.Error(), "set the connection's setting declare to classic or quorum") {
 		t.Fatalf("a missing queue: %v", err)
 	}
 	q := queueName("quorum")
 	b.declare(t, q, amqp.Table{amqp.QueueTypeArg: amqp.QueueTypeQuorum})
 	_, err = rabbitmq.Driver.Open(conn(b.url, q, rabbitmq.DeclareClassic), opts())
-	if err == nil || !strings.Contains(err.Error(), "exists with other properties than `declare: classic` asks for") || !strings.Contains(err.Error(), "set declare to none") {
+	if err == nil || !strings.Contains(err.Error(), "exists with other properties than `declare: classic` asks for") || !strings.Contains(err.Error(), "set declare to existing") {
 		t.Fatalf("a quorum queue declared classic: %v", err)
 	}
 	// declare: quorum declares one that is not there; it is then there.
@@ -218,7 +218,7 @@ func TestQueueMissingOrDifferent(t *testing.T) {
 		t.Fatal(err)
 	}
 	src.Close()
-	if _, err := rabbitmq.Driver.Open(conn(b.url, q2, rabbitmq.DeclareNone), opts()); err != nil {
+	if _, err := rabbitmq.Driver.Open(conn(b.url, q2, rabbitmq.DeclareExisting), opts()); err != nil {
 		t.Fatalf("the declared queue: %v", err)
 	}
 }
@@ -265,7 +265,7 @@ func TestPrefetch(t *testing.T) {
 	for i := range 55 {
 		b.publish(t, q, fmt.Sprintf(`{"id":%d}`, i), "")
 	}
-	src, err := rabbitmq.Driver.Open(conn(b.url, q, rabbitmq.DeclareNone), opts())
+	src, err := rabbitmq.Driver.Open(conn(b.url, q, rabbitmq.DeclareExisting), opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func TestHandBackOne(t *testing.T) {
 	for i := range 10 {
 		b.publish(t, q, fmt.Sprintf(`{"id":%d}`, i), fmt.Sprintf("m-%d", i))
 	}
-	src, err := rabbitmq.Driver.Open(conn(b.url, q, rabbitmq.DeclareNone), opts())
+	src, err := rabbitmq.Driver.Open(conn(b.url, q, rabbitmq.DeclareExisting), opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func TestDeliveryLimitDeadLetters(t *testing.T) {
 		"x-dead-letter-exchange": "", "x-dead-letter-routing-key": dlq})
 	b.publish(t, q, `{"id":"poison"}`, "poison")
 	b.publish(t, q, `{"id":"fine"}`, "fine")
-	src, err := rabbitmq.Driver.Open(conn(b.url, q, rabbitmq.DeclareNone), opts())
+	src, err := rabbitmq.Driver.Open(conn(b.url, q, rabbitmq.DeclareExisting), opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +390,7 @@ func TestDeliveryLimitDeadLetters(t *testing.T) {
 	}
 	waitReady(t, b, q, 0)
 	waitReady(t, b, dlq, 1)
-	dl := conn(b.url, dlq, rabbitmq.DeclareNone)
+	dl := conn(b.url, dlq, rabbitmq.DeclareExisting)
 	dsrc, err := rabbitmq.Driver.Open(dl, opts())
 	if err != nil {
 		t.Fatal(err)
@@ -412,7 +412,7 @@ func TestConnectionCutMidBatch(t *testing.T) {
 		b.publish(t, q, fmt.Sprintf(`{"id":%d}`, i), "")
 	}
 	proxy := tcpproxy.New(t, b.conn.RemoteAddr().String())
-	src, err := rabbitmq.Driver.Open(conn(proxy.Via(b.url), q, rabbitmq.DeclareNone), opts())
+	src, err := rabbitmq.Driver.Open(conn(proxy.Via(b.url), q, rabbitmq.DeclareExisting), opts())
 	if err != nil {
 		t.Fatal(err)
 	}

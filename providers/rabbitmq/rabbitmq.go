@@ -227,7 +227,7 @@ func (s *Source) openChannel(c *amqp.Connection) (*channel, error) {
 	}
 	q := s.settings.Queue
 	switch s.settings.Declare {
-	case DeclareNone:
+	case DeclareExisting:
 		_, err = setup.QueueDeclarePassive(q, true, false, false, false, nil)
 		if amqpCode(err) == amqp.NotFound {
 			return nil, fmt.Errorf("the broker has no queue %q in this vhost: create it (with its dead-letter exchange and, for a quorum queue, its delivery limit), or set the connection's setting declare to classic or quorum for the driver to declare it", q)
@@ -238,7 +238,7 @@ func (s *Source) openChannel(c *amqp.Connection) (*channel, error) {
 		_, err = setup.QueueDeclare(q, true, false, false, false, amqp.Table{amqp.QueueTypeArg: amqp.QueueTypeQuorum})
 	}
 	if amqpCode(err) == amqp.PreconditionFailed {
-		return nil, fmt.Errorf("queue %q exists with other properties than `declare: %s` asks for (%s): set declare to none to receive from it as it is", q, s.settings.Declare, reason(err))
+		return nil, fmt.Errorf("queue %q exists with other properties than `declare: %s` asks for (%s): set declare to existing to receive from it as it is", q, s.settings.Declare, reason(err))
 	}
 	if amqpCode(err) == amqp.AccessRefused {
 		return nil, fmt.Errorf("the broker refuses the credential's user access to queue %q (%s): grant the user configure, write and read permissions on it", q, reason(err))

@@ -30,7 +30,7 @@ func rabbitHarness(kind rabbitmq.Declare) queuetest.Harness {
 		if kind == rabbitmq.DeclareQuorum {
 			// The driver finds it as it is.
 			args[amqp.QueueTypeArg] = amqp.QueueTypeQuorum
-			declare = rabbitmq.DeclareNone
+			declare = rabbitmq.DeclareExisting
 		}
 		b.declare(t, q, args)
 		var mu sync.Mutex
