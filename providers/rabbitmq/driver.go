@@ -29,7 +29,7 @@ const Scheme ir.CredentialScheme = "amqp_url"
 // Driver is the rabbitmq driver (providers.Drivers registers it). dev runs
 // it against a broker on this machine, its credential's url: RabbitMQ has
 // no in-process stand-in.
-var Driver = queue.Driver{Contract: contract, Open: Open, LocalURL: ir.MemberURL, RemoteHost: RemoteHost,
+var Driver = queue.Driver{Contract: contract, Open: Open, LocalURL: ir.MemberURL, RemoteHost: RemoteHost, LocalSend: Send,
 	LocalWhat: "broker", LocalFix: "a RabbitMQ broker on this machine (amqp://guest:guest@127.0.0.1:5672/)"}
 
 // The settings the driver reads (docs/guide/receiving.md, "RabbitMQ").
