@@ -211,8 +211,12 @@ func (s *Source) dialBroker(ctx context.Context) (*amqp.Connection, error) {
 		return nil, ctx.Err()
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%w (%v)", ctx.Err(), err)
+		if deadline, _ := ctx.Deadline(); ctx.Err() != nil || !time.Now().Before(deadline) {
+			cause := ctx.Err()
+			if cause == nil {
+				cause = context.DeadlineExceeded
+			}
+			return nil, fmt.Errorf("no answer to the handshake in time: %w", cause)
 		}
 		return nil, err
 	}
