@@ -34,11 +34,14 @@ import (
 // and one left unacknowledged by the last run is ready on the queue once
 // it stopped, "the queue still holds".
 //
-// Confirmed by breaking the driver in a copy (GOFLAGS=-overlay): with its
-// Receive acknowledging each delivery as it gathers it (autoAck), the
-// messages of the batches in flight at each kill are "lost: no outbox row";
-// with Acknowledge handing back every message (nack) instead of
-// acknowledging, the last run never drains the queue.
+// Confirmed by running the test (-short) with GOFLAGS=-overlay=<json>, so
+// that cmd/jadpo is built with a broken copy of providers/rabbitmq/rabbitmq.go
+// kept outside the repository: with the driver consuming with autoAck (each
+// delivery acknowledged as the broker sends it), both subtests and the cut
+// test below fail with 120-260 "was lost: no outbox row" (the deliveries
+// held by each killed run); with Acknowledge handing back the settled
+// messages (nack) instead of acknowledging them, every test fails waiting
+// for the last run to drain the queue.
 func TestRabbitMQKilledAtRandomMomentsKeepsEachMessageOnce(t *testing.T) {
 	pgtest.Require(t)
 	brokertest.RabbitMQ.Require(t)
@@ -104,11 +107,7 @@ func rabbitKills(t *testing.T, quorum bool) {
 	killPhase := time.Since(start)
 
 	valid, toPark := countOrders(orders)
-	msgs := l.last("the last run to drain the queue", func() bool {
-		ready, _ := e.Counts()
-		outbox, parked := e.StoreCounts()
-		return ready == 0 && outbox == valid && parked == toPark
-	})
+	msgs := l.last("the last run to drain the queue", e.Drained(valid, toPark))
 	k := VerifyRabbit(t, e, orders)
 	if l.totals["kept"] > k.Outbox {
 		t.Errorf("the runs logged %d kept messages; the outbox holds %d", l.totals["kept"], k.Outbox)
@@ -164,11 +163,7 @@ func TestRabbitMQConnectionCutMidBatchKeepsEachMessageOnce(t *testing.T) {
 	}
 	s.Wait()
 	valid, toPark := countOrders(orders)
-	workload.WaitUntil(t, 2*time.Minute, "the run to drain the queue", func() bool {
-		ready, _ := e.Counts()
-		outbox, parked := e.StoreCounts()
-		return ready == 0 && outbox == valid && parked == toPark
-	})
+	workload.WaitUntil(t, 2*time.Minute, "the run to drain the queue", e.Drained(valid, toPark))
 	if err := p.Stop(30 * time.Second); err != nil {
 		t.Fatalf("jadpo run did not exit 0 on SIGTERM: %v", err)
 	}

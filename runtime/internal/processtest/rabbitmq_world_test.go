@@ -392,3 +392,27 @@ func countOrders(orders []Order) (valid, toPark int) {
 	}
 	return valid, toPark
 }
+
+// Drained is a run's end: the queue holds nothing ready and the store holds
+// every order (valid kept, toPark parked), or it has held the same for 3 s
+// with nothing ready (some are lost, or kept twice: VerifyRabbit says which).
+func (e *RabbitEnv) Drained(valid, toPark int) func() bool {
+	var last [2]int
+	var since time.Time
+	return func() bool {
+		ready, _ := e.Counts()
+		outbox, parked := e.StoreCounts()
+		if ready != 0 {
+			since = time.Time{}
+			return false
+		}
+		if outbox == valid && parked == toPark {
+			return true
+		}
+		if now := [2]int{outbox, parked}; now != last || since.IsZero() {
+			last, since = now, time.Now()
+			return false
+		}
+		return time.Since(since) > 3*time.Second
+	}
+}
