@@ -258,6 +258,7 @@ func settleAll(bt *queue.Batch, settled bool) {
 
 // The prefetch is what the runtime holds at once (InFlight batches of
 // MaxBatch): the broker pushes no more; a receive brings at most MaxBatch.
+// Batches answered out of order still take one frame each.
 func TestPrefetch(t *testing.T) {
 	b := newBroker(t)
 	q := queueName("prefetch")
@@ -285,20 +286,34 @@ func TestPrefetch(t *testing.T) {
 	if ready, _ := b.counts(t, q); ready != 15 {
 		t.Fatalf("%d ready on the broker, want 15", ready)
 	}
-	// Answered out of order: the second batch first, one frame a message
-	// (a multiple frame would answer the first batch too); then the first,
-	// one frame.
-	settleAll(held[1], true)
-	if a := src.Acknowledge(context.Background(), held[1]); a.Acknowledged != 10 || a.SingleCalls != 10 || a.BatchCalls != 0 {
-		t.Fatalf("the second batch first: %+v", a)
-	}
-	settleAll(held[0], true)
-	if a := src.Acknowledge(context.Background(), held[0]); a.Acknowledged != 10 || a.BatchCalls != 1 || a.SingleCalls != 0 {
-		t.Fatalf("then the first: %+v", a)
-	}
-	for _, bt := range held[2:] {
+	// Answered out of order: the second batch waits for the first, so one
+	// multiple frame answers each (a multiple frame of the second's would
+	// answer the first too).
+	for _, bt := range held {
 		settleAll(bt, true)
-		src.Acknowledge(context.Background(), bt)
+	}
+	second := make(chan queue.Acks)
+	go func() { second <- src.Acknowledge(context.Background(), held[1]) }()
+	select {
+	case a := <-second:
+		t.Fatalf("the second batch was answered before the first: %+v", a)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if a := src.Acknowledge(context.Background(), held[0]); a.Acknowledged != 10 || a.BatchCalls != 1 || a.SingleCalls != 0 {
+		t.Fatalf("the first batch: %+v", a)
+	}
+	if a := <-second; a.Acknowledged != 10 || a.BatchCalls != 1 || a.SingleCalls != 0 {
+		t.Fatalf("the second batch, after the first: %+v", a)
+	}
+	// The fourth, while the third is never answered: past its context, a
+	// frame a message.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if a := src.Acknowledge(ctx, held[3]); a.Acknowledged != 10 || a.SingleCalls != 10 || a.BatchCalls != 0 {
+		t.Fatalf("the fourth batch, the third unanswered: %+v", a)
+	}
+	if a := src.Acknowledge(context.Background(), held[2]); a.Acknowledged != 10 || a.BatchCalls != 1 || a.SingleCalls != 0 {
+		t.Fatalf("the third: %+v", a)
 	}
 	rest := receiveN(t, src, 15)
 	settleAll(rest, true)

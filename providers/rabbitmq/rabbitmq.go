@@ -48,9 +48,10 @@ const DialTimeout = 30 * time.Second
 // tags (basic.nack with requeue=true hands those back; the queue's own
 // dead-letter exchange and a quorum queue's delivery limit take one that
 // keeps coming back), or a nack for each unsettled one and one ack,
-// whichever is fewer. A multiple frame is used only when no other batch
-// holds a lower tag (batches answered out of order get one frame a
-// message).
+// whichever is fewer. A multiple frame would answer a lower batch too, so
+// a batch answered before the one below it waits for that one (the
+// runtime's batches commit in any order), and is answered a frame a
+// message only when its context ends first.
 //
 // Deliveries belong to their channel: when the connection drops, the
 // broker hands back every unacknowledged message (they come back as
@@ -74,6 +75,9 @@ type Source struct {
 	ch     *channel
 	held   map[string]delivery // by handle: the deliveries of batches not yet answered
 	closed bool
+	// wake is closed (and replaced) when a batch is answered, for the
+	// batches above it waiting to be.
+	wake chan struct{}
 
 	failedAcks atomic.Int64
 }
@@ -120,7 +124,7 @@ func Open(conn *queue.Conn, opts queue.Options) (queue.Source, error) {
 	s := &Source{
 		log: opts.Log, name: conn.Name, queue: opts.Queue, settings: st, url: raw,
 		host: net.JoinHostPort(u.Host, strconv.Itoa(u.Port)), dial: opts.Dial,
-		maxBatch: maxBatch, prefetch: maxBatch * inFlight, held: map[string]delivery{},
+		maxBatch: maxBatch, prefetch: maxBatch * inFlight, held: map[string]delivery{}, wake: make(chan struct{}),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -274,6 +278,10 @@ func (s *Source) openChannel(c *amqp.Connection) (*channel, error) {
 		}
 		out.ended.Store(true)
 		close(out.buf)
+		// A batch waiting for a lower one on this channel waits no more.
+		s.mu.Lock()
+		s.answered()
+		s.mu.Unlock()
 	}()
 	return out, nil
 }
@@ -438,20 +446,23 @@ func Plan(tags []uint64, settled []bool, lowest uint64) []Frame {
 }
 
 // Acknowledge answers the batch: its settled messages acknowledged, the
-// others handed back (basic.nack, requeue), in the frames Plan gives. On a
-// channel that ended, nothing can be answered: the broker has handed the
-// messages back already, and they come back (the kept ones as repeats).
+// others handed back (basic.nack, requeue), in the frames Plan gives. A
+// batch above one not yet answered (the runtime's batches commit in any
+// order) first waits for it, within ctx, so that one multiple frame still
+// answers it; past ctx it is answered a frame a message. On a channel that
+// ended, nothing can be answered: the broker has handed the messages back
+// already, and they come back (the kept ones as repeats).
 func (s *Source) Acknowledge(ctx context.Context, b *queue.Batch) queue.Acks {
 	var acks queue.Acks
 	if len(b.Messages) == 0 {
 		return acks
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	type entry struct {
 		tag     uint64
 		settled bool
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	byCh := map[*channel][]entry{}
 	for _, m := range b.Messages {
 		d, ok := s.held[m.Handle]
@@ -464,10 +475,7 @@ func (s *Source) Acknowledge(ctx context.Context, b *queue.Batch) queue.Acks {
 	}
 	for ch, es := range byCh {
 		slices.SortFunc(es, func(a, b entry) int { return cmpTag(a.tag, b.tag) })
-		lowest := es[0].tag
-		for t := range ch.outstanding {
-			lowest = min(lowest, t)
-		}
+		lowest := s.waitLower(ctx, ch, es[0].tag)
 		tags, settled := make([]uint64, len(es)), make([]bool, len(es))
 		want := 0
 		for i, e := range es {
@@ -495,6 +503,7 @@ func (s *Source) Acknowledge(ctx context.Context, b *queue.Batch) queue.Acks {
 			}
 			took += f.Settled
 		}
+		s.answered()
 		acks.Acknowledged += took
 		if err != nil {
 			failed := want - took
@@ -504,6 +513,34 @@ func (s *Source) Acknowledge(ctx context.Context, b *queue.Batch) queue.Acks {
 		}
 	}
 	return acks
+}
+
+// waitLower waits, with s.mu held (let go while waiting), until no batch
+// below first is outstanding on ch, or ctx ends, or ch ends; it returns the
+// lowest tag outstanding then (first when none is lower).
+func (s *Source) waitLower(ctx context.Context, ch *channel, first uint64) uint64 {
+	for {
+		lowest := first
+		for t := range ch.outstanding {
+			lowest = min(lowest, t)
+		}
+		if lowest == first || ctx.Err() != nil || ch.ended.Load() {
+			return lowest
+		}
+		wake := s.wake
+		s.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+		}
+		s.mu.Lock()
+	}
+}
+
+// answered wakes the batches waiting for a lower one (with s.mu held).
+func (s *Source) answered() {
+	close(s.wake)
+	s.wake = make(chan struct{})
 }
 
 func cmpTag(a, b uint64) int {
