@@ -329,8 +329,8 @@ func receivingText(b *strings.Builder, r *ir.Receiving) {
 	case "rabbitmq":
 		b.WriteString("- `driver: rabbitmq`, built into the toolchain: consumes the `queue` with manual acknowledgements and a\n" +
 			"  prefetch of what the runtime holds at once (4 batches of 10); each receive gathers up to 10 deliveries\n" +
-			"  (the message's body is its AMQP body, read by the queue's `id_at` and `type_at`; its `message-id` property\n" +
-			"  is logged), keeps or parks each, acknowledges the settled ones in as few frames as AMQP allows\n" +
+			"  (the message's body is its AMQP body, read by the queue's `id_at` and `type_at`, not its `message-id`\n" +
+			"  property), keeps or parks each, acknowledges the settled ones in as few frames as AMQP allows\n" +
 			"  (`basic.ack` with `multiple`) and hands back the others (`basic.nack`, requeue), so the queue's own\n" +
 			"  dead-letter exchange and delivery limit take one that keeps failing. The broker is the credential's `url`.\n\n")
 		return
