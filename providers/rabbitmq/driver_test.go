@@ -464,3 +464,29 @@ func TestConnectionCutMidBatch(t *testing.T) {
 	}
 	waitReady(t, b, q, 0)
 }
+
+// A body is the AMQP body byte for byte, valid text or not (the runtime
+// parks one it cannot read, as it is).
+func TestBodyBytesKept(t *testing.T) {
+	b := newBroker(t)
+	q := queueName("bytes")
+	b.declare(t, q, nil)
+	bodies := []string{"{\"id\":\"\xff\xfe\"}", "\x00\x01binary\x80", "", `{"id":1}` + "\r\n"}
+	for i, body := range bodies {
+		b.publish(t, q, body, fmt.Sprintf("b-%d", i))
+	}
+	src, err := rabbitmq.Driver.Open(conn(b.url, q, rabbitmq.DeclareExisting), opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	bt := receiveN(t, src, len(bodies))
+	for i, m := range bt.Messages {
+		if m.Body != bodies[i] || m.WireID != fmt.Sprintf("b-%d", i) {
+			t.Errorf("message %d: body %q id %q, want %q", i, m.Body, m.WireID, bodies[i])
+		}
+	}
+	settleAll(bt, true)
+	src.Acknowledge(context.Background(), bt)
+	waitReady(t, b, q, 0)
+}
