@@ -37,6 +37,10 @@ func newBroker(t *testing.T) *broker {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Publishes wait for the broker's confirm: a message sent is on the queue.
+	if err := ch.Confirm(false); err != nil {
+		t.Fatal(err)
+	}
 	return &broker{url: u, conn: c, ch: ch}
 }
 
@@ -85,8 +89,12 @@ func (b *broker) publish(t *testing.T, q, body, id string) {
 	defer b.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := b.ch.PublishWithContext(ctx, "", q, false, false, amqp.Publishing{Body: []byte(body), MessageId: id, DeliveryMode: amqp.Persistent}); err != nil {
+	dc, err := b.ch.PublishWithDeferredConfirmWithContext(ctx, "", q, false, false, amqp.Publishing{Body: []byte(body), MessageId: id, DeliveryMode: amqp.Persistent})
+	if err != nil {
 		t.Fatalf("publishing: %v", err)
+	}
+	if ok, err := dc.WaitContext(ctx); !ok || err != nil {
+		t.Fatalf("the broker did not confirm a message: %v", err)
 	}
 }
 
