@@ -131,7 +131,9 @@ func TestPasswordNeverInErrors(t *testing.T) {
 		"wrong password": {wrong, "cannot connect to the broker at 127.0.0.1:"},
 		"unreachable":    {closed, "connection refused"},
 		"not a URL":      {"amqp://guest:" + pw + "@host:port/", "not an AMQP URL"},
-		"not AMQP":       {"https://guest:" + pw + "@host/", "not an AMQP URL"},
+		// amqps:// speaks TLS: to the broker's plain port, the handshake fails.
+		"amqps to a plain port": {strings.Replace(wrong, "amqp://", "amqps://", 1), "tls: "},
+		"not AMQP":              {"https://guest:" + pw + "@host/", "not an AMQP URL"},
 	} {
 		_, err := rabbitmq.Driver.Open(conn(c.url, q, rabbitmq.DeclareExisting), opts())
 		if err == nil {
