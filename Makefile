@@ -141,6 +141,7 @@ bench:
 	$(GO) test ./runtime/store/postgres ./runtime/store/sqlite -run '^$$' -bench .
 	$(GO) test ./runtime -run '^$$' -bench '^BenchmarkReceive$$' -benchtime 1000x
 	$(GO) test ./runtime -run '^$$' -bench 'ReceiveCloudflare|ReceiveSQLInbox|Deliver' -benchtime 1000x
+	$(GO) test ./runtime -run '^$$' -bench 'ReceiveRabbitMQ' -benchtime 200x
 	$(GO) test ./cmd/internal/lsp -run '^$$' -bench . -benchmem
 	$(GO) test ./runtime/console -run '^$$' -bench . -benchtime 100x
 
