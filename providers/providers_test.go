@@ -248,6 +248,7 @@ func TestOpenQueueByDriverName(t *testing.T) {
 		ir.DriverMapping:          "receiving lacks a call",
 		ir.DriverCloudflareQueues: "receiving lacks a call",
 		ir.DriverSQLInbox:         "not a PostgreSQL URL",
+		"rabbitmq":                "setting queue is empty",
 	} {
 		conn := &queue.Conn{Name: "jobs", Receiving: &ir.Receiving{Driver: d}, Credentials: map[string]string{"url": "::"}}
 		if _, err := providers.OpenQueue(conn, queue.Options{}); err == nil || !strings.Contains(err.Error(), want) {
