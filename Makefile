@@ -127,7 +127,7 @@ FUZZ_TARGETS = ./lang/parser:FuzzParse ./lang/format:FuzzFormat ./lang/lockfile:
 	./providers/sqsfake:FuzzRequest \
 	./providers/cfqueuesfake:FuzzRequest ./cmd/internal/lsp:FuzzEditorAnswers ./cmd/internal/lsp:FuzzApplyChanges ./cmd/internal/lsp:FuzzEditorTokens \
 	./cmd/jadpo:FuzzDevTypedLine ./cmd/internal/lsp:FuzzRequestParams ./runtime/console:FuzzBodyText \
-	./providers/redisstreams:FuzzCredentialURL
+	./providers/redisstreams:FuzzCredentialURL ./providers/rabbitmq:FuzzRemoteHost
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg)"; \
@@ -141,6 +141,7 @@ bench:
 	$(GO) test ./runtime/store/postgres ./runtime/store/sqlite -run '^$$' -bench .
 	$(GO) test ./runtime -run '^$$' -bench '^BenchmarkReceive$$' -benchtime 1000x
 	$(GO) test ./runtime -run '^$$' -bench 'ReceiveCloudflare|ReceiveSQLInbox|ReceiveRedisStreams|Deliver' -benchtime 1000x
+	$(GO) test ./runtime -run '^$$' -bench 'ReceiveRabbitMQ' -benchtime 200x
 	$(GO) test ./cmd/internal/lsp -run '^$$' -bench . -benchmem
 	$(GO) test ./runtime/console -run '^$$' -bench . -benchtime 100x
 

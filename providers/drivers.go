@@ -6,6 +6,7 @@ import (
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/cfqueues"
 	"github.com/jadpo/jadpo/providers/queue"
+	"github.com/jadpo/jadpo/providers/rabbitmq"
 	"github.com/jadpo/jadpo/providers/receiving"
 	"github.com/jadpo/jadpo/providers/redisstreams"
 	"github.com/jadpo/jadpo/providers/sqlinbox"
@@ -22,6 +23,7 @@ var Drivers = []*queue.Driver{
 	&cfqueues.Driver,
 	&sqlinbox.Driver,
 	&redisstreams.Driver,
+	&rabbitmq.Driver,
 }
 
 // Contracts are the built-in drivers' contracts (the mapping's, which the

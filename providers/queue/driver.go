@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"net"
 
 	"github.com/jadpo/jadpo/check/ir"
 )
@@ -35,6 +36,10 @@ type Driver struct {
 	// LocalWhat names the server in dev's refusal ("its database is on
 	// ..."); LocalFix says what to set the URL to, after "set VAR to ".
 	LocalWhat, LocalFix string
+	// LocalSend, with LocalURL, puts body (dev's typed input) on conn's
+	// queue on that server, dialling with dial (dev's, which stays on this
+	// machine); nil when dev sends to it its own way (a SQL inbox's row).
+	LocalSend func(ctx context.Context, conn *Conn, dial func(ctx context.Context, network, addr string) (net.Conn, error), body string) error
 }
 
 // Name is the driver's name.

@@ -118,6 +118,7 @@ type World struct {
 	sink      *http.Server
 	queueURLs map[string]string // by app queue
 	inboxes   map[string]*inbox // SQL inbox tables, by app queue
+	locals    map[string]*local // queues on a server of this machine a driver sends to (LocalSend), by app queue
 	mail      mail              // email.go
 	calls     calls             // calls.go
 }
@@ -176,6 +177,10 @@ func Start(ctx context.Context, plan *ir.Program, opts Options) (*World, error) 
 		}
 	}
 	if err := w.prepareInboxes(ctx, w.Config); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if err := w.prepareLocals(); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -579,6 +584,8 @@ func (w *World) Send(ctx context.Context, queue, body string) (what string, err 
 		var id string
 		id, err = in.insert(ctx, body)
 		what = fmt.Sprintf("%s=%s of %s", in.table.ID, id, in.name)
+	} else if l, ok := w.locals[queue]; ok {
+		err = l.driver.LocalSend(ctx, l.conn, w.dial, body)
 	} else {
 		return "", ErrNoQueue
 	}
@@ -600,6 +607,7 @@ func (w *World) Queues() []string {
 		out = append(out, s.Queues()...)
 	}
 	out = append(out, sortedKeys(w.inboxes)...)
+	out = append(out, sortedKeys(w.locals)...)
 	sort.Strings(out)
 	return out
 }
@@ -634,6 +642,9 @@ func (w *World) Describe() []string {
 	}
 	for _, in := range w.Inboxes() {
 		out = append(out, "SQL inbox table "+in.Name+" in "+in.Where)
+	}
+	for _, q := range sortedKeys(w.locals) {
+		out = append(out, w.locals[q].describe)
 	}
 	return append(out, w.mail.describe()...)
 }

@@ -96,24 +96,16 @@ func exampleApp(names []string) (fstest.MapFS, error) {
 	return fsys, nil
 }
 
-// driverOf is the contract of the driver whose own protocol is protocol
-// and takes no host (a broker's), nil for none.
-func driverOf(protocol string) *ir.DriverContract {
-	for _, c := range providers.Contracts() {
-		if string(c.Protocol) == protocol && c.NoHost != "" && c.Protocol != ir.ProtocolSQL {
-			return &c
-		}
-	}
-	return nil
-}
-
 func withApp(fsys fstest.MapFS, app string) *project.Project {
 	m := fstest.MapFS{}
 	for k, v := range fsys {
 		m[k] = v
 	}
 	m["app.jadpo"] = &fstest.MapFile{Data: []byte(app)}
-	return project.LoadFS(fs.FS(m))
+	p := project.LoadFS(fs.FS(m))
+	// The drivers' protocols and credential schemes, as the commands give them.
+	p.Drivers = check.Drivers(providers.Contracts())
+	return p
 }
 
 // connectionName is the example connection's name: AmazonSqs -> amazon_sqs.
@@ -147,7 +139,7 @@ func example(ref check.PackageReference) (config, conn string) {
 		return "config." + f
 	}
 	fmt.Fprintf(&c, "connection %s {\n    package: %s\n", cn, ref.Name)
-	if ref.Provider.Host == "" && ref.Provider.Protocol != "sql" && driverOf(string(ref.Provider.Protocol)) == nil {
+	if ref.Provider.Host == "" && ref.Provider.Protocol != "sql" && ownProtocol(ref.Provider.Protocol) == nil {
 		fmt.Fprintf(&c, "    host: %s\n", field("host", "Url", false))
 	}
 	if len(ref.Credential) > 0 {
@@ -191,8 +183,8 @@ func page(ref check.PackageReference) string {
 	case "sql":
 		b.WriteString("- Protocol `sql`: no HTTP service; the receiving driver talks to a PostgreSQL database.\n")
 	default:
-		if d := driverOf(string(pr.Protocol)); d != nil {
-			fmt.Fprintf(&b, "- Protocol `%s`: no HTTP service; the `%s` driver %s.\n", pr.Protocol, d.Name, d.ProtocolWhy)
+		if dc := ownProtocol(pr.Protocol); dc != nil {
+			fmt.Fprintf(&b, "- Protocol `%s`: no HTTP service; the `%s` driver, built into the toolchain, %s.\n", pr.Protocol, dc.Name, dc.ProtocolWhy)
 		}
 	}
 	if pr.ErrorCode != "" {
@@ -203,8 +195,8 @@ func page(ref check.PackageReference) string {
 		fmt.Fprintf(&b, "- Host: `%s`, fixed by the package; a connection may give `host:` to point elsewhere (a local stand-in).\n", pr.Host)
 	case pr.Protocol == "sql":
 		b.WriteString("- No host: the database is the credential's `url`; a connection takes no `host:`.\n")
-	case driverOf(string(pr.Protocol)) != nil:
-		fmt.Fprintf(&b, "- No host: %s; a connection takes no `host:`.\n", driverOf(string(pr.Protocol)).NoHost)
+	case ownProtocol(pr.Protocol) != nil:
+		fmt.Fprintf(&b, "- No host: %s; a connection takes no `host:`.\n", ownProtocol(pr.Protocol).NoHost)
 	default:
 		b.WriteString("- Host: the connection gives it, `host:` (a URL, text or a `Url` config field).\n")
 	}
@@ -336,6 +328,14 @@ func receivingText(b *strings.Builder, r *ir.Receiving) {
 			"  messages, leased for the `visibility_timeout_ms` setting; the messages kept, repeated or parked are\n" +
 			"  acknowledged, and the ones the store could not take handed back for a retry, in one `messages.ack`.\n\n")
 		return
+	case "rabbitmq":
+		b.WriteString("- `driver: rabbitmq`, built into the toolchain: consumes the `queue` with manual acknowledgements and a\n" +
+			"  prefetch of what the runtime holds at once (4 batches of 10); each receive gathers up to 10 deliveries\n" +
+			"  (the message's body is its AMQP body, read by the queue's `id_at` and `type_at`, not its `message-id`\n" +
+			"  property), keeps or parks each, acknowledges the settled ones in as few frames as AMQP allows\n" +
+			"  (`basic.ack` with `multiple`) and hands back the others (`basic.nack`, requeue), so the queue's own\n" +
+			"  dead-letter exchange and delivery limit take one that keeps failing. The broker is the credential's `url`.\n\n")
+		return
 	case "sql_inbox":
 		b.WriteString("- `driver: sql_inbox`, built into the toolchain: each receive claims up to 10 rows of the `table`\n" +
 			"  (by `claim`: `row_lock`, `lease` or `advisory_lock`), reads each row's columns as a JSON object (the\n" +
@@ -463,6 +463,17 @@ func characters(n int) string {
 		return "1 character"
 	}
 	return fmt.Sprintf("%d characters", n)
+}
+
+// ownProtocol is the contract of the driver that brings protocol p, one
+// its driver reaches itself with no host (a broker's URL), nil for none.
+func ownProtocol(p ir.Protocol) *ir.DriverContract {
+	for _, dc := range providers.Contracts() {
+		if dc.Protocol == p && dc.NoHost != "" && p != ir.ProtocolSQL {
+			return &dc
+		}
+	}
+	return nil
 }
 
 func kindWord(k ir.Kind) string {

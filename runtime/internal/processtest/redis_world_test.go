@@ -119,8 +119,8 @@ func (e *RedisEnv) Drained() bool {
 	return p == 0 && l == 0
 }
 
-// Order is one entry of a streams workload and what the store must hold for it.
-type Order struct {
+// StreamOrder is one entry of a streams workload and what the store must hold for it.
+type StreamOrder struct {
 	ID   string // the body's id
 	Body string
 	// Event is the event it is kept as; "" for one to park.
@@ -131,7 +131,7 @@ type Order struct {
 
 // OrdersWorkload is a seeded mix of entries for examples/streams.
 type OrdersWorkload struct {
-	Orders []Order
+	Orders []StreamOrder
 	mu     sync.Mutex
 	added  int
 }
@@ -142,10 +142,10 @@ type OrdersWorkload struct {
 // order_placed (about 70%) and order_cancelled entries.
 func NewOrdersWorkload(seed uint64, n int) *OrdersWorkload {
 	rng := mrand.New(mrand.NewPCG(seed, seed^0x726564697373))
-	w := &OrdersWorkload{Orders: make([]Order, 0, n)}
+	w := &OrdersWorkload{Orders: make([]StreamOrder, 0, n)}
 	for i := range n {
 		id := fmt.Sprintf("o-%05d-%x", i, rng.Uint32())
-		o := Order{ID: id}
+		o := StreamOrder{ID: id}
 		placed := fmt.Sprintf(`{"id":"%s","type":"order_placed","order_id":"%s","customer_email":"c%d@example.com","total_cents":%d}`, id, id, i, rng.IntN(100000))
 		switch r := rng.IntN(100); {
 		case r < 2:
@@ -227,7 +227,7 @@ func VerifyRedis(t testing.TB, e *RedisEnv, w *OrdersWorkload, subs map[string][
 	defer conn.Close(context.Background())
 	var problems []string
 	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	orders := map[string]Order{}
+	orders := map[string]StreamOrder{}
 	for _, o := range w.Orders {
 		orders[o.ID] = o
 	}
@@ -294,7 +294,7 @@ func VerifyRedis(t testing.TB, e *RedisEnv, w *OrdersWorkload, subs map[string][
 	var body []byte
 	parked := map[string]int{}
 	_, err = pgx.ForEachRow(rows, []any{&src, &reason, &body}, func() error {
-		var o Order
+		var o StreamOrder
 		for _, c := range orders {
 			if bytes.Contains(body, []byte(`"id":"`+c.ID+`"`)) {
 				o = c
