@@ -5,6 +5,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/cfqueues"
+	"github.com/jadpo/jadpo/providers/natsjs"
 	"github.com/jadpo/jadpo/providers/queue"
 	"github.com/jadpo/jadpo/providers/receiving"
 	"github.com/jadpo/jadpo/providers/sqlinbox"
@@ -20,6 +21,7 @@ var Drivers = []*queue.Driver{
 	&receiving.Driver,
 	&cfqueues.Driver,
 	&sqlinbox.Driver,
+	&natsjs.Driver,
 }
 
 // Contracts are the built-in drivers' contracts (the mapping's, which the

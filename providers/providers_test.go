@@ -283,7 +283,7 @@ func TestDriversAreRegisteredOnce(t *testing.T) {
 	for _, c := range providers.Contracts() {
 		names = append(names, string(c.Name))
 	}
-	if strings.Join(names, ",") != "cloudflare_queues,sql_inbox" {
+	if strings.Join(names, ",") != "cloudflare_queues,sql_inbox,nats_jetstream" {
 		t.Errorf("contracts handed to the checker: %v", names)
 	}
 }
