@@ -148,4 +148,3 @@ func (s *standIn) Close() {
 	s.srv.WaitForShutdown()
 	os.RemoveAll(s.dir)
 }
-
