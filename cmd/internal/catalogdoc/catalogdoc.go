@@ -100,7 +100,9 @@ func withApp(fsys fstest.MapFS, app string) *project.Project {
 		m[k] = v
 	}
 	m["app.jadpo"] = &fstest.MapFile{Data: []byte(app)}
-	return project.LoadFS(fs.FS(m))
+	p := project.LoadFS(fs.FS(m))
+	p.Drivers = check.Drivers(providers.Contracts()) // the credential schemes drivers bring
+	return p
 }
 
 // connectionName is the example connection's name: AmazonSqs -> amazon_sqs.
@@ -134,7 +136,7 @@ func example(ref check.PackageReference) (config, conn string) {
 		return "config." + f
 	}
 	fmt.Fprintf(&c, "connection %s {\n    package: %s\n", cn, ref.Name)
-	if ref.Provider.Host == "" && ref.Provider.Protocol != "sql" {
+	if ref.Provider.Host == "" && ref.Provider.Protocol != "sql" && driverProtocol(ref.Provider.Protocol) == nil {
 		fmt.Fprintf(&c, "    host: %s\n", field("host", "Url", false))
 	}
 	if len(ref.Credential) > 0 {
@@ -177,6 +179,10 @@ func page(ref check.PackageReference) string {
 		b.WriteString("- Protocol `json_http`: each operation an HTTP request with a JSON body, to its method and path.\n")
 	case "sql":
 		b.WriteString("- Protocol `sql`: no HTTP service; the receiving driver talks to a PostgreSQL database.\n")
+	default:
+		if dc := driverProtocol(pr.Protocol); dc != nil {
+			fmt.Fprintf(&b, "- Protocol `%s`: no HTTP service; the `%s` driver %s.\n", pr.Protocol, dc.Name, dc.ProtocolWhy)
+		}
 	}
 	if pr.ErrorCode != "" {
 		fmt.Fprintf(&b, "- A refusal's code is read from the answer's `%s`.\n", pr.ErrorCode)
@@ -186,6 +192,8 @@ func page(ref check.PackageReference) string {
 		fmt.Fprintf(&b, "- Host: `%s`, fixed by the package; a connection may give `host:` to point elsewhere (a local stand-in).\n", pr.Host)
 	case pr.Protocol == "sql":
 		b.WriteString("- No host: the database is the credential's `url`; a connection takes no `host:`.\n")
+	case driverProtocol(pr.Protocol) != nil && driverProtocol(pr.Protocol).NoHost != "":
+		fmt.Fprintf(&b, "- No host: %s; a connection takes no `host:`.\n", driverProtocol(pr.Protocol).NoHost)
 	default:
 		b.WriteString("- Host: the connection gives it, `host:` (a URL, text or a `Url` config field).\n")
 	}
@@ -310,6 +318,18 @@ func page(ref check.PackageReference) string {
 	return b.String()
 }
 
+// driverProtocol is the contract of the built-in driver that brings
+// protocol, its own (not one the runtime makes a wire client for); nil for
+// none.
+func driverProtocol(protocol ir.Protocol) *ir.DriverContract {
+	for _, c := range providers.Contracts() {
+		if c.Protocol == protocol && protocol != ir.ProtocolSQL {
+			return &c
+		}
+	}
+	return nil
+}
+
 func receivingText(b *strings.Builder, r *ir.Receiving) {
 	switch r.Driver {
 	case "cloudflare_queues":
@@ -322,6 +342,13 @@ func receivingText(b *strings.Builder, r *ir.Receiving) {
 			"  (by `claim`: `row_lock`, `lease` or `advisory_lock`), reads each row's columns as a JSON object (the\n" +
 			"  message's body, read by the queue's `id_at` and `type_at`), keeps or parks it, and deletes the settled\n" +
 			"  rows. The database is the credential's `url`.\n\n")
+		return
+	case "nats_jetstream":
+		b.WriteString("- `driver: nats_jetstream`, built into the toolchain: each receive fetches up to 10 messages from the\n" +
+			"  `stream`'s durable pull `consumer` (those there at once, else the first to come within the tick's\n" +
+			"  budget, at most 5s); the messages kept, repeated or parked are acknowledged one by one once kept\n" +
+			"  (JetStream has no acknowledgement of many), the others naked with `nak_delay`. The consumer's ack\n" +
+			"  wait is the visibility timeout, its max deliver the dead-letter rule (docs/guide/receiving.md).\n\n")
 		return
 	}
 	if c := r.Receive; c != nil {
