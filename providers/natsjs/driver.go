@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -106,8 +107,11 @@ func (s *standIn) Wire(c *ir.Connection) (queue.Wiring, error) {
 	if _, err := st.CreateOrUpdateConsumer(ctx, ConsumerConfig(set)); err != nil {
 		return w, fmt.Errorf("connection %s: cannot create consumer %s on the embedded NATS server: %w", c.Name, set.Consumer, err)
 	}
+	// Typed input goes to a subject the stream holds: a filter's
+	// wildcards made a token.
+	send := strings.NewReplacer("*", "dev", ">", "dev").Replace(set.Subject)
 	s.mu.Lock()
-	s.subjects[c.Name] = set.Subject
+	s.subjects[c.Name] = send
 	s.mu.Unlock()
 	return w, nil
 }
