@@ -68,10 +68,12 @@ var notName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
 // Wire creates the connection's stream and consumer on the embedded
 // server (the names its settings give literally, or ones of the
-// connection's name for those from config) and points its URL there,
-// signing in with nothing.
+// connection's name for those from config) and points its URL there.
 func (s *standIn) Wire(c *ir.Connection) (queue.Wiring, error) {
-	w := queue.Wiring{Credential: map[string]string{memberURL: s.srv.ClientURL(), memberToken: "", memberUser: "", memberPassword: "", memberCreds: ""},
+	// The embedded server asks no sign-in, and takes any: a token, user or
+	// password the connection gives is set to a dev one; a creds file is
+	// read as it is.
+	w := queue.Wiring{Credential: map[string]string{memberURL: s.srv.ClientURL(), memberToken: "dev-token", memberUser: "dev", memberPassword: "dev-password"},
 		Settings: map[string]string{}}
 	values := map[string]any{}
 	base := notName.ReplaceAllString(c.Name, "_")

@@ -372,6 +372,12 @@ func (w *World) checkLocal(cfg *runtime.Config) error {
 			}
 			return fmt.Errorf("connection %s: its %s is on %s, not this machine, and dev never leaves it: set %s to %s", c.Name, d.LocalWhat, host, where, d.LocalFix)
 		}
+		if d := standInDriver(&c); d != nil && d.Contract.NoHost != "" {
+			// A stand-in's own protocol without a host (NATS): Wire pointed
+			// its credential at the stand-in, and the driver dials through
+			// dev's loopback guard (queue.Options.Dial).
+			continue
+		}
 		host := c.Provider.Host
 		if c.Host != nil {
 			v, err := cfg.Value(*c.Host)
@@ -432,6 +438,18 @@ func localDriver(c *ir.Connection) *queue.Driver {
 		return nil
 	}
 	if d := providers.DriverNamed(c.Receiving.Driver); d != nil && d.StandIn == nil && d.LocalURL != "" {
+		return d
+	}
+	return nil
+}
+
+// standInDriver is the driver of a connection that dev points at the
+// driver's own stand-in; nil for none.
+func standInDriver(c *ir.Connection) *queue.Driver {
+	if c.Receiving == nil {
+		return nil
+	}
+	if d := providers.DriverNamed(c.Receiving.Driver); d != nil && d.StandIn != nil {
 		return d
 	}
 	return nil
