@@ -135,8 +135,8 @@ func (s *Source) consumer(ctx context.Context) (jetstream.Consumer, error) {
 		return nil, fmt.Errorf("JetStream has no stream %q: create it (`nats stream add %s --subjects '<subject>'`), or set %s to the stream that holds the messages",
 			s.set.Stream, s.set.Stream, settingStream)
 	}
-	if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
-		return nil, fmt.Errorf("the NATS server has no JetStream for this account: start it with JetStream (`nats-server -js`)")
+	if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) || errors.Is(err, nats.ErrNoResponders) {
+		return nil, fmt.Errorf("the NATS server answers no JetStream request for this account: start the server with JetStream (`nats-server -js`), or enable JetStream for the account")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read stream %q: %w", s.set.Stream, err)

@@ -3,12 +3,15 @@ package natsjs
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nkeys"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jadpo/jadpo/check/ir"
@@ -304,4 +307,66 @@ func irConnection(name string, lit func(any) []byte) *ir.Connection {
 	return &ir.Connection{Name: name, Credential: map[string]ir.Value{memberURL: {Config: "nats_url"}},
 		Settings: map[string]ir.Value{settingStream: {Literal: lit("ORDERS")}, settingConsumer: {Config: "nats_consumer"},
 			settingSubject: {Literal: lit("orders.>")}, settingNakDelay: {Literal: lit("5s")}, settingCreate: {Literal: lit(false)}}}
+}
+
+// A creds file (a user JWT and its seed) signs in to a server in operator
+// mode; one of an account the server does not trust is refused.
+func TestCredsFileSignsIn(t *testing.T) {
+	okp, _ := nkeys.CreateOperator()
+	opub, _ := okp.PublicKey()
+	oc := jwt.NewOperatorClaims(opub)
+	if _, err := oc.Encode(okp); err != nil {
+		t.Fatal(err)
+	}
+	account := func(signer nkeys.KeyPair) (string, string) {
+		akp, _ := nkeys.CreateAccount()
+		apub, _ := akp.PublicKey()
+		ajwt, err := jwt.NewAccountClaims(apub).Encode(signer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ukp, _ := nkeys.CreateUser()
+		upub, _ := ukp.PublicKey()
+		ujwt, err := jwt.NewUserClaims(upub).Encode(akp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed, _ := ukp.Seed()
+		creds, err := jwt.FormatUserConfig(ujwt, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "user.creds")
+		if err := os.WriteFile(path, creds, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return apub + "\x00" + ajwt, path
+	}
+	trusted, goodCreds := account(okp)
+	other, _ := nkeys.CreateOperator()
+	_, badCreds := account(other)
+	resolver := &server.MemAccResolver{}
+	apub, ajwt, _ := strings.Cut(trusted, "\x00")
+	if err := resolver.Store(apub, ajwt); err != nil {
+		t.Fatal(err)
+	}
+	o := &server.Options{TrustedOperators: []*jwt.OperatorClaims{oc}, AccountResolver: resolver}
+	o.Host, o.Port, o.NoLog, o.NoSigs = "127.0.0.1", server.RANDOM_PORT, true, true
+	srv, err := server.NewServer(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Start()
+	t.Cleanup(srv.Shutdown)
+	if !srv.ReadyForConnections(10 * time.Second) {
+		t.Fatal("not ready")
+	}
+	set := map[string]any{settingStream: "s", settingConsumer: "c"}
+	// Signed in: the account has no JetStream, and that is what is said.
+	if _, err := openOn(t, srv.ClientURL(), set, map[string]string{memberCreds: goodCreds}); err == nil || !strings.Contains(err.Error(), "no JetStream request for this account") {
+		t.Fatalf("the trusted creds: %v", err)
+	}
+	if _, err := openOn(t, srv.ClientURL(), set, map[string]string{memberCreds: badCreds}); err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization") {
+		t.Fatalf("creds of an account the server does not trust: %v", err)
+	}
 }
