@@ -358,18 +358,42 @@ func (s *Source) Close() {
 	s.nc.Close()
 }
 
-// redact removes the credential's secrets from err's text.
+// redact removes the credential's secrets from err's text, until none is
+// left; a text where one keeps coming back is withheld whole.
 func (s *Source) redact(err error) error {
 	if err == nil {
 		return nil
 	}
 	msg := err.Error()
-	clean := msg
-	for _, secret := range s.cred.secrets() {
-		clean = strings.ReplaceAll(clean, secret, "[redacted]")
+	clean, ok := redactText(msg, s.cred.secrets())
+	if !ok {
+		return errors.New("(the error's text is withheld: it held a secret of the credential)")
 	}
 	if clean == msg {
 		return err
 	}
 	return errors.New(clean)
+}
+
+// redactText replaces each secret in text; ok is false when one is still
+// there after a few passes (a replacement making another).
+func redactText(text string, secrets []string) (string, bool) {
+	for range 4 {
+		changed := false
+		for _, secret := range secrets {
+			if secret != "" && strings.Contains(text, secret) {
+				text = strings.ReplaceAll(text, secret, "[redacted]")
+				changed = true
+			}
+		}
+		if !changed {
+			return text, true
+		}
+	}
+	for _, secret := range secrets {
+		if secret != "" && strings.Contains(text, secret) {
+			return "", false
+		}
+	}
+	return text, true
 }

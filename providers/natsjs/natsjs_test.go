@@ -233,7 +233,7 @@ func TestCredentialAndSettingsErrors(t *testing.T) {
 		want    string
 	}{
 		{map[string]string{}, "url is empty"},
-		{map[string]string{memberURL: "http://h:4222"}, `scheme "http"`},
+		{map[string]string{memberURL: "http://h:4222"}, "not nats:// or tls://"},
 		{map[string]string{memberURL: "nats://h:4222", memberToken: "t0k-secret", memberUser: "u", memberPassword: "p4ss-secret"}, "more than one way"},
 		{map[string]string{memberURL: "nats://u:p4ss-secret@h:4222", memberToken: "t0k-secret"}, "more than one way"},
 		{map[string]string{memberURL: "nats://h:4222", memberPassword: "p4ss-secret"}, "give both"},

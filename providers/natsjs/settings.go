@@ -195,7 +195,7 @@ func CredentialOf(members map[string]string) (Credential, error) {
 		switch strings.ToLower(u.Scheme) {
 		case "nats", "tls":
 		default:
-			return c, fmt.Errorf("the credential's url has scheme %q: write nats://HOST:PORT, or tls://HOST:PORT for TLS", u.Scheme)
+			return c, fmt.Errorf("the credential's url is not nats:// or tls://: write nats://HOST:PORT, or tls://HOST:PORT for TLS")
 		}
 		if u.User != nil {
 			userinfo = true
