@@ -126,7 +126,8 @@ FUZZ_TARGETS = ./lang/parser:FuzzParse ./lang/format:FuzzFormat ./lang/lockfile:
 	./internal/jsonstring:FuzzAppend ./check/ir:FuzzValueProblem \
 	./providers/sqsfake:FuzzRequest \
 	./providers/cfqueuesfake:FuzzRequest ./cmd/internal/lsp:FuzzEditorAnswers ./cmd/internal/lsp:FuzzApplyChanges ./cmd/internal/lsp:FuzzEditorTokens \
-	./cmd/jadpo:FuzzDevTypedLine ./cmd/internal/lsp:FuzzRequestParams ./runtime/console:FuzzBodyText
+	./cmd/jadpo:FuzzDevTypedLine ./cmd/internal/lsp:FuzzRequestParams ./runtime/console:FuzzBodyText \
+	./providers/natsjs:FuzzRedact
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg)"; \

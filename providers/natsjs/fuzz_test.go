@@ -31,9 +31,15 @@ func FuzzRedact(f *testing.F) {
 		s := &Source{cred: c}
 		for _, secret := range c.secrets() {
 			got := s.redact(errors.New(before + secret + after + secret)).Error()
-			for _, other := range c.secrets() {
-				if other != "" && strings.Contains(got, other) {
-					t.Fatalf("redacted %q still holds %q", got, other)
+			if got == withheld {
+				continue
+			}
+			// What is left of the text besides the markers holds no secret.
+			for _, part := range strings.Split(got, "[redacted]") {
+				for _, other := range c.secrets() {
+					if other != "" && strings.Contains(part, other) {
+						t.Fatalf("redacted %q still holds %q", got, other)
+					}
 				}
 			}
 		}

@@ -367,13 +367,16 @@ func (s *Source) redact(err error) error {
 	msg := err.Error()
 	clean, ok := redactText(msg, s.cred.secrets())
 	if !ok {
-		return errors.New("(the error's text is withheld: it held a secret of the credential)")
+		return errors.New(withheld)
 	}
 	if clean == msg {
 		return err
 	}
 	return errors.New(clean)
 }
+
+// withheld stands for an error's text that redactText could not clean.
+const withheld = "(the error's text is withheld: it held a secret of the credential)"
 
 // redactText replaces each secret in text; ok is false when one is still
 // there after a few passes (a replacement making another).
