@@ -370,3 +370,43 @@ func TestCredsFileSignsIn(t *testing.T) {
 		t.Fatalf("creds of an account the server does not trust: %v", err)
 	}
 }
+
+// A message handed back (the store could not take it) is naked with
+// nak_delay: not delivered again before it, delivered after.
+func TestHandedBackWithTheNakDelay(t *testing.T) {
+	u, _, js := admin(t)
+	name := unique("nak_")
+	subject := testStream(t, js, name, jetstream.LimitsPolicy)
+	src, err := openOn(t, u, map[string]any{settingStream: name, settingConsumer: "c", settingCreate: true, settingNakDelay: "5s"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(context.Background(), subject, []byte(`{"id":"later"}`)); err != nil {
+		t.Fatal(err)
+	}
+	receive := func(d time.Duration) *queue.Batch {
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		defer cancel()
+		b, err := src.Receive(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	b := receive(10 * time.Second)
+	if len(b.Messages) != 1 {
+		t.Fatalf("received %d", len(b.Messages))
+	}
+	src.Acknowledge(context.Background(), b) // not settled: naked with 5s
+	if again := receive(time.Second); len(again.Messages) != 0 {
+		t.Fatal("a message naked with a 5s delay came back within a second")
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		if again := receive(10 * time.Second); len(again.Messages) == 1 {
+			again.Messages[0].Settled = true
+			src.Acknowledge(context.Background(), again)
+			return
+		}
+	}
+	t.Fatal("the naked message never came back")
+}
