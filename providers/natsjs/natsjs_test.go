@@ -1,11 +1,14 @@
 package natsjs
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -409,4 +412,46 @@ func TestHandedBackWithTheNakDelay(t *testing.T) {
 		}
 	}
 	t.Fatal("the naked message never came back")
+}
+
+// A waiting pull whose expiry answer is late (the machine loaded: here the
+// answers held back from the moment the waiting pull is sent) ends with
+// the receive's context as an empty batch, not an error: the no-wait pull
+// before it was answered, so the consumer is there and empty.
+func TestALateExpiryIsAnEmptyBatch(t *testing.T) {
+	u, _, js := admin(t)
+	name := unique("late_")
+	testStream(t, js, name, jetstream.LimitsPolicy)
+	var pulls atomic.Int32
+	ses := &session{}
+	hook := func(f *freezable, p []byte) {
+		// The second pull request of the receive is the waiting one.
+		if n := bytes.Count(p, []byte("$JS.API.CONSUMER.MSG.NEXT.")); n > 0 && pulls.Add(int32(n)) >= 2 {
+			f.freeze(5 * time.Second)
+		}
+	}
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := ses.dial(ctx, network, addr)
+		if err == nil {
+			c.(*freezable).onWrite = hook
+		}
+		return c, err
+	}
+	conn := &queue.Conn{Name: "jobs", Settings: map[string]any{settingStream: name, settingConsumer: "c", settingCreate: true},
+		Credentials: map[string]string{memberURL: u}}
+	src, err := Driver.Open(conn, queue.Options{Queue: "jobs", MaxBatch: 10, Dial: dial})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	pulls.Store(0)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	b, err := src.Receive(ctx)
+	if err != nil || len(b.Messages) != 0 {
+		t.Fatalf("a late expiry: %v, %+v", err, b)
+	}
+	if pulls.Load() < 2 {
+		t.Fatalf("%d pull requests: the waiting pull was never sent", pulls.Load())
+	}
 }

@@ -91,6 +91,18 @@ type freezable struct {
 	net.Conn
 	mu     sync.Mutex
 	thawed chan struct{}
+	// onWrite, when set, sees what the client writes.
+	onWrite func(f *freezable, p []byte)
+}
+
+func (f *freezable) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	hook := f.onWrite
+	f.mu.Unlock()
+	if hook != nil {
+		hook(f, p)
+	}
+	return f.Conn.Write(p)
 }
 
 func (f *freezable) Read(p []byte) (int, error) {
