@@ -127,7 +127,7 @@ FUZZ_TARGETS = ./lang/parser:FuzzParse ./lang/format:FuzzFormat ./lang/lockfile:
 	./providers/sqsfake:FuzzRequest \
 	./providers/cfqueuesfake:FuzzRequest ./cmd/internal/lsp:FuzzEditorAnswers ./cmd/internal/lsp:FuzzApplyChanges ./cmd/internal/lsp:FuzzEditorTokens \
 	./cmd/jadpo:FuzzDevTypedLine ./cmd/internal/lsp:FuzzRequestParams ./runtime/console:FuzzBodyText \
-	./providers/redisstreams:FuzzCredentialURL ./providers/rabbitmq:FuzzRemoteHost
+	./providers/redisstreams:FuzzCredentialURL ./providers/rabbitmq:FuzzRemoteHost ./providers/natsjs:FuzzRedact
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg)"; \

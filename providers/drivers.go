@@ -5,6 +5,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/cfqueues"
+	"github.com/jadpo/jadpo/providers/natsjs"
 	"github.com/jadpo/jadpo/providers/queue"
 	"github.com/jadpo/jadpo/providers/rabbitmq"
 	"github.com/jadpo/jadpo/providers/receiving"
@@ -24,6 +25,7 @@ var Drivers = []*queue.Driver{
 	&sqlinbox.Driver,
 	&redisstreams.Driver,
 	&rabbitmq.Driver,
+	&natsjs.Driver,
 }
 
 // Contracts are the built-in drivers' contracts (the mapping's, which the

@@ -95,25 +95,6 @@ func benchOrder(id string) string {
 	return fmt.Sprintf(`{"message_id":%q,"kind":"placed","order_id":42,"total_cents":1999,"note":"fragile"}`, id)
 }
 
-// countingConn counts the writes of a client's connection.
-type countingConn struct {
-	net.Conn
-	writes *atomic.Int64
-}
-
-func (c countingConn) Write(p []byte) (int, error) { c.writes.Add(1); return c.Conn.Write(p) }
-
-func countingDial(writes *atomic.Int64) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		var d net.Dialer
-		c, err := d.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return countingConn{c, writes}, nil
-	}
-}
-
 func benchRabbitRuntime(b *testing.B, u string, quorum bool) {
 	ctx := context.Background()
 	rq := newBenchRabbit(b, u, quorum)

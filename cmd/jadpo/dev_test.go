@@ -385,3 +385,14 @@ func TestDevAndRunRefuseAValueAgainstItsRules(t *testing.T) {
 		t.Errorf("run: exit %d\n%s", code, errOut)
 	}
 }
+
+// jadpo dev with a NATS JetStream queue (examples/natsorders): dev embeds a
+// NATS server with JetStream, makes the connection's stream and consumer on
+// it, and a typed line published there is pulled and kept.
+func TestDevNatsJetStream(t *testing.T) {
+	errOut := runDevUntil(t, "natsorders", `orders {"id":"o-1","type":"order.placed","order_id":1,"customer":"c-1","total_cents":1200}`+"\n",
+		func(s store.Stats) bool { return s.Outbox == 1 })
+	if !strings.Contains(errOut, "NATS server with JetStream (embedded) on nats://127.0.0.1:") {
+		t.Fatalf("the embedded NATS server's address is not shown:\n%s", errOut)
+	}
+}

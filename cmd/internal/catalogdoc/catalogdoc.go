@@ -342,6 +342,13 @@ func receivingText(b *strings.Builder, r *ir.Receiving) {
 			"  message's body, read by the queue's `id_at` and `type_at`), keeps or parks it, and deletes the settled\n" +
 			"  rows. The database is the credential's `url`.\n\n")
 		return
+	case "nats_jetstream":
+		b.WriteString("- `driver: nats_jetstream`, built into the toolchain: each receive fetches up to 10 messages from the\n" +
+			"  `stream`'s durable pull `consumer` (those there at once, else the first to come within the tick's\n" +
+			"  budget, at most 5s); the messages kept, repeated or parked are acknowledged one by one once kept\n" +
+			"  (JetStream has no acknowledgement of many), the others naked with `nak_delay`. The consumer's ack\n" +
+			"  wait is the visibility timeout, its max deliver the dead-letter rule (docs/guide/receiving.md).\n\n")
+		return
 	}
 	if c := r.Receive; c != nil {
 		fmt.Fprintf(b, "- Receive: `%s`, %s. The messages are the answer's `%s`; each one's body is its `%s`, its handle (for acknowledging) its `%s`.\n",
