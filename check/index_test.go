@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/parser"
@@ -22,7 +23,7 @@ import (
 // The index resolves each kind of name the language server is asked
 // about to its declaration, across use lines, modules and packages.
 func TestIndexResolvesNames(t *testing.T) {
-	p := project.Load(filepath.Join("..", "examples", "warehouse"))
+	p := project.Load(filepath.Join(reporoot.Dir(t), "examples", "warehouse"))
 	res := check.CheckIndexed(p)
 	if res.Diags.HasErrors() {
 		t.Fatal(res.Diags)

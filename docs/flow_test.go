@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/jadpo/jadpo/internal/reporoot"
 )
 
 const module = "github.com/jadpo/jadpo"
@@ -117,9 +119,9 @@ func flowViolations(pkgs []pkgImports, exceptions map[string]string) []string {
 // (go/build, non-test files) and refuses an import against the rules of
 // flowViolations.
 func TestImportsFlowOneWay(t *testing.T) {
-	pkgs := modulePackages(t, "..")
+	pkgs := modulePackages(t, reporoot.Dir(t))
 	if len(pkgs) < 40 {
-		t.Fatalf("read %d packages: run from the docs folder", len(pkgs))
+		t.Fatalf("read %d packages: the module's folders moved?", len(pkgs))
 	}
 	for _, v := range flowViolations(pkgs, flowExceptions) {
 		t.Error(v)
