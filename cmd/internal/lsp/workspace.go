@@ -20,7 +20,6 @@ import (
 	"github.com/jadpo/jadpo/lang/parser"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/source"
-	"github.com/jadpo/jadpo/providers"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
 
@@ -193,7 +192,7 @@ func (w *workspace) checkProject(pr *proj) {
 	pr.gen++
 	p := project.LoadFSParsing(overlayFS{disk: pr.disk, files: files}, pr.parse)
 	p.Catalogue = catalog.Builtin
-	p.Drivers = check.Drivers(providers.Contracts())
+	p.Drivers = w.s.opts.Drivers
 	res := pr.session.Check(p)
 	for path, e := range pr.parsed {
 		if e.used != pr.gen {
@@ -230,7 +229,7 @@ func (w *workspace) checkLone(path string) {
 	files := fstest.MapFS{filepath.Base(path): &fstest.MapFile{Data: b, Mode: 0o644, ModTime: time.Now()}}
 	p := project.LoadFS(files)
 	p.Catalogue = catalog.Builtin
-	p.Drivers = check.Drivers(providers.Contracts())
+	p.Drivers = w.s.opts.Drivers
 	res := check.Check(p)
 	w.publish(res.Diags, filepath.Dir(path), func(p string) bool { return p == path })
 }
