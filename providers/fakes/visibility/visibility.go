@@ -22,7 +22,6 @@
 package visibility
 
 import (
-	"container/heap"
 	"fmt"
 	"iter"
 	"slices"
@@ -34,13 +33,16 @@ type Order int
 
 const (
 	// SendOrder takes the visible messages in the order they were added
-	// (SQS's standard queues: roughly the order sent). Finding the next
-	// visible message scans from the first one not gone.
+	// (SQS's standard queues: roughly the order sent). A delivery scans
+	// from the first message not gone, passing over those in flight: cheap
+	// while the front of the queue is what is delivered, as it mostly is
+	// (BenchmarkReceiveDelete: messages in flight at the front for the
+	// whole run cost a delivery their number).
 	SendOrder Order = iota
 	// EarliestVisible takes the message visible earliest first, ties in the
 	// order added (Cloudflare Queues: a message handed back with a delay
 	// waits behind those visible before it). A heap of due times makes a
-	// delivery look only at the messages it takes.
+	// delivery look only at the messages it delivers.
 	EarliestVisible
 )
 
@@ -58,14 +60,15 @@ type Message struct {
 	Handle string
 
 	gone bool   // removed from its queue (left in msgs until tidy)
-	seq  uint64 // orders messages visible at the same instant
-	gen  uint64 // moves on with each change of VisibleAt (EarliestVisible)
+	seq  uint64 // the order added; orders messages visible at the same instant
+	gen  uint64 // moves on with each change of VisibleAt
 }
 
 // base gives the queue the Message a fake's message embeds.
 func (m *Message) base() *Message { return m }
 
-// InFlight says whether the message is delivered and hidden at now.
+// InFlight says whether the message is hidden at now (delivered, or added
+// or handed back with a delay).
 func (m *Message) InFlight(now time.Time) bool { return m.VisibleAt.After(now) }
 
 // Item is a pointer to a fake's message type embedding Message.
@@ -85,11 +88,13 @@ type Queue[M Item] struct {
 	head    int          // msgs[:head] are all gone (SendOrder)
 	seq     uint64
 
-	// due orders the messages by when they are next visible
-	// (EarliestVisible). Each message not gone has exactly one live entry;
-	// an entry is stale once its message is gone or its visibility changed
-	// (Message.gen moved on). stale counts those still in due.
-	due   dueHeap[M]
+	// due orders the messages by when they are next visible, ties in the
+	// order added (EarliestVisible), so that a delivery looks only at the
+	// messages it delivers and at stale entries, each once. Each message not
+	// gone has exactly one live entry; an entry is stale once its message is
+	// gone or its visibility changed (Message.gen moved on). stale counts
+	// those still in due.
+	due   entryHeap[M]
 	stale int
 
 	// tidies and compactions count how often tidy dropped gone messages and
@@ -114,9 +119,16 @@ func (q *Queue[M]) Add(m M) {
 	b.gone, b.seq, b.gen = false, q.seq, 0
 	q.msgs = append(q.msgs, m)
 	q.byID[b.ID] = m
-	if q.order == EarliestVisible {
-		heap.Push(&q.due, dueEntry[M]{at: b.VisibleAt, seq: b.seq, m: m, gen: b.gen})
+	q.schedule(m)
+}
+
+// schedule puts m's live entry in due, at its VisibleAt (EarliestVisible).
+func (q *Queue[M]) schedule(m M) {
+	if q.order != EarliestVisible {
+		return
 	}
+	b := m.base()
+	q.due.push(entry[M]{at: b.VisibleAt, seq: b.seq, m: m, gen: b.gen})
 }
 
 // Lookup finds the message with the id, if the queue holds it.
@@ -154,31 +166,25 @@ func (q *Queue[M]) Receive(now time.Time, n int, lease time.Duration, limit func
 		got = append(got, m)
 	}
 	if q.order == EarliestVisible {
-		// The delivered messages' new entries go in after the loop, so that
-		// a lease of zero does not deliver a message twice in one call.
-		defer func() {
-			for _, m := range got {
-				b := m.base()
-				heap.Push(&q.due, dueEntry[M]{at: b.VisibleAt, seq: b.seq, m: m, gen: b.gen})
-			}
-		}()
-		for len(got) < n && len(q.due) > 0 {
-			e := q.due[0]
-			if !e.live() {
-				heap.Pop(&q.due)
-				q.stale--
-				continue
-			}
+		for len(got) < n && q.top() {
+			e := q.due.s[0]
 			if e.at.After(now) {
-				next = e.at // nothing else is visible yet
-				break
+				break // nothing else is visible yet
 			}
-			heap.Pop(&q.due)
+			q.due.pop()
 			if limit != nil && limit(e.m) {
 				q.remove(e.m, false)
 				continue
 			}
 			deliver(e.m)
+		}
+		// The delivered messages' new entries go in after the loop, so that
+		// a lease of zero does not deliver a message twice in one call.
+		for _, m := range got {
+			q.schedule(m)
+		}
+		if len(got) < n && q.top() {
+			next = q.due.s[0].at
 		}
 	} else {
 		for i := q.head; i < len(q.msgs) && len(got) < n; i++ {
@@ -197,17 +203,27 @@ func (q *Queue[M]) Receive(now time.Time, n int, lease time.Duration, limit func
 				continue
 			}
 			if limit != nil && limit(m) {
-				q.remove(m, true)
+				q.remove(m, false)
 				continue
 			}
 			deliver(m)
 		}
-	}
-	if len(got) == n {
-		next = time.Time{} // only wanted when fewer were delivered
+		if len(got) == n {
+			next = time.Time{} // only wanted when fewer were delivered
+		}
 	}
 	q.tidy()
 	return got, next
+}
+
+// top drops the stale entries at the top of due and says whether a live
+// one is left there.
+func (q *Queue[M]) top() bool {
+	for len(q.due.s) > 0 && !q.due.s[0].live() {
+		q.due.pop()
+		q.stale--
+	}
+	return len(q.due.s) > 0
 }
 
 // Delete removes m from the queue.
@@ -217,7 +233,7 @@ func (q *Queue[M]) Delete(m M) {
 }
 
 // DeleteIf removes every message for which gone says true (as retention
-// does), visiting them in the queue's order of addition.
+// does), visiting them in the order added.
 func (q *Queue[M]) DeleteIf(gone func(M) bool) {
 	for _, m := range q.msgs {
 		if !m.base().gone && gone(m) {
@@ -236,8 +252,8 @@ func (q *Queue[M]) SetVisibleAt(m M, at time.Time) {
 		return
 	}
 	b.gen++
-	q.stale++
-	heap.Push(&q.due, dueEntry[M]{at: at, seq: b.seq, m: m, gen: b.gen})
+	q.stale++ // its entry
+	q.schedule(m)
 	q.tidy()
 }
 
@@ -250,7 +266,7 @@ func (q *Queue[M]) Release(m M, at time.Time) {
 
 // Purge removes every message.
 func (q *Queue[M]) Purge() {
-	*q = Queue[M]{order: q.order, byID: map[string]M{}, seq: q.seq}
+	*q = Queue[M]{order: q.order, byID: map[string]M{}, seq: q.seq, tidies: q.tidies, compactions: q.compactions}
 }
 
 // All visits the messages the queue holds in the order added (a dead-letter
@@ -298,9 +314,9 @@ func (q *Queue[M]) remove(m M, inDue bool) {
 	}
 }
 
-// tidy drops gone messages from msgs, and stale entries from due, once they
-// are at least half of it, so the copying is paid once per as many removals
-// as there are messages left.
+// tidy drops gone messages from msgs, and stale entries from due, once
+// they are at least half of it, so the copying is paid once per as many
+// removals as there are messages left.
 func (q *Queue[M]) tidy() {
 	if q.removed >= 32 && q.removed*2 >= len(q.msgs) {
 		n := len(q.msgs)
@@ -309,11 +325,11 @@ func (q *Queue[M]) tidy() {
 		q.removed, q.head = 0, 0
 		q.tidies++
 	}
-	if q.stale >= 32 && q.stale*2 >= len(q.due) {
-		n := len(q.due)
-		q.due = slices.DeleteFunc(q.due, func(e dueEntry[M]) bool { return !e.live() })
-		clear(q.due[len(q.due):n])
-		heap.Init(&q.due)
+	if q.stale >= 32 && q.stale*2 >= len(q.due.s) {
+		n := len(q.due.s)
+		q.due.s = slices.DeleteFunc(q.due.s, func(e entry[M]) bool { return !e.live() })
+		clear(q.due.s[len(q.due.s):n])
+		q.due.init()
 		q.stale = 0
 		q.compactions++
 	}
@@ -321,9 +337,9 @@ func (q *Queue[M]) tidy() {
 
 // Check checks the queue's indexes against each other, for the fakes' model
 // and fuzz tests: byID holds exactly the messages of msgs not gone, removed
-// counts the gone ones, msgs[:head] are gone, and (EarliestVisible) due holds
-// exactly one live entry for each message, at its VisibleAt, with stale
-// counting the rest.
+// counts the gone ones, msgs[:head] are gone, and (EarliestVisible) due
+// holds exactly one live entry for each message, at its VisibleAt, with
+// stale counting the rest.
 func (q *Queue[M]) Check() error {
 	live, removed := 0, 0
 	for i, m := range q.msgs {
@@ -344,14 +360,14 @@ func (q *Queue[M]) Check() error {
 		return fmt.Errorf("%d live and %d removed in msgs, byID %d, removed %d", live, removed, len(q.byID), q.removed)
 	}
 	if q.order != EarliestVisible {
-		if len(q.due) != 0 || q.stale != 0 {
-			return fmt.Errorf("%d entries in due (%d stale) for a queue in send order", len(q.due), q.stale)
+		if len(q.due.s) != 0 || q.stale != 0 {
+			return fmt.Errorf("%d entries in due (%d stale) for a queue in send order", len(q.due.s), q.stale)
 		}
 		return nil
 	}
 	entries := map[M]int{}
 	stale := 0
-	for _, e := range q.due {
+	for _, e := range q.due.s {
 		if !e.live() {
 			stale++
 			continue
@@ -372,30 +388,71 @@ func (q *Queue[M]) Check() error {
 	return nil
 }
 
-type dueEntry[M Item] struct {
+// entry is a message's place in a heap, as of its gen.
+type entry[M Item] struct {
 	at  time.Time
 	seq uint64
 	m   M
 	gen uint64
 }
 
-func (e dueEntry[M]) live() bool { b := e.m.base(); return !b.gone && e.gen == b.gen }
+func (e entry[M]) live() bool { b := e.m.base(); return !b.gone && e.gen == b.gen }
 
-type dueHeap[M Item] []dueEntry[M]
+// entryHeap orders entries by (at, seq): a binary heap of its own, as
+// container/heap's would box each entry it moves.
+type entryHeap[M Item] struct{ s []entry[M] }
 
-func (h dueHeap[M]) Len() int { return len(h) }
-func (h dueHeap[M]) Less(i, j int) bool {
-	if !h[i].at.Equal(h[j].at) {
-		return h[i].at.Before(h[j].at)
+func (h *entryHeap[M]) less(i, j int) bool {
+	a, b := &h.s[i], &h.s[j]
+	if !a.at.Equal(b.at) {
+		return a.at.Before(b.at)
 	}
-	return h[i].seq < h[j].seq
+	return a.seq < b.seq
 }
-func (h dueHeap[M]) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *dueHeap[M]) Push(x any)   { *h = append(*h, x.(dueEntry[M])) }
-func (h *dueHeap[M]) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	old[len(old)-1] = dueEntry[M]{}
-	*h = old[:len(old)-1]
+
+func (h *entryHeap[M]) push(e entry[M]) {
+	h.s = append(h.s, e)
+	for i := len(h.s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h.s[i], h.s[p] = h.s[p], h.s[i]
+		i = p
+	}
+}
+
+func (h *entryHeap[M]) pop() entry[M] {
+	e := h.s[0]
+	last := len(h.s) - 1
+	h.s[0] = h.s[last]
+	h.s[last] = entry[M]{}
+	h.s = h.s[:last]
+	h.down(0)
 	return e
+}
+
+func (h *entryHeap[M]) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h.s) {
+			return
+		}
+		c := l
+		if r := l + 1; r < len(h.s) && h.less(r, l) {
+			c = r
+		}
+		if !h.less(c, i) {
+			return
+		}
+		h.s[i], h.s[c] = h.s[c], h.s[i]
+		i = c
+	}
+}
+
+// init restores the heap's order after its entries were filtered.
+func (h *entryHeap[M]) init() {
+	for i := len(h.s)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
 }
