@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/jadpo/jadpo/internal/testclock"
 )
 
 type msg struct {
@@ -13,7 +15,7 @@ type msg struct {
 	body string
 }
 
-var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+var t0 = testclock.Epoch()
 
 func ids(ms []*msg) []string {
 	out := []string{}
