@@ -48,6 +48,9 @@ func (c *checker) finish(p *project.Project, target string) Result {
 		// tree), and what it says only because one is absent is dropped
 		// (withoutCascades).
 		c.run()
+		if c.aborted {
+			return Result{}
+		}
 		if !c.diags.HasErrors() && !p.HasSyntaxErrors() {
 			// What is never used is told once the rest is sound: a check
 			// that stopped early has not seen every use.
@@ -65,7 +68,7 @@ func (c *checker) finish(p *project.Project, target string) Result {
 	diags := append(append(diag.List(nil), p.Diags...), c.withoutBrokenPackages(withoutCascades(c.diags, p.Parsed))...)
 	diags.Sort()
 	diags = diags.Capped(diag.MaxPerFile)
-	res := Result{Diags: diags, Files: len(p.Parsed), Declarations: p.Declarations()}
+	res := Result{Diags: diags, Files: len(p.Parsed), Declarations: c.declarations()}
 	if !diags.HasErrors() && p.App != nil && c.idx == nil {
 		res.Program = c.program() // an index is for an editor, which builds nothing
 	}
@@ -284,6 +287,7 @@ type checker struct {
 	diags diag.List
 
 	modules map[string]*module // by module path; app.jadpo is "app"
+	sorted  []string           // their paths in order (sortedModules)
 	pkgs    map[string]*pkg    // by package name (AmazonSqs), installed ones only
 	pkgDirs map[string]*pkg    // by directory name (AmazonSqs.v2012_11_05)
 
@@ -306,7 +310,15 @@ type checker struct {
 	// reusable are the modules a Session kept from its last check that
 	// are taken as they are (session.go).
 	reusable map[string]*module
-	session  *Session
+	// maybe are the kept modules whose tree is the same but which use a
+	// module checked again: taken too when what they import of it is
+	// what it was (session.go), until then undecided.
+	maybe   map[string]*module
+	session *Session
+	// app is the app-level part a Session kept, taken into this check
+	// (session_app.go); aborted: it did not fit, and the check is dropped.
+	app     *appSnapshot
+	aborted bool
 }
 
 func newChecker(p *project.Project) *checker {
@@ -320,6 +332,10 @@ func newChecker(p *project.Project) *checker {
 }
 
 func (c *checker) run() {
+	if c.app != nil {
+		c.runTakingApp()
+		return
+	}
 	c.indexPackages()
 	c.indexModules()
 	c.resolveUses()

@@ -32,7 +32,7 @@ func (c *checker) checkConfig() {
 	seen := map[string]*ast.Field{}
 	s := d.scope()
 	for _, f := range cfg.Fields {
-		c.checkName(d.file, f.Name, false, "config field")
+		c.checkName(d.file, &f.Name, false, "config field")
 		if first, dup := seen[f.Name.Name]; dup {
 			c.add(diag.SemanticDuplicateName, d.file.Range(f.Name.Span()), "config field `%s` is declared twice", f.Name.Name).
 				WithRelated(d.file.Range(first.Name.Span()), "first declared here")
@@ -44,7 +44,7 @@ func (c *checker) checkConfig() {
 		if cf.sym = c.fieldSym(SymConfigField, d.file, f, c.sym(d)); cf.sym != nil {
 			cf.sym.Config = &cf.ir
 		}
-		t, ok := c.typeOf(s, d.file, f.Type, "config field")
+		t, ok := c.typeOf(s, d.file, &f.Type, "config field")
 		if !ok {
 			cf.ir.Type = ir.Type{Kind: ir.Text}
 			continue
@@ -141,7 +141,7 @@ func (c *checker) configOptions(f *ast.File, field *ast.Field, t *ir.Type) map[s
 		}
 	}
 	if len(rules.Members) > 0 {
-		c.applyRules(f, t, rules, nil)
+		c.applyRules(f, t, rules, "")
 	}
 	return out
 }
@@ -161,7 +161,7 @@ func configRef(e *ast.Expr) (name string, ident *ast.Ident, ok bool) {
 	if e == nil || e.Ref == nil || e.Ref.Call != nil || len(e.Ref.Path.Parts) != 2 || e.Ref.Path.Parts[0].Name != "config" {
 		return "", nil, false
 	}
-	return e.Ref.Path.Parts[1].Name, e.Ref.Path.Parts[1], true
+	return e.Ref.Path.Parts[1].Name, &e.Ref.Path.Parts[1], true
 }
 
 // nearConfigRef is `config.<field>` for a reference that misspells

@@ -138,7 +138,7 @@ func (c *checker) describeSettings(pk *pkg) []SettingReference {
 	for _, st := range pk.settings {
 		ref := SettingReference{Name: st.name, Type: TypeText(st.typ), Base: st.typ, Default: st.def, Required: st.required(),
 			About: commentAbove(st.file.Source, st.field.Span().Start, true)}
-		if st.field.Type != nil && st.field.Type.Name != nil {
+		if len(st.field.Type.Name.Parts) > 0 {
 			ref.Type = string(st.file.Source.Content[st.field.Type.Span().Start:st.field.Type.Span().End])
 			if d := pk.ns.decls[st.field.Type.Name.String()]; d != nil {
 				ref.TypeAbout = commentAbove(d.file.Source, d.node.Span().Start, false)

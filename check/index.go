@@ -3,6 +3,7 @@ package check
 import (
 	"cmp"
 	"encoding/json"
+	"iter"
 	"slices"
 	"sort"
 
@@ -102,19 +103,41 @@ type Named struct {
 
 // Index is a checked project's symbols and references.
 type Index struct {
-	Symbols []*Symbol
 	// Modules are the app's files by path (app.jadpo, stock/events.jadpo).
 	Modules map[string]*Symbol
 	// Packages are the installed packages by directory name.
 	Packages map[string]*Symbol
-	// Reused counts the modules a Session took from its last check.
-	Reused int
+	// Reused counts the modules a Session took from its last check;
+	// AppReused says it took the app-level checks' results too.
+	Reused    int
+	AppReused bool
 
 	fresh   []*Symbol        // the symbols this check made (not taken from a Session)
+	taken   [][]*Symbol      // the symbols taken from a Session, a module's (or the app's) at a time
 	flat    []Ref            // as recorded, during the check
+	flatLen int              // how many were recorded
 	refs    map[string][]Ref // by file path, in position order
 	modules map[string]*module
 	public  []Named // the packages' public declarations, as Package.Name
+}
+
+// Symbols lists every declared name: what a Session took, then what the
+// check declared.
+func (ix *Index) Symbols() iter.Seq[*Symbol] {
+	return func(yield func(*Symbol) bool) {
+		for _, run := range ix.taken {
+			for _, s := range run {
+				if !yield(s) {
+					return
+				}
+			}
+		}
+		for _, s := range ix.fresh {
+			if !yield(s) {
+				return
+			}
+		}
+	}
 }
 
 func newIndex() *Index {
@@ -184,7 +207,6 @@ func (c *checker) newSym(kind SymbolKind, name string, ident, whole source.Range
 		s.Package = parent.Package
 		parent.Children = append(parent.Children, s)
 	}
-	c.idx.Symbols = append(c.idx.Symbols, s)
 	c.idx.fresh = append(c.idx.fresh, s)
 	return s
 }
@@ -310,7 +332,7 @@ func (c *checker) finishIndex() {
 		}
 		ix.refs[r.At.File.Path] = append(refs, r)
 	}
-	ix.flat = nil
+	ix.flatLen, ix.flat = len(ix.flat), nil
 	byStart := func(a, b Ref) int { return cmp.Compare(a.At.Span.Start, b.At.Span.Start) }
 	for _, refs := range ix.refs {
 		if !slices.IsSortedFunc(refs, byStart) { // recorded in source order, mostly
@@ -318,8 +340,13 @@ func (c *checker) finishIndex() {
 		}
 	}
 	for path, m := range c.modules {
-		if m.reused {
+		if m.reused && (c.app == nil || c.app.taken[path] != m) {
 			ix.refs[m.file.Source.Path] = c.session.saved[path].refs
+		}
+	}
+	if c.app != nil {
+		for file, refs := range c.app.refs {
+			ix.refs[file] = refs
 		}
 	}
 }
@@ -338,7 +365,7 @@ func (ix *Index) At(path string, offset int) (*Symbol, source.Range) {
 			return r.Target, r.At
 		}
 	}
-	for _, s := range ix.Symbols {
+	for s := range ix.Symbols() {
 		if s.Kind != SymModule && s.Ident.File != nil && s.Ident.File.Path == path && s.Ident.Span.Start <= offset && offset <= s.Ident.Span.End {
 			return s, s.Ident
 		}

@@ -106,72 +106,214 @@ func (pc parseCache) parse(f *source.File) (*ast.File, diag.List) {
 	return af, d
 }
 
-// fingerprint is a check's diagnostics and index in words, to compare two.
+// fingerprint is a check's diagnostics and index in words, to compare two:
+// each reference with where its target is declared and what it resolved
+// to, so that a reference to a declaration as an earlier check saw it
+// (moved by an edit, or typed otherwise) differs from a fresh check's.
 func fingerprint(res check.Result) string {
 	var lines []string
-	for _, d := range res.Diags {
-		lines = append(lines, fmt.Sprintf("diag %s %v %s", d.Code, d.Subject.Span, d.Summary))
+	where := func(r source.Range) string {
+		if r.File == nil {
+			return fmt.Sprint(r.Span)
+		}
+		return fmt.Sprintf("%s%v", r.File.Path, r.Span)
 	}
-	for _, s := range res.Index.Symbols {
-		line := fmt.Sprintf("sym %s %s %v %v", s.Kind, s.Name, s.Ident.Span, s.Ident.File != nil && s.Ident.File.Path != "")
-		if s.Ident.File != nil {
-			line += " " + s.Ident.File.Path
+	symbol := func(s *check.Symbol) string {
+		line := fmt.Sprintf("%s %s %s %s public=%v id=%s", s.Kind, s.Name, where(s.Ident), where(s.Decl), s.Public, s.ID)
+		if s.Parent != nil {
+			line += " in " + s.Parent.Name
 		}
 		if s.Type != nil {
 			b, _ := json.Marshal(s.Type)
 			line += " " + string(b)
 		}
-		lines = append(lines, line+fmt.Sprint(len(s.Children), len(s.Fields)))
+		if len(s.Fields) > 0 {
+			b, _ := json.Marshal(s.Fields)
+			line += " " + string(b)
+		}
+		return line + fmt.Sprint(len(s.Children), s.Variants)
+	}
+	for _, d := range res.Diags {
+		line := fmt.Sprintf("diag %s %s %s", d.Code, where(d.Subject), d.Summary)
+		for _, r := range d.Related {
+			line += " / " + where(r.Range) + " " + r.Message
+		}
+		lines = append(lines, line)
+	}
+	for s := range res.Index.Symbols() {
+		lines = append(lines, "sym "+symbol(s))
 	}
 	for path := range res.Index.Modules {
 		for _, r := range res.Index.RefsIn(path) {
-			lines = append(lines, fmt.Sprintf("ref %s %v -> %s %s", path, r.At.Span, r.Target.Kind, r.Target.Name))
+			lines = append(lines, fmt.Sprintf("ref %s %v -> %s", path, r.At.Span, symbol(r.Target)))
+		}
+		for _, n := range res.Index.InScope(path) {
+			lines = append(lines, fmt.Sprintf("scope %s %s -> %s", path, n.Name, symbol(n.Symbol)))
 		}
 	}
 	sort.Strings(lines)
-	return strings.Join(lines, "\n")
+	return fmt.Sprintf("%d files, %d declarations\n", res.Files, res.Declarations) + strings.Join(lines, "\n")
+}
+
+// strays are the references and names in scope whose symbol is not one of
+// the index's own: a symbol of an earlier check that a Session kept.
+func strays(res check.Result) []string {
+	own := map[*check.Symbol]bool{}
+	for s := range res.Index.Symbols() {
+		own[s] = true
+	}
+	var out []string
+	for path := range res.Index.Modules {
+		for _, r := range res.Index.RefsIn(path) {
+			if !own[r.Target] {
+				out = append(out, fmt.Sprintf("%s %v -> %s %s", path, r.At.Span, r.Target.Kind, r.Target.Name))
+			}
+		}
+		for _, n := range res.Index.InScope(path) {
+			if !own[n.Symbol] {
+				out = append(out, fmt.Sprintf("%s in scope: %s", path, n.Name))
+			}
+		}
+	}
+	return out
 }
 
 // A Session's check after each edit is a fresh check's, though it takes
-// the modules the edit did not reach as they were.
+// the modules the edit did not reach as they were, and those that use the
+// edited module when what they import of it is what it was.
 func TestSessionMatchesAFreshCheck(t *testing.T) {
 	base := projectgen.Generate(3000)
-	var module string
+	// module is one that another module (not the app) uses.
+	var module, user string
 	for _, name := range projectgen.Files(base) {
-		if name != "app.jadpo" && strings.HasSuffix(name, ".jadpo") && !strings.HasPrefix(name, "packages/") && !strings.HasPrefix(name, "shared/") {
-			module = name
+		if name == "app.jadpo" || !strings.HasSuffix(name, ".jadpo") || strings.HasPrefix(name, "packages/") || strings.HasPrefix(name, "shared/") {
+			continue
+		}
+		for _, line := range strings.Split(string(base[name].Data), "\n") {
+			if used, ok := strings.CutPrefix(line, "use "); ok && !strings.HasPrefix(used, "shared/") {
+				module, user = strings.Fields(used)[0]+".jadpo", name
+				break
+			}
+		}
+		if module != "" {
 			break
 		}
 	}
+	if module == "" {
+		t.Fatal("no module of the generated project uses another")
+	}
 	orig := string(base[module].Data)
-	edits := []string{
-		orig,
-		strings.Replace(orig, "min_length: 1", "min_length: 2", 1), // a rule changes: its users are checked again
-		strings.Replace(orig, "public type", "type", 1),            // a name stops being public: its importers fail
-		strings.Replace(orig, "\n", "\n// a comment\n", 1),         // nothing that matters
-		strings.Replace(orig, "enum", "enum Broken {\nenum", 1),    // a syntax error
-		orig,
+	shared := string(base["shared/common.jadpo"].Data)
+	public := func(text, kind string) string { // the first public declaration of a kind
+		i := strings.Index(text, "public "+kind+" ")
+		if i < 0 {
+			t.Fatalf("%s declares no public %s", module, kind)
+		}
+		return strings.Fields(text[i:])[2]
+	}
+	ref := public(orig, "value") // imported by user
+	event := public(orig, "event")
+	if !strings.Contains(string(base[user].Data), ref) {
+		t.Fatalf("%s does not import %s", user, ref)
+	}
+	type edit struct {
+		what, file, text string
+		// onlyItself: every other module is taken again.
+		onlyItself bool
+		gone       bool // the file is removed
+		app        bool // the app's checks are taken again
+	}
+	app := string(base["app.jadpo"].Data)
+	jobs := "packages/" + projectgen.PackageDir + "/resources/jobs.jadpo"
+	resource := string(base[jobs].Data)
+	conn := "connection extra_api {\n    package: " + projectgen.PackageDir + "\n    host: config.relay_host\n" +
+		"    credential: { token: config.relay_api_token }\n    settings: { account_id: config.relay_account queue_id: \"jobs\" }\n}\n"
+	rule := strings.Replace(orig, "min_length: 1", "min_length: 2", 1)
+	fixed := strings.Replace(orig, "public event "+event+" {\n", "public event "+event+" {\n    oops: Int\n", 1)
+	// retyped: the event's first field, which a subscriber reads, made a number.
+	head := strings.Index(orig, "public event "+event+" {\n") + len("public event "+event+" {\n")
+	first := orig[head : head+strings.Index(orig[head:], "\n")]
+	retyped := orig[:head] + "    " + strings.Fields(first)[0] + " Int" + orig[head+len(first):]
+	edits := []edit{
+		{"as generated", module, orig, false, false, false},
+		{"a comment: nothing that matters", module, strings.Replace(orig, "\n", "\n// a comment\n", 1), true, false, false},
+		{"a private declaration added: what its importers read is the same", module, strings.Replace(orig, "\nenum ", "\ntype PrivateExtra = Int { min: 3 }\nenum ", 1), true, false, false},
+		{"a public type's rule: its importers and the app's subscribers read it", module, rule, false, false, false},
+		{"a comment above the new rule", module, strings.Replace(rule, "\n", "\n// another comment\n\n", 1), true, false, false},
+		{"an imported value's field changes type", module, strings.Replace(orig, "public value "+ref+" {\n", "public value "+ref+" {\n    extra: Int\n", 1), false, false, false},
+		{"a public event gains a field", module, strings.Replace(orig, "public event "+event+" {\n", "public event "+event+" {\n    added_at: Instant\n", 1), false, false, false},
+		{"a public event's field that a subscriber reads made a number", module, retyped, false, false, false},
+		{"a comment above it", module, strings.Replace(retyped, "\n", "\n// a comment\n", 1), false, false, false},
+		{"back as generated", module, orig, false, false, false},
+		{"a public event's field that a subscriber reads renamed", module, strings.Replace(orig, "public event "+event+" {\n    ", "public event "+event+" {\n    renamed_", 1), false, false, false},
+		{"a comment while the app has an error", module, strings.Replace(strings.Replace(orig, "public event "+event+" {\n    ", "public event "+event+" {\n    renamed_", 1), "\n", "\n// a comment\n", 1), false, false, false},
+		{"a private record inside public events gains a field", module, strings.Replace(orig, "\n    position: Int { min: 0 }\n", "\n    position: Int { min: 0 }\n    extra_note: Text\n", 1), false, false, false},
+		{"a comment after it", module, strings.Replace(strings.Replace(orig, "\n    position: Int { min: 0 }\n", "\n    position: Int { min: 0 }\n    extra_note: Text\n", 1), "\n", "\n// a comment\n", 1), true, false, false},
+		{"a name another module imports removed", module, strings.Replace(orig, "public value "+ref+" ", "public value "+ref+"Moved ", 1), false, false, false},
+		{"back as generated", module, orig, false, false, false},
+		{"a rule changes", module, strings.Replace(orig, "min_length: 1", "min_length: 2", 1), false, false, false},
+		{"a name stops being public: its importers fail", module, strings.Replace(orig, "public type", "type", 1), false, false, false},
+		{"a comment", module, strings.Replace(orig, "\n", "\n// a comment\n", 1), false, false, false},
+		{"a syntax error", module, strings.Replace(orig, "enum", "enum Broken {\nenum", 1), false, false, false},
+		{"the syntax fixed", module, orig, false, false, false},
+		{"a comment in the module every other uses", "shared/common.jadpo", strings.Replace(shared, "\n", "\n// a comment\n", 1), true, false, false},
+		{"a type every module uses refined", "shared/common.jadpo", strings.Replace(shared, "public type", "// now stricter\npublic type", 1), true, false, false},
+		{what: "a syntax error in a declaration no public one reads", file: module, text: strings.Replace(orig, "\nenum ", "\ntype PrivateExtra = Int { min: }\nenum ", 1), app: true},
+		{what: "the next keystroke", file: module, text: strings.Replace(orig, "\nenum ", "\ntype PrivateExtra = Int {{ }\nenum ", 1), app: true},
+		{what: "a comment while it is broken", file: module, text: strings.Replace(orig, "\nenum ", "\n// soon\ntype PrivateExtra = Int {{ }\nenum ", 1), app: true},
+		{what: "broken where a public event reads", file: module, text: strings.Replace(orig, "public event "+event+" {\n", "public event "+event+" {\n    oops: \n", 1)},
+		{what: "another keystroke there", file: module, text: strings.Replace(orig, "public event "+event+" {\n", "public event "+event+" {\n    oops: I\n", 1)},
+		{what: "fixed", file: module, text: fixed},
+		{what: "the declaration no public one reads broken again", file: module, text: strings.Replace(fixed, "\nenum ", "\ntype PrivateExtra = Int { min: }\nenum ", 1), app: true},
+		{what: "and fixed", file: module, text: strings.Replace(fixed, "\nenum ", "\ntype PrivateExtra = Int { min: 1 }\nenum ", 1), app: true},
+		{what: "back as generated again", file: module, text: orig},
+		{what: "a comment in app.jadpo", file: "app.jadpo", text: strings.Replace(app, "\n", "\n// a comment\n", 1)},
+		{what: "app.jadpo as generated", file: "app.jadpo", text: app},
+		{what: "a comment in a package's resource the subscribers call", file: jobs, text: strings.Replace(resource, "\n", "\n// a comment\n", 1)},
+		{what: "the resource as installed", file: jobs, text: resource},
+		{what: "a module added", file: "extra/added.jadpo", text: "public type AddedThing = Text { max_length: 3 }\n", onlyItself: true},
+		{what: "a comment in it", file: "extra/added.jadpo", text: "// a comment\npublic type AddedThing = Text { max_length: 3 }\n", onlyItself: true},
+		{what: "it declares a queue now", file: "extra/added.jadpo", text: "public type AddedThing = Text\nqueue added_queue {\n}\n"},
+		{what: "a comment above the queue", file: "extra/added.jadpo", text: "public type AddedThing = Text\n// a comment\nqueue added_queue {\n}\n"},
+		{what: "it declares a connection now, which nothing uses", file: "extra/added.jadpo", text: conn},
+		{what: "a comment in another module while it does", file: module, text: strings.Replace(orig, "\n", "\n// a comment\n", 1), onlyItself: true},
+		{what: "a comment above the connection", file: "extra/added.jadpo", text: "// a comment\n" + conn},
+		{what: "another comment elsewhere", file: module, text: strings.Replace(orig, "\n", "\n// another\n", 1), onlyItself: true},
+		{what: "the module removed", file: "extra/added.jadpo", gone: true},
+		{what: "a comment after", file: module, text: strings.Replace(orig, "\n", "\n// a last comment\n", 1), onlyItself: true},
 	}
 	s := check.NewSession()
 	cache := parseCache{}
-	reusedOnce := false
-	for i, text := range edits {
+	texts := map[string]string{}
+	for i, e := range edits {
+		texts[e.file] = e.text
 		fsys := fstest.MapFS{}
 		for k, v := range base {
 			fsys[k] = v
 		}
-		fsys[module] = &fstest.MapFile{Data: []byte(text)}
-		got := s.Check(project.LoadFSParsing(fsys, cache.parse))
+		for file, text := range texts {
+			fsys[file] = &fstest.MapFile{Data: []byte(text)}
+		}
+		if e.gone {
+			delete(texts, e.file)
+			delete(fsys, e.file)
+		}
+		p := project.LoadFSParsing(fsys, cache.parse)
+		got := s.Check(p)
 		want := check.CheckIndexed(project.LoadFS(fsys))
 		if g, w := fingerprint(got), fingerprint(want); g != w {
-			t.Fatalf("edit %d: the session's check differs from a fresh one:\n%s", i, firstDifference(g, w))
+			t.Fatalf("edit %d (%s): the session's check differs from a fresh one:\n%s", i, e.what, firstDifference(g, w))
 		}
-		if i > 0 && got.Index.Reused > 0 {
-			reusedOnce = true
+		if st := strays(got); len(st) > 0 {
+			t.Fatalf("edit %d (%s): symbols of an earlier check: %v", i, e.what, st)
 		}
-	}
-	if !reusedOnce {
-		t.Fatal("the session never reused a module")
+		if e.app && !got.Index.AppReused {
+			t.Errorf("edit %d (%s): the app's checks were run again", i, e.what)
+		}
+		if e.onlyItself && (got.Index.Reused != len(p.Modules)-1 || !got.Index.AppReused) {
+			t.Errorf("edit %d (%s): %d modules of %d taken again (the app's checks: %v), want all but the edited one and the app's",
+				i, e.what, got.Index.Reused, len(p.Modules), got.Index.AppReused)
+		}
 	}
 }
 

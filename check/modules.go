@@ -28,11 +28,18 @@ type module struct {
 	// usedImports are the imported names a lookup found (module.unused_name).
 	usedImports map[string]bool
 	uses        []*ast.Use
+	targets     []string // the module each of uses names, joined once
+	// unused are the names brought in and never used (unusedImports).
+	unused      [][2]int
+	unusedFound bool
 	// usesPackage: a name of the module resolved to a package's
 	// declaration; appWide: it declares a config, store, connection, queue
 	// or subscriber. Either keeps a Session from reusing it (session.go).
 	usesPackage, appWide bool
 	reused               bool
+	// usesBound: its `use` lines were bound before resolveUses, by a
+	// Session settling the modules it may take again (session.go).
+	usesBound bool
 }
 
 // scope is where a name in a file is looked up.
@@ -112,7 +119,7 @@ func (c *checker) candidates(s scope, keep func(*decl) bool) []string {
 // elsewhere finds a public declaration of this name in another module, to
 // say which `use` line would bring it in.
 func (c *checker) elsewhere(s scope, name string, keep func(*decl) bool) *decl {
-	for _, path := range sortedKeys(c.modules) {
+	for _, path := range c.sortedModules() {
 		m := c.modules[path]
 		if s.mod == m {
 			continue
@@ -124,23 +131,54 @@ func (c *checker) elsewhere(s scope, name string, keep func(*decl) bool) *decl {
 	return nil
 }
 
+// sortedModules lists c.modules' paths in order. After indexModules the
+// set of paths does not change (a module may be replaced, never added or
+// dropped), so the list is made once.
+func (c *checker) sortedModules() []string {
+	if len(c.sorted) != len(c.modules) {
+		c.sorted = sortedKeys(c.modules)
+	}
+	return c.sorted
+}
+
 // indexModules gathers every module's declarations.
 func (c *checker) indexModules() {
-	c.addModule("app", c.proj.App)
+	if c.app != nil {
+		c.takeModuleWithApp(c.app.taken["app"])
+	} else {
+		c.addModule("app", c.proj.App)
+	}
 	for _, path := range sortedKeys(c.proj.Modules) {
+		if c.app != nil && c.app.taken[path] != nil {
+			c.takeModuleWithApp(c.app.taken[path])
+			continue
+		}
 		if m := c.reusable[path]; m != nil {
 			c.reuseModule(m)
 			continue
 		}
+		if m := c.maybe[path]; m != nil {
+			// Its tree is the one kept, its names are those it had: it
+			// stands here until settleMaybes decides (session.go).
+			c.modules[path] = m
+			continue
+		}
 		c.addModule(path, c.proj.Modules[path])
+		if c.app != nil && c.modules[path] != nil && c.modules[path].appWide {
+			c.aborted = true // a module now declares something app-wide
+			return
+		}
 	}
+	c.settleMaybes()
 }
 
 func (c *checker) addModule(path string, f *ast.File) {
 	if f == nil {
 		return
 	}
-	m := &module{path: path, file: f, ns: &namespace{qualifier: path, decls: map[string]*decl{}}, imports: map[string]*decl{}, silenced: map[string]bool{}, clashed: map[string]bool{}, usedImports: map[string]bool{}}
+	// The namespace sized for the file's declarations at once: grown by
+	// doubling, a large module's map left its smaller tables behind.
+	m := &module{path: path, file: f, ns: &namespace{qualifier: path, decls: make(map[string]*decl, len(f.Decls))}, imports: map[string]*decl{}, silenced: map[string]bool{}, clashed: map[string]bool{}, usedImports: map[string]bool{}}
 	m.ns.module = m
 	c.modules[path] = m
 	c.moduleSym(m)
@@ -153,6 +191,7 @@ func (c *checker) addModule(path string, f *ast.File) {
 					WithHelp("move every `use` line to the top of the file, before any declaration")
 			}
 			m.uses = append(m.uses, d.Use)
+			m.targets = append(m.targets, strings.Join(d.Use.Path.Parts, "/"))
 			continue
 		case d.Package != nil, d.Provider != nil, d.Settings != nil, d.Resource != nil,
 			d.Named != nil && d.Named.BlockDecl != nil && d.Named.BlockDecl.Kind == "provide":
@@ -337,40 +376,44 @@ func (c *checker) duplicate(d, first *decl) {
 
 // resolveUses binds every `use` line's names and reports module cycles.
 func (c *checker) resolveUses() {
-	for _, path := range sortedKeys(c.modules) {
-		m := c.modules[path]
-		if m.reused {
-			continue // its names were bound when it was checked
-		}
-		for _, u := range m.uses {
-			target := strings.Join(u.Path.Parts, "/")
-			tm, ok := c.modules[target]
-			if !ok || tm == m {
-				d := c.add(diag.ModuleNotFound, m.file.Range(u.Path.Span()), "there is no module `%s`", target)
-				if tm == m {
-					d.Summary = "a file cannot `use` itself"
-				} else {
-					sugg := suggest(target, c.modulePaths())
-					if sugg == "" {
-						// `use events/signups` after the file moved: the
-						// module that declares what the line brings in.
-						sugg = c.moduleDeclaring(m, u)
-					}
-					d.Suggest(sugg).
-						WithHelp("a module is a .jadpo file of the project, named by its path without .jadpo: stock/events.jadpo is `stock/events`")
-				}
-				for _, n := range u.Names {
-					m.imports[n.Name] = nil // silence later uses
-				}
-				continue
-			}
-			c.ref(m.file, u.Path.Span(), c.moduleSym(tm))
-			for _, n := range u.Names {
-				c.importName(m, tm, target, n)
-			}
+	for _, path := range c.sortedModules() {
+		if m := c.modules[path]; !m.reused && !m.usesBound {
+			c.bindUses(m)
 		}
 	}
 	c.reportCycles()
+}
+
+// bindUses binds one module's `use` lines.
+func (c *checker) bindUses(m *module) {
+	m.usesBound = true
+	for i, u := range m.uses {
+		target := m.targets[i]
+		tm, ok := c.modules[target]
+		if !ok || tm == m {
+			d := c.add(diag.ModuleNotFound, m.file.Range(u.Path.Span()), "there is no module `%s`", target)
+			if tm == m {
+				d.Summary = "a file cannot `use` itself"
+			} else {
+				sugg := suggest(target, c.modulePaths())
+				if sugg == "" {
+					// `use events/signups` after the file moved: the
+					// module that declares what the line brings in.
+					sugg = c.moduleDeclaring(m, u)
+				}
+				d.Suggest(sugg).
+					WithHelp("a module is a .jadpo file of the project, named by its path without .jadpo: stock/events.jadpo is `stock/events`")
+			}
+			for _, n := range u.Names {
+				m.imports[n.Name] = nil // silence later uses
+			}
+			continue
+		}
+		c.ref(m.file, u.Path.Span(), c.moduleSym(tm))
+		for _, n := range u.Names {
+			c.importName(m, tm, target, n)
+		}
+	}
 }
 
 // moduleDeclaring is the one module, other than m, that declares every
@@ -467,24 +510,20 @@ func (c *checker) importName(m, tm *module, target string, n *ast.Ident) {
 // reportCycles reports each cycle of `use` lines once, at the use line of its
 // first module (in path order) that closes it.
 func (c *checker) reportCycles() {
-	edges := map[string][]*ast.Use{}
-	for path, m := range c.modules {
-		edges[path] = m.uses
-	}
 	const (
 		white = iota
 		grey
 		black
 	)
-	color := map[string]int{}
+	color := make(map[string]int, len(c.modules))
 	var stack []string
 	var visit func(string)
 	visit = func(path string) {
 		color[path] = grey
 		stack = append(stack, path)
 		m := c.modules[path]
-		for _, u := range edges[path] {
-			next := strings.Join(u.Path.Parts, "/")
+		for i, u := range m.uses {
+			next := m.targets[i]
 			if _, ok := c.modules[next]; !ok || next == path {
 				continue
 			}
@@ -505,7 +544,7 @@ func (c *checker) reportCycles() {
 		stack = stack[:len(stack)-1]
 		color[path] = black
 	}
-	for _, path := range sortedKeys(c.modules) {
+	for _, path := range c.sortedModules() {
 		if color[path] == white {
 			visit(path)
 		}

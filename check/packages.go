@@ -136,7 +136,7 @@ func (c *checker) checkPackageHeader(p *pkg, f *ast.File) {
 			Suggest(suggest(got, []string{p.dir})).
 			WithHelp("reinstall the package with `jadpo package add`, which names its folder after its header")
 	}
-	c.checkName(f, header.Name.Parts[0], true, "package")
+	c.checkName(f, &header.Name.Parts[0], true, "package")
 }
 
 func (c *checker) indexPackageFile(p *pkg, f *ast.File, isHeader bool) {
@@ -200,7 +200,7 @@ func (c *checker) indexPackageNamed(p *pkg, f *ast.File, d *ast.Decl) {
 func (c *checker) indexSettings(p *pkg, f *ast.File, s *ast.Settings) {
 	for _, field := range s.Fields {
 		name := field.Name.Name
-		c.checkName(f, field.Name, false, "setting")
+		c.checkName(f, &field.Name, false, "setting")
 		if first, dup := p.settings[name]; dup {
 			c.add(diag.SemanticDuplicateName, f.Range(field.Name.Span()), "setting `%s` is declared twice", name).
 				WithRelated(first.file.Range(first.field.Name.Span()), "first declared here")
@@ -214,7 +214,7 @@ func (c *checker) indexSettings(p *pkg, f *ast.File, s *ast.Settings) {
 func (c *checker) resolveSettings(p *pkg) {
 	for _, name := range sortedKeys(p.settings) {
 		st := p.settings[name]
-		t, ok := c.typeOf(scope{ns: p.ns}, st.file, st.field.Type, "setting")
+		t, ok := c.typeOf(scope{ns: p.ns}, st.file, &st.field.Type, "setting")
 		if !ok {
 			st.typ = ir.Type{Kind: ir.Text, Optional: true}
 			if st.sym != nil {
@@ -222,9 +222,9 @@ func (c *checker) resolveSettings(p *pkg) {
 			}
 			continue
 		}
-		extra := c.applyRules(st.file, &t, st.field.Options, []string{"default"})
+		dm := c.applyRules(st.file, &t, st.field.Options, "default")
 		st.typ = t
-		if dm := extra["default"]; dm != nil {
+		if dm != nil {
 			raw, problem := literalValue(dm.Value, t)
 			if problem != "" {
 				d := c.add(diag.TypeMismatch, st.file.Range(dm.Value.Span()), "the default of setting `%s` does not fit: %s", name, problem)
@@ -441,7 +441,7 @@ func (c *checker) checkOperation(p *pkg, r *resource, f *ast.File, op *ast.Opera
 			o.failed = true
 			return nil, nil
 		}
-		te := &ast.TypeExpr{Node: m.Value.Node, Name: m.Value.Ref.Path}
+		te := &ast.TypeExpr{Node: m.Value.Node, Name: *m.Value.Ref.Path}
 		t, ok := c.typeOf(scope{ns: p.ns}, f, te, key)
 		if !ok {
 			o.failed = true

@@ -219,7 +219,7 @@ func (c *checker) unknownEvent(s scope, f *ast.File, q *ast.QualName, found *dec
 	other := c.elsewhere(s, name, isEvent)
 	if sugg == "" && other == nil {
 		// a near name in another module
-		for _, path := range sortedKeys(c.modules) {
+		for _, path := range c.sortedModules() {
 			m := c.modules[path]
 			if m == s.mod {
 				continue

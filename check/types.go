@@ -57,7 +57,7 @@ func isTypeLike(d *decl) bool {
 // checkModuleTypes resolves every type-like declaration of the app's modules,
 // so that each mistake in one is reported once, used or not.
 func (c *checker) checkModuleTypes() {
-	for _, path := range sortedKeys(c.modules) {
+	for _, path := range c.sortedModules() {
 		m := c.modules[path]
 		if m.reused {
 			continue // resolved when it was checked
@@ -119,7 +119,7 @@ func (c *checker) resolveTypeDecl(d *decl, td *ast.TypeDecl) (ir.Type, bool) {
 			WithHelp("write `?` where the type is used: `note: " + d.name + "?`")
 		base.Optional = false
 	}
-	c.applyRules(d.file, &base, td.Rules, nil)
+	c.applyRules(d.file, &base, td.Rules, "")
 	base.Name = d.id()
 	return base, false
 }
@@ -137,27 +137,27 @@ func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
 	d.fields = make([]ir.Field, 0, len(fields))
 	s := d.scope()
 	for i, f := range fields {
-		c.checkName(d.file, f.Name, false, "field")
+		c.checkName(d.file, &f.Name, false, "field")
 		if first := firstField(fields[:i], f.Name.Name); first != nil {
 			c.add(diag.SemanticDuplicateName, d.file.Range(f.Name.Span()), "field `%s` is declared twice in `%s`", f.Name.Name, d.name).
 				WithRelated(d.file.Range(first.Name.Span()), "first declared here")
 			continue
 		}
 		fs := c.fieldSym(SymField, d.file, f, c.sym(d))
-		t, ok := c.typeOf(s, d.file, f.Type, "field")
+		t, ok := c.typeOf(s, d.file, &f.Type, "field")
 		if !ok {
 			d.failed = true
 			// Its type's problem is reported: reading the field is not.
 			d.failedFields = append(d.failedFields, f.Name.Name)
 			continue
 		}
-		extra := c.applyRules(d.file, &t, f.Options, []string{"wire_name"})
+		wire := c.applyRules(d.file, &t, f.Options, "wire_name")
 		if fs != nil {
 			tt := t
 			fs.Type = &tt
 		}
 		field := ir.Field{Name: f.Name.Name, Type: t}
-		if m := extra["wire_name"]; m != nil {
+		if m := wire; m != nil {
 			if m.Value.Text == nil || m.Value.TextValue() == "" {
 				c.add(diag.TypeConstraintInvalid, d.file.Range(m.Value.Span()), "`wire_name` takes a non-empty text").
 					WithHelp(`write the member name used on the wire: wire_name: "MD5OfBody"`)
@@ -265,7 +265,7 @@ func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string
 			return ir.Type{Kind: k}, true
 		}
 	}
-	r := c.lookup(s, te.Name)
+	r := c.lookup(s, &te.Name)
 	if r.silenced {
 		return ir.Type{}, false
 	}
@@ -278,7 +278,7 @@ func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string
 		return ir.Type{}, false
 	}
 	d := r.decl
-	c.refName(f, te.Name, d)
+	c.refName(f, &te.Name, d)
 	if d.state == resolving && d.kind == kindType {
 		c.add(diag.TypeCycle, f.Range(te.Name.Span()), "`%s` refers to itself through its own definition", name).
 			WithHelp("a type refines a scalar base; break the loop")
@@ -393,28 +393,25 @@ var rulesAnd = map[string][]string{
 }
 
 // applyRules reads a rules block into t's rules, reporting rules that do not
-// fit its base. Members named in extra are returned for the caller instead.
-func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []string) map[string]*ast.Member {
+// fit its base. The member named extra (none: "") is the caller's, returned
+// when given.
+func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra string) *ast.Member {
 	if b == nil {
 		return nil // most fields have no rules: nothing to read
 	}
 	known := ruleKeys
-	if len(extra) == 1 && rulesAnd[extra[0]] != nil {
-		known = rulesAnd[extra[0]]
-	} else if len(extra) > 0 {
-		known = append(append(make([]string, 0, len(ruleKeys)+len(extra)), ruleKeys...), extra...)
+	if extra != "" {
+		known = rulesAnd[extra]
+		if known == nil {
+			known = append(append(make([]string, 0, len(ruleKeys)+1), ruleKeys...), extra)
+		}
 	}
 	// The members by their key's index in known: no map per rules block.
 	var given [8]*ast.Member
 	ms := c.memberList(f, b, diag.TypeConstraintInvalid, "in this type's rules", known, given[:0])
-	var out map[string]*ast.Member // nil when no extra member is given: a read finds nothing
-	for i, k := range extra {
-		if m := ms[len(ruleKeys)+i]; m != nil {
-			if out == nil {
-				out = map[string]*ast.Member{}
-			}
-			out[k] = m
-		}
+	var out *ast.Member
+	if extra != "" {
+		out = ms[len(ruleKeys)]
 	}
 	var rules ir.Rules
 	if t.Rules != nil {
@@ -514,7 +511,8 @@ func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra []stri
 		c.add(diag.TypeConstraintInvalid, f.Range(b.Span()), "`min_length` %d is above `max_length` %d: no text fits", *rules.MinLength, *rules.MaxLength)
 	}
 	if rules.Min != nil || rules.Max != nil || rules.MinLength != nil || rules.MaxLength != nil || len(rules.Patterns) > 0 || rules.Format != "" {
-		t.Rules = &rules
+		r := rules // on the heap only when there are rules
+		t.Rules = &r
 	}
 	return out
 }

@@ -21,17 +21,14 @@ func (c *checker) checkUnused() {
 			WithFixAt(wholeLines(cf.file, cf.field.Span()), "").
 			WithHelp("remove it, or read it where it is meant to go: `config." + name + "`; an unused field is still read from the environment at start")
 	}
-	for _, path := range sortedKeys(c.modules) {
+	for _, path := range c.sortedModules() {
 		m := c.modules[path]
-		for _, u := range m.uses {
-			for i, n := range u.Names {
-				if d := m.imports[n.Name]; d == nil || m.usedImports[n.Name] {
-					continue
-				}
-				c.add(diag.ModuleUnusedName, m.file.Range(n.Span()), "`%s` is brought in by `use` and never used in this file", n.Name).
-					WithFixAt(useNameRemoval(m.file, u, i), "").
-					WithHelp("remove `" + n.Name + "` from the `use` line")
-			}
+		for _, at := range m.unusedImports() {
+			u := m.uses[at[0]]
+			n := u.Names[at[1]]
+			c.add(diag.ModuleUnusedName, m.file.Range(n.Span()), "`%s` is brought in by `use` and never used in this file", n.Name).
+				WithFixAt(useNameRemoval(m.file, u, at[1]), "").
+				WithHelp("remove `" + n.Name + "` from the `use` line")
 		}
 	}
 	for _, name := range sortedKeys(c.connections) {
@@ -76,4 +73,23 @@ func useNameRemoval(f *ast.File, u *ast.Use, i int) source.Range {
 		return f.Range(source.Span{Start: u.Names[i].Span().Start, End: u.Names[i+1].Span().Start})
 	}
 	return f.Range(source.Span{Start: u.Names[i-1].Span().End, End: u.Names[i].Span().End})
+}
+
+// unusedImports are the names m's `use` lines bring in that it never
+// names, each as its line's index and its index on the line. They are
+// found once per module: a module's uses are all looked up while it is
+// resolved, and a Session that takes it again resolves nothing of it
+// (binding its lines anew keeps each name brought in).
+func (m *module) unusedImports() [][2]int {
+	if !m.unusedFound {
+		m.unusedFound = true
+		for j, u := range m.uses {
+			for i, n := range u.Names {
+				if d := m.imports[n.Name]; d != nil && !m.usedImports[n.Name] {
+					m.unused = append(m.unused, [2]int{j, i})
+				}
+			}
+		}
+	}
+	return m.unused
 }

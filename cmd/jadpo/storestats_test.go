@@ -39,7 +39,7 @@ func TestStoreStats(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
-	if got.Version != 1 || got.Kind != "store_stats" || len(got.Deliveries) != 2 || len(got.Parked) != 2 || len(got.Tables) != 4 || got.Oldest != nil {
+	if got.Version != 1 || got.Kind != "store_stats" || len(got.Deliveries) != 2 || len(got.Parked) != 2 || len(got.Tables) != 6 || got.Oldest != nil {
 		t.Fatalf("JSON %s", out)
 	}
 	if _, has := got.Tables[0]["bytes"]; has {

@@ -211,17 +211,22 @@ type Operation struct {
 }
 
 // Field is `name: Type { options }` in a value, event, config or settings.
+// Its name and type are held by value, not by pointer: a record's fields
+// are most of a tree, and a field cut in one piece with the first part of
+// its type's name is 136 bytes and 5 pointers, where its five nodes were
+// 168 bytes and 9 pointers.
 type Field struct {
 	Node
-	Name    *Ident    `parser:"@@ ':'"`
-	Type    *TypeExpr `parser:"@@"`
-	Options *Block    `parser:"@@?"`
+	Name    Ident    `parser:"@@ ':'"`
+	Type    TypeExpr `parser:"@@"`
+	Options *Block   `parser:"@@?"`
 }
 
 // TypeExpr is a type reference: Sku, Billing.Money, List<OrderLine>, Text?
+// Its name is held by value.
 type TypeExpr struct {
 	Node
-	Name     *QualName   `parser:"@@"`
+	Name     QualName    `parser:"@@"`
 	Args     []*TypeExpr `parser:"( '<' @@ ( ',' @@ )* '>' )?"`
 	Optional bool        `parser:"@'?'?"`
 }
@@ -280,10 +285,11 @@ type Arg struct {
 	Value *Expr  `parser:"@@"`
 }
 
-// QualName is a dotted name: Billing.InvoicePaid, shipment.order_id.
+// QualName is a dotted name: Billing.InvoicePaid, shipment.order_id. Its
+// parts are held by value (a name of one part is one run with it).
 type QualName struct {
 	Node
-	Parts []*Ident `parser:"@@ ( '.' @@ )*"`
+	Parts []Ident `parser:"@@ ( '.' @@ )*"`
 }
 
 // String joins the parts with dots.

@@ -577,10 +577,10 @@ func (p *printer) named(n *ast.Named) {
 func (p *printer) fields(fs []*ast.Field) {
 	p.list(bracket{pad: true, n: len(fs), item: func(i int) {
 		f := fs[i]
-		p.ident(f.Name)
+		p.ident(&f.Name)
 		p.token(":")
 		p.ask(wsSpace)
-		p.typeExpr(f.Type)
+		p.typeExpr(&f.Type)
 		if f.Options != nil {
 			p.ask(wsSpace)
 			p.block(f.Options)
@@ -605,7 +605,7 @@ func (p *printer) handler(h *ast.Handler) {
 
 // typeExpr prints Sku, List<OrderLine>, Map<Text, Int>, Text?: never broken.
 func (p *printer) typeExpr(t *ast.TypeExpr) {
-	p.qualName(t.Name)
+	p.qualName(&t.Name)
 	if len(t.Args) > 0 {
 		p.token("<")
 		for i, a := range t.Args {
@@ -669,11 +669,11 @@ func (p *printer) expr(e *ast.Expr) {
 }
 
 func (p *printer) qualName(q *ast.QualName) {
-	for i, part := range q.Parts {
+	for i := range q.Parts {
 		if i > 0 {
 			p.token(".")
 		}
-		p.ident(part)
+		p.ident(&q.Parts[i])
 	}
 }
 

@@ -101,6 +101,14 @@ func (l *lexState) problem(code diag.Code, start, end int) {
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 
+// identByte[c] is isLetter(c) || isDigit(c).
+var identByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isLetter(byte(c)) || isDigit(byte(c))
+	}
+	return t
+}()
+
 func (l *lexState) run() {
 	src := l.src
 	for l.i < len(src) {
@@ -114,9 +122,11 @@ func (l *lexState) run() {
 				l.i++
 			}
 		case isLetter(c):
-			for l.i < len(src) && (isLetter(src[l.i]) || isDigit(src[l.i])) {
-				l.i++
+			j := l.i + 1 // a local index and a table: identifiers are most of a file
+			for j < len(src) && identByte[src[j]] {
+				j++
 			}
+			l.i = j
 			l.emit(Ident, start)
 		case isDigit(c) || c == '-' && l.i+1 < len(src) && isDigit(src[l.i+1]):
 			l.number(start)

@@ -53,6 +53,7 @@ func parseClean(f *source.File) *ast.File {
 			ok = false
 			return false
 		}
+		slab.file = tokensLeft(toks, chunk)
 		d, parsed := fastTokens(chunk, &slab)
 		if !parsed {
 			ok = false
@@ -65,6 +66,11 @@ func parseClean(f *source.File) *ast.File {
 		return nil
 	}
 	return out
+}
+
+// tokensLeft is the file's tokens and those left from chunk, toks[i:j], on.
+func tokensLeft(toks, chunk []lexer.Tok) fileLeft {
+	return fileLeft{tokens: len(toks), left: len(toks) - (cap(toks) - cap(chunk))}
 }
 
 // gluedNumber is gluedToNumber's question: letters straight after a number.
@@ -163,7 +169,8 @@ func splitTokens(src string, toks []lexer.Tok, yield func([]lexer.Tok) bool) {
 // toTree turns participle's tree (grammar.go's types, tokens in each node)
 // into lang/ast's, each node's tokens into its range. The two sets of types
 // have the same fields in the same order, but the first: Tokens there,
-// Node here (TestGrammarIsCurrent keeps them so).
+// Node here, and a node lang/ast holds by value is a pointer there
+// (TestGrammarIsCurrent keeps them so).
 func toTree(g *gDecl) *ast.Decl {
 	d := &ast.Decl{}
 	convertNode(reflect.ValueOf(d).Elem(), reflect.ValueOf(g).Elem())
@@ -174,6 +181,10 @@ func convertNode(dst, src reflect.Value) {
 	switch src.Kind() {
 	case reflect.Pointer:
 		if src.IsNil() {
+			return
+		}
+		if dst.Kind() != reflect.Pointer {
+			convertNode(dst, src.Elem()) // a node lang/ast holds by value
 			return
 		}
 		if src.Type() == dst.Type() {

@@ -41,6 +41,7 @@ func fastTokens(chunk []lexer.Tok, slab *identSlab) (*ast.Decl, bool) {
 		slab = &identSlab{}
 	}
 	slab.reset()
+	slab.bind()
 	p := fastParser{toks: chunk, slab: slab}
 	d := p.decl()
 	if p.failed || p.i != len(chunk) {
@@ -61,19 +62,19 @@ type identSlab struct {
 	names   slab[nameBundle]
 	typeBs  slab[typeBundle]
 	fieldBs slab[fieldBundle]
-	strs    slab[string]
 
 	decls     slab[ast.Decl]
-	nameds    slab[ast.Named]
-	records   slab[ast.Record]
-	typeDecls slab[ast.TypeDecl]
-	enums     slab[ast.Enum]
+	nameds    slab[namedBundle]
+	records   slab[recordBundle]
+	typeDecls slab[typeDeclBundle]
+	enums     slab[enumBundle]
 	blockDecl slab[ast.BlockDecl]
 	blocks    slab[ast.Block]
 	members   slab[ast.Member]
-	exprs     slab[ast.Expr]
+	keyed     slab[memberBundle]
+	exprs     slab[exprBundle]
 	lists     slab[ast.List]
-	refs      slab[ast.Ref]
+	refs      slab[refBundle]
 	argss     slab[ast.Args]
 	args      slab[ast.Arg]
 	subItems  slab[ast.SubscriberItem]
@@ -85,6 +86,52 @@ type identSlab struct {
 	exprList   list[*ast.Expr]
 	argList    list[*ast.Arg]
 	typeList   list[*ast.TypeExpr]
+
+	// file is how many tokens the file has and how many are left from the
+	// declaration being parsed (0: not known). A run is cut to what the
+	// rest of the file will take of its type, at the rate the file took
+	// so far, not doubled past it: a tree holds its runs whole, and their
+	// empty tails were some 6% of a large project's trees.
+	file  fileLeft
+	bound bool
+}
+
+type fileLeft struct{ tokens, left int }
+
+// bind gives every run the file's tokens left, with the fewest tokens a
+// node of its type takes.
+func (s *identSlab) bind() {
+	if s.bound {
+		return
+	}
+	s.bound = true
+	l := &s.file
+	s.idents.bind(l, 1)
+	s.names.bind(l, 1)
+	s.typeBs.bind(l, 1)
+	s.fieldBs.bind(l, 3) // name : Type
+	s.decls.bind(l, 2)
+	s.nameds.bind(l, 3)
+	s.records.bind(l, 4) // value Name { }
+	s.typeDecls.bind(l, 4)
+	s.enums.bind(l, 4)
+	s.blockDecl.bind(l, 4)
+	s.blocks.bind(l, 2) // { }
+	s.members.bind(l, 1)
+	s.keyed.bind(l, 3) // key : value
+	s.exprs.bind(l, 1)
+	s.lists.bind(l, 2)
+	s.refs.bind(l, 1)
+	s.argss.bind(l, 1) // its (
+	s.args.bind(l, 1)
+	s.subItems.bind(l, 1)
+	s.attempts.bind(l, 2)
+	s.identList.store.bind(l, 1)
+	s.fieldList.store.bind(l, 3)
+	s.memberList.store.bind(l, 1)
+	s.exprList.store.bind(l, 1)
+	s.argList.store.bind(l, 1)
+	s.typeList.store.bind(l, 1)
 }
 
 // reset empties the stacks a declaration the fast path gave up on may
@@ -108,13 +155,28 @@ const (
 type slab[T any] struct {
 	items []T
 	size  int // the next run's length
+	file  *fileLeft
+	per   int // the fewest tokens a node of this type takes
+	taken int // items of the runs before this one
 }
+
+func (s *slab[T]) bind(f *fileLeft, per int) { s.file, s.per = f, per }
 
 func (s *slab[T]) grow(n int) {
 	if s.size < slabMin {
 		s.size = slabMin
 	}
 	size := max(s.size, n)
+	s.taken += len(s.items)
+	if f := s.file; f != nil && f.left > 0 && f.left <= f.tokens {
+		// At most what the tokens left could hold, and a quarter more
+		// than the rate so far says they will take.
+		need := f.left/s.per + 1
+		if done := f.tokens - f.left; done > 0 {
+			need = min(need, s.taken*f.left/done*5/4+slabMin)
+		}
+		size = max(min(size, need), n)
+	}
 	s.items = make([]T, 0, size)
 	var zero T
 	if s.size*int(unsafe.Sizeof(zero)) < slabMaxBytes {
@@ -218,37 +280,82 @@ func (p *fastParser) identIn(id *ast.Ident) *ast.Ident {
 	return id
 }
 
-// The commonest shapes are cut from the slab in one piece: a name of one
-// part with its part and identifier, a type with its name, a field with
-// its name and type. The check reads them together (a field, its type,
-// its type's name), and together they sit in one or two cache lines
-// instead of five slabs apart; a tree holds them all as long as any.
+// The commonest shapes are cut from the slab in one piece: a name with
+// its first part, a type with its name's, a field (which holds its name
+// and type, and its type's name) with its type's name's first part. The
+// check reads them together, and together they sit in one or two cache
+// lines; a tree holds them all as long as any. A second part copies the
+// parts out (their slice has capacity 1).
 type nameBundle struct {
 	q    ast.QualName
-	part [1]*ast.Ident
-	id   ast.Ident
+	part [1]ast.Ident
 }
 
 type typeBundle struct {
-	t ast.TypeExpr
-	n nameBundle
+	t    ast.TypeExpr
+	part [1]ast.Ident
 }
 
 type fieldBundle struct {
 	f    ast.Field
-	name ast.Ident
-	ty   typeBundle
+	part [1]ast.Ident
 }
 
-// str is a literal's own copy of its value's header: a pointer into the
-// token slice would keep every token of the file alive.
-func (p *fastParser) str(v string) *string {
-	s := p.slab.strs.next()
-	*s = v
-	return s
+// A member `key: value` is cut with its key and its value's expression,
+// an expression with a literal's value, a reference with its name: the
+// checker reads a rules block's members, keys and values together.
+type memberBundle struct {
+	m   ast.Member
+	key ast.Ident
+	v   exprBundle
+}
+
+type exprBundle struct {
+	e ast.Expr
+	// s is a literal's value: its own copy of the token's header (a
+	// pointer into the token slice would keep every token of the file
+	// alive).
+	s string
+}
+
+type refBundle struct {
+	r ast.Ref
+	n nameBundle
+}
+
+// A named declaration is cut with its Named node, a type, enum or record
+// declaration with its name (and a type's base): the checker's index
+// reads a declaration's name first, and its resolution the rest.
+type namedBundle struct {
+	d ast.Decl
+	n ast.Named
+}
+
+type typeDeclBundle struct {
+	t    ast.TypeDecl
+	name ast.Ident
+	base typeBundle
+}
+
+type enumBundle struct {
+	e    ast.Enum
+	name ast.Ident
+}
+
+type recordBundle struct {
+	r    ast.Record
+	name ast.Ident
 }
 
 func (p *fastParser) decl() *ast.Decl {
+	if v := p.toks[0].Value; v != "use" && v != "package" && v != "provider" && v != "settings" &&
+		v != "resource" && v != "subscriber" && !(v == "public" && p.is(1, "subscriber")) {
+		b := p.slab.nameds.next()
+		d := &b.d
+		d.Named = p.namedIn(&b.n)
+		d.Node = p.node(0)
+		return d
+	}
 	d := p.slab.decls.next()
 	switch p.toks[0].Value {
 	case "use":
@@ -263,14 +370,8 @@ func (p *fastParser) decl() *ast.Decl {
 		d.Resource = p.resource()
 	case "subscriber":
 		d.Subscriber = p.subscriber()
-	case "public":
-		if p.is(1, "subscriber") {
-			d.Subscriber = p.subscriber()
-			break
-		}
-		d.Named = p.named()
-	default:
-		d.Named = p.named()
+	case "public": // public subscriber
+		d.Subscriber = p.subscriber()
 	}
 	d.Node = p.node(0)
 	return d
@@ -315,19 +416,23 @@ func (p *fastParser) modulePath() *ast.ModulePath {
 	return m
 }
 
-func (p *fastParser) qualName() *ast.QualName { return p.qualNameIn(p.slab.names.next()) }
+func (p *fastParser) qualName() *ast.QualName {
+	b := p.slab.names.next()
+	p.qualNameIn(&b.q, &b.part)
+	return &b.q
+}
 
-func (p *fastParser) qualNameIn(b *nameBundle) *ast.QualName {
+// qualNameIn fills q, its first part in part.
+func (p *fastParser) qualNameIn(q *ast.QualName, part *[1]ast.Ident) {
 	start := p.i
-	q := &b.q
-	q.Parts = b.part[:] // a second part copies it out: cap 1
-	q.Parts[0] = p.identIn(&b.id)
+	q.Parts = part[:] // a second part copies it out: cap 1
+	p.identIn(&q.Parts[0])
 	for !p.failed && p.is(p.i, ".") && p.isIdent(p.i+1) {
 		p.i++
-		q.Parts = append(q.Parts, p.ident())
+		q.Parts = append(q.Parts, ast.Ident{Start: p.toks[p.i].Off, Name: p.toks[p.i].Value})
+		p.i++
 	}
 	q.Node = p.node(start)
-	return q
 }
 
 func (p *fastParser) pkg() *ast.Package {
@@ -434,9 +539,9 @@ func (p *fastParser) attempt() *ast.Attempt {
 	return a
 }
 
-func (p *fastParser) named() *ast.Named {
+// namedIn fills n.
+func (p *fastParser) namedIn(n *ast.Named) *ast.Named {
 	start := p.i
-	n := p.slab.nameds.next()
 	if p.is(p.i, "public") {
 		n.Public = true
 		p.i++
@@ -467,10 +572,12 @@ func (p *fastParser) named() *ast.Named {
 func (p *fastParser) typeDecl() *ast.TypeDecl {
 	start := p.i
 	p.expect("type")
-	t := p.slab.typeDecls.next()
-	t.Name = p.ident()
+	b := p.slab.typeDecls.next()
+	t := &b.t
+	t.Name = p.identIn(&b.name)
 	p.expect("=")
-	t.Base = p.typeExpr()
+	p.typeExprIn(&b.base.t, &b.base.part)
+	t.Base = &b.base.t
 	if !p.failed && p.is(p.i, "{") {
 		t.Rules = p.block()
 	}
@@ -481,8 +588,9 @@ func (p *fastParser) typeDecl() *ast.TypeDecl {
 func (p *fastParser) enum() *ast.Enum {
 	start := p.i
 	p.expect("enum")
-	e := p.slab.enums.next()
-	e.Name = p.ident()
+	b := p.slab.enums.next()
+	e := &b.e
+	e.Name = p.identIn(&b.name)
 	p.expect("{")
 	vs := &p.slab.identList
 	mark := vs.mark()
@@ -497,10 +605,11 @@ func (p *fastParser) enum() *ast.Enum {
 
 func (p *fastParser) record() *ast.Record {
 	start := p.i
-	r := p.slab.records.next()
+	b := p.slab.records.next()
+	r := &b.r
 	r.Kind = p.toks[p.i].Value
 	p.i++
-	r.Name = p.ident()
+	r.Name = p.identIn(&b.name)
 	r.Fields = p.fields()
 	r.Node = p.node(start)
 	return r
@@ -543,9 +652,9 @@ func (p *fastParser) field() *ast.Field {
 	start := p.i
 	b := p.slab.fieldBs.next()
 	f := &b.f
-	f.Name = p.identIn(&b.name)
+	p.identIn(&f.Name)
 	p.expect(":")
-	f.Type = p.typeExprIn(&b.ty)
+	p.typeExprIn(&f.Type, &b.part)
 	if !p.failed && p.is(p.i, "{") {
 		f.Options = p.block()
 	}
@@ -553,12 +662,16 @@ func (p *fastParser) field() *ast.Field {
 	return f
 }
 
-func (p *fastParser) typeExpr() *ast.TypeExpr { return p.typeExprIn(p.slab.typeBs.next()) }
+func (p *fastParser) typeExpr() *ast.TypeExpr {
+	b := p.slab.typeBs.next()
+	p.typeExprIn(&b.t, &b.part)
+	return &b.t
+}
 
-func (p *fastParser) typeExprIn(b *typeBundle) *ast.TypeExpr {
+// typeExprIn fills t, its name's first part in part.
+func (p *fastParser) typeExprIn(t *ast.TypeExpr, part *[1]ast.Ident) {
 	start := p.i
-	t := &b.t
-	t.Name = p.qualNameIn(&b.n)
+	p.qualNameIn(&t.Name, part)
 	if !p.failed && p.is(p.i, "<") {
 		p.i++
 		l := &p.slab.typeList
@@ -576,7 +689,6 @@ func (p *fastParser) typeExprIn(b *typeBundle) *ast.TypeExpr {
 		p.i++
 	}
 	t.Node = p.node(start)
-	return t
 }
 
 func (p *fastParser) block() *ast.Block {
@@ -599,13 +711,16 @@ func (p *fastParser) member() *ast.Member {
 	if p.failed {
 		return nil
 	}
-	m := p.slab.members.next()
+	var m *ast.Member
 	switch {
 	case p.isIdent(p.i) && p.is(p.i+1, ":"):
-		m.Key = p.ident()
+		b := p.slab.keyed.next()
+		m = &b.m
+		m.Key = p.identIn(&b.key)
 		p.i++
-		m.Value = p.expr()
+		m.Value = p.exprIn(&b.v)
 	case p.isIdent(p.i):
+		m = p.slab.members.next()
 		m.Entry = p.qualName()
 		if !p.failed && p.is(p.i, "{") {
 			m.EntryBody = p.block()
@@ -618,23 +733,32 @@ func (p *fastParser) member() *ast.Member {
 	return m
 }
 
-func (p *fastParser) expr() *ast.Expr {
+func (p *fastParser) expr() *ast.Expr { return p.exprIn(nil) }
+
+// exprIn fills b (nil: one from the slab).
+func (p *fastParser) exprIn(b *exprBundle) *ast.Expr {
 	if p.failed || p.i >= len(p.toks) {
 		p.fail()
 		return nil
 	}
 	start := p.i
-	e := p.slab.exprs.next()
+	if b == nil {
+		b = p.slab.exprs.next()
+	}
+	e := &b.e
 	t := &p.toks[p.i]
 	switch {
 	case t.Type == uint8(lexer.String):
-		e.Text = p.str(t.Value)
+		b.s = t.Value
+		e.Text = &b.s
 		p.i++
 	case t.Type == uint8(lexer.Duration):
-		e.Duration = p.str(t.Value)
+		b.s = t.Value
+		e.Duration = &b.s
 		p.i++
 	case t.Type == uint8(lexer.Number):
-		e.Number = p.str(t.Value)
+		b.s = t.Value
+		e.Number = &b.s
 		p.i++
 	case t.Value == "[":
 		e.List = p.list()
@@ -674,8 +798,10 @@ func (p *fastParser) list() *ast.List {
 
 func (p *fastParser) ref() *ast.Ref {
 	start := p.i
-	r := p.slab.refs.next()
-	r.Path = p.qualName()
+	b := p.slab.refs.next()
+	r := &b.r
+	p.qualNameIn(&b.n.q, &b.n.part)
+	r.Path = &b.n.q
 	if !p.failed && p.is(p.i, "(") {
 		p.i++
 		r.Call = p.args()

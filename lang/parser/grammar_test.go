@@ -63,6 +63,7 @@ func generateGrammar(t *testing.T) []byte {
 			}
 		}
 	}
+	isNode := func(name string) bool { _, ok := nodes[name]; return ok || name == "Ident" }
 	var typeText func(e ast.Expr) string
 	typeText = func(e ast.Expr) string {
 		switch e := e.(type) {
@@ -96,8 +97,19 @@ func generateGrammar(t *testing.T) []byte {
 			if fld.Tag != nil {
 				tag = " " + fld.Tag.Value
 			}
+			// A node lang/ast holds by value (a field's name and type, a
+			// name's parts) is a pointer here: participle's grammar is the
+			// same either way, and toTree copies the value out.
+			ty := fld.Type
+			if arr, ok := ty.(*ast.ArrayType); ok {
+				if id, ok := arr.Elt.(*ast.Ident); ok && isNode(id.Name) {
+					ty = &ast.ArrayType{Elt: &ast.StarExpr{X: id}}
+				}
+			} else if id, ok := ty.(*ast.Ident); ok && isNode(id.Name) {
+				ty = &ast.StarExpr{X: id}
+			}
 			for _, n := range fld.Names {
-				fmt.Fprintf(&b, "\t%s %s%s\n", n.Name, typeText(fld.Type), tag)
+				fmt.Fprintf(&b, "\t%s %s%s\n", n.Name, typeText(ty), tag)
 			}
 		}
 		b.WriteString("}\n")

@@ -122,7 +122,7 @@ func memberString(m *ast.Member) string {
 }
 
 func fieldString(f *ast.Field) string {
-	s := f.Name.Name + ": " + typeString(f.Type)
+	s := f.Name.Name + ": " + typeString(&f.Type)
 	if f.Options != nil {
 		s += " " + blockString(f.Options)
 	}

@@ -84,6 +84,9 @@ func BenchmarkEditToDiagnostics(b *testing.B) {
 			reportCPU(b, cpu, n)
 			for _, pr := range bs.c.server().ws.projects {
 				b.ReportMetric(float64(pr.res.Index.Reused), "modules-reused")
+				if pr.res.Index.AppReused {
+					b.ReportMetric(1, "app-reused") // the app-level checks' results taken from the last check
+				}
 				b.ReportMetric(float64(len(pr.proj.Modules)), "modules")
 			}
 		}

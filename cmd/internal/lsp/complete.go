@@ -229,7 +229,7 @@ func (s *server) completion(dc *docContext, off int) (any, error) {
 	block := cc.blockKind()
 	switch {
 	case len(cc.qual) == 1 && cc.qual[0] == "config":
-		for _, sym := range ix.Symbols {
+		for sym := range ix.Symbols() {
 			if sym.Kind == check.SymConfigField {
 				add(sym.Name, ciField, signature(sym))
 			}
@@ -381,7 +381,7 @@ func symbolCompletionKind(sym *check.Symbol) protocol.CompletionItemKind {
 }
 
 func connectionNamed(ix *check.Index, name string) *check.Symbol {
-	for _, sym := range ix.Symbols {
+	for sym := range ix.Symbols() {
 		if sym.Kind == check.SymConnection && sym.Name == name {
 			return sym
 		}
@@ -452,7 +452,7 @@ func (s *server) completeInHandler(dc *docContext, cc completionContext, add fun
 
 // bindingAt is the binding of the handler the cursor is in, nil outside one.
 func bindingAt(dc *docContext) *check.Symbol {
-	for _, sym := range dc.pr.res.Index.Symbols {
+	for sym := range dc.pr.res.Index.Symbols() {
 		if sym.Kind == check.SymBinding && sym.Decl.File != nil && sym.Decl.File.Path == dc.path &&
 			sym.Decl.Span.Start <= dc.cursor && dc.cursor <= sym.Decl.Span.End {
 			return sym
@@ -462,7 +462,7 @@ func bindingAt(dc *docContext) *check.Symbol {
 }
 
 func recordByID(ix *check.Index, id string) *check.Symbol {
-	for _, sym := range ix.Symbols {
+	for sym := range ix.Symbols() {
 		if sym.ID == id && (sym.Kind == check.SymEvent || sym.Kind == check.SymValue) {
 			return sym
 		}
@@ -506,7 +506,7 @@ func (s *server) completeArguments(dc *docContext, cc completionContext, add fun
 		return
 	}
 	var fields []ir.Field
-	for _, sym := range ix.Symbols {
+	for sym := range ix.Symbols() {
 		if sym.Kind == check.SymOperation && sym.Package == conn.Package && sym.Name == call[2] && sym.Parent != nil && sym.Parent.Name == call[1] && sym.Input != nil {
 			fields = sym.Input.Fields
 		}
@@ -608,7 +608,7 @@ scan:
 	if op == "" {
 		return
 	}
-	for _, sym := range dc.pr.res.Index.Symbols {
+	for sym := range dc.pr.res.Index.Symbols() {
 		if sym.Kind == check.SymOperation && sym.Package == packageDirOf(dc.path) && sym.Name == op &&
 			sym.Parent != nil && sym.Parent.Name == resource && sym.Input != nil {
 			for _, f := range sym.Input.Fields {

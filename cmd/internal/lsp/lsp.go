@@ -34,7 +34,6 @@ import (
 
 	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
-	"github.com/jadpo/jadpo/providers"
 )
 
 // Options are what the server says of itself and what the command wires in.
@@ -398,7 +397,7 @@ type server struct {
 
 func newServer(ctx context.Context, out io.Writer, opts Options) *server {
 	if opts.Drivers == nil {
-		opts.Drivers = check.Drivers(providers.Contracts())
+		opts.Drivers = drivers()
 	}
 	s := &server{ctx: ctx, out: out, opts: opts}
 	s.ws = newWorkspace(s)

@@ -57,7 +57,7 @@ func renameRefusal(pr *proj, sym *check.Symbol) string {
 	case check.SymQueue:
 		return fmt.Sprintf("queue `%s` is not renamed: received ids are recorded under `queue %s`, so after a rename a redelivered message would not be known and would be kept again", sym.Name, sym.Name)
 	case check.SymConnection:
-		for _, q := range pr.res.Index.Symbols {
+		for q := range pr.res.Index.Symbols() {
 			if q.Kind == check.SymQueue && q.Name == sym.Name {
 				return fmt.Sprintf("connection `%s` is not renamed: queue `%s` receives from it by name, and received ids are recorded under `queue %s`, so after a rename a redelivered message would not be known and would be kept again", sym.Name, sym.Name, sym.Name)
 			}
@@ -146,7 +146,7 @@ func storedNameWarning(ix *check.Index, sym *check.Symbol) string {
 		return fmt.Sprintf("deliveries are recorded under subscriber `%s`: those not yet delivered when the renamed app starts find no handler, fail as handler_missing and are parked", sym.Name)
 	case check.SymEvent:
 		for _, r := range ix.RefsTo(sym) {
-			for _, q := range ix.Symbols {
+			for q := range ix.Symbols() {
 				if q.Kind == check.SymQueue && q.Decl.File != nil && q.Decl.File.Path == r.File.Path && q.Decl.Span.Start <= r.Span.Start && r.Span.End <= q.Decl.Span.End {
 					return fmt.Sprintf("queue `%s` receives `%s`, and kept events are recorded under its name: deliveries of those kept before the rename and not yet delivered find no handler, fail as handler_missing and are parked", q.Name, sym.Name)
 				}
@@ -183,7 +183,7 @@ func badNewName(ix *check.Index, sym *check.Symbol, name string) string {
 	if name == "config" || name == "settings" || name == "true" || name == "false" || name == "none" {
 		return fmt.Sprintf("`%s` is a word the language reads itself", name)
 	}
-	for _, other := range ix.Symbols {
+	for other := range ix.Symbols() {
 		if other == sym || other.Name != name || other.Parent != sym.Parent {
 			continue
 		}
@@ -361,7 +361,7 @@ func (s *server) workspaceSymbols(query string) []protocol.SymbolInformation {
 	}
 	sort.Strings(roots)
 	for _, root := range roots {
-		for _, sym := range s.ws.projects[root].res.Index.Symbols {
+		for sym := range s.ws.projects[root].res.Index.Symbols() {
 			if sym.Kind == check.SymBinding || sym.Kind == check.SymModule || sym.Ident.File == nil {
 				continue
 			}

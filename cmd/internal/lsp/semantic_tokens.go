@@ -213,7 +213,7 @@ func fileTokens(f *source.File, tree *ast.File, ix *check.Index) []semTok {
 			typ, mods := symbolTokenType(r.Target.Kind)
 			c.set(r.At.Span.Start, typ, mods)
 		}
-		for _, s := range ix.Symbols {
+		for s := range ix.Symbols() {
 			if s.Kind == check.SymModule || s.Ident.File == nil || s.Ident.File.Path != path || s.Ident.Span.Len() == 0 {
 				continue
 			}
@@ -414,19 +414,19 @@ func (c *classifier) field(f *ast.Field, mods int) {
 	if f == nil {
 		return
 	}
-	c.ident(f.Name, ttProperty, modDeclaration|mods)
-	c.typeExpr(f.Type)
+	c.ident(&f.Name, ttProperty, modDeclaration|mods)
+	c.typeExpr(&f.Type)
 	c.block(f.Options)
 }
 
 func (c *classifier) typeExpr(t *ast.TypeExpr) {
-	if t == nil || t.Name == nil {
+	if t == nil || len(t.Name.Parts) == 0 {
 		return
 	}
 	if len(t.Name.Parts) == 1 && builtinType(t.Name.Parts[0].Name) {
-		c.ident(t.Name.Parts[0], ttType, modDefaultLibrary)
+		c.ident(&t.Name.Parts[0], ttType, modDefaultLibrary)
 	} else {
-		c.qualType(t.Name, ttType)
+		c.qualType(&t.Name, ttType)
 	}
 	for _, a := range t.Args {
 		c.typeExpr(a)
@@ -438,18 +438,18 @@ func (c *classifier) qualType(q *ast.QualName, typ int) {
 	if q == nil || len(q.Parts) == 0 {
 		return
 	}
-	for _, p := range q.Parts[:len(q.Parts)-1] {
-		c.ident(p, ttNamespace, 0)
+	for i := range len(q.Parts) - 1 {
+		c.ident(&q.Parts[i], ttNamespace, 0)
 	}
-	c.ident(q.Parts[len(q.Parts)-1], typ, 0)
+	c.ident(&q.Parts[len(q.Parts)-1], typ, 0)
 }
 
 func (c *classifier) qualNamespace(q *ast.QualName) {
 	if q == nil {
 		return
 	}
-	for _, p := range q.Parts {
-		c.ident(p, ttNamespace, 0)
+	for i := range q.Parts {
+		c.ident(&q.Parts[i], ttNamespace, 0)
 	}
 }
 
@@ -503,29 +503,29 @@ func (c *classifier) ref(r *ast.Ref) {
 	first := parts[0].Name
 	switch {
 	case len(parts) == 1 && r.Call == nil && (first == "true" || first == "false" || first == "none"):
-		c.ident(parts[0], ttKeyword, 0)
+		c.ident(&parts[0], ttKeyword, 0)
 	case len(parts) == 1 && r.Call != nil && first == "json":
-		c.ident(parts[0], ttFunction, modDefaultLibrary)
+		c.ident(&parts[0], ttFunction, modDefaultLibrary)
 	case len(parts) == 2 && builtinEnums[first]:
-		c.ident(parts[0], ttEnum, modDefaultLibrary)
-		c.ident(parts[1], ttEnumMember, modDefaultLibrary)
+		c.ident(&parts[0], ttEnum, modDefaultLibrary)
+		c.ident(&parts[1], ttEnumMember, modDefaultLibrary)
 	case len(parts) == 1 && r.Call == nil:
-		c.ident(parts[0], ttEnumMember, 0) // a bare word: an enum's variant (`default: dhl`, `claim: lease`)
+		c.ident(&parts[0], ttEnumMember, 0) // a bare word: an enum's variant (`default: dhl`, `claim: lease`)
 	default:
 		if builtinRoots[first] && len(parts) > 1 {
 			mods := modDefaultLibrary
 			if first == "config" {
 				mods |= modReadonly
 			}
-			c.ident(parts[0], ttVariable, mods)
+			c.ident(&parts[0], ttVariable, mods)
 		} else {
-			c.ident(parts[0], ttVariable, 0)
+			c.ident(&parts[0], ttVariable, 0)
 		}
-		for _, p := range parts[1:] {
-			c.ident(p, ttProperty, 0)
+		for i := range parts[1:] {
+			c.ident(&parts[1+i], ttProperty, 0)
 		}
 		if r.Call != nil {
-			c.ident(parts[len(parts)-1], ttMethod, 0)
+			c.ident(&parts[len(parts)-1], ttMethod, 0)
 		}
 	}
 	if r.Call != nil {

@@ -56,7 +56,7 @@ func (pr *proj) callInputs(path []string) (name string, inputs []callInput, doc 
 			}
 			return d
 		}
-		for _, sym := range ix.Symbols {
+		for sym := range ix.Symbols() {
 			if sym.Kind == check.SymOperation && sym.Package == conn.Package && sym.Name == path[2] && sym.Parent != nil && sym.Parent.Name == path[1] && sym.Input != nil {
 				out := ""
 				if sym.Output != nil {

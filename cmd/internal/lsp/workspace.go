@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing/fstest"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/jadpo/jadpo/lang/parser"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/source"
+	"github.com/jadpo/jadpo/providers"
 	"github.com/jadpo/jadpo/providers/catalog"
 )
 
@@ -192,7 +194,7 @@ func (w *workspace) checkProject(pr *proj) {
 	pr.gen++
 	p := project.LoadFSParsing(overlayFS{disk: pr.disk, files: files}, pr.parse)
 	p.Catalogue = catalog.Builtin
-	p.Drivers = w.s.opts.Drivers
+	p.Drivers = w.s.opts.Drivers // the same each time: the session sees at once they did not change
 	res := pr.session.Check(p)
 	for path, e := range pr.parsed {
 		if e.used != pr.gen {
@@ -206,6 +208,10 @@ func (w *workspace) checkProject(pr *proj) {
 	}
 	w.publish(res.Diags, pr.root, func(p string) bool { return within(p, pr.root) })
 }
+
+// drivers are the built-in queue drivers' contracts, made once: Options.Drivers when
+// none is given.
+var drivers = sync.OnceValue(func() check.Drivers { return check.Drivers(providers.Contracts()) })
 
 // parse is the project's parse with its cache: a file whose content is
 // what it was keeps its tree.

@@ -205,7 +205,7 @@ func (c *cueWriter) fields(owner ast.Node, fs []*ast.Field, declAttr string) {
 			c.s("?")
 		}
 		c.s(": ")
-		c.typeExpr(f.Type)
+		c.typeExpr(&f.Type)
 		if f.Options != nil {
 			c.s(" & ")
 			c.block(f.Options)
@@ -531,11 +531,11 @@ func (h *hclWriter) fields(fs []*ast.Field, attrs []string) {
 		h.nl()
 		h.s(f.Name.Name, " = ")
 		if f.Options == nil {
-			h.typeExpr(f.Type)
+			h.typeExpr(&f.Type)
 			continue
 		}
 		h.s("{ type = ")
-		h.typeExpr(f.Type)
+		h.typeExpr(&f.Type)
 		for _, m := range f.Options.Members {
 			h.s(", ")
 			h.objectItem(m)

@@ -983,11 +983,19 @@ func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
 	if oldest != nil {
 		st.OldestPending = oldest.UTC()
 	}
-	var sizes [4]int64
-	if err := s.pool.QueryRow(ctx, stmtTableSizes.SQL).Scan(&sizes[0], &sizes[1], &sizes[2], &sizes[3]); err != nil {
+	var attempts, runs int64
+	if err := s.pool.QueryRow(ctx, stmtCountAttempts.SQL).Scan(&attempts); err != nil {
+		return st, wrap("stats", err)
+	}
+	if err := s.pool.QueryRow(ctx, stmtCountRuns.SQL).Scan(&runs); err != nil {
+		return st, wrap("stats", err)
+	}
+	var sizes [6]int64
+	if err := s.pool.QueryRow(ctx, stmtTableSizes.SQL).Scan(&sizes[0], &sizes[1], &sizes[2], &sizes[3], &sizes[4], &sizes[5]); err != nil {
 		return st, wrap("stats", err)
 	}
 	st.Tables = []store.TableStats{{Name: tReceived, Rows: st.ReceivedIDs, Bytes: sizes[0]}, {Name: tOutbox, Rows: st.Outbox, Bytes: sizes[1]},
-		{Name: tDeliveries, Rows: st.DeliveriesTotal(), Bytes: sizes[2]}, {Name: tParked, Rows: st.ParkedTotal(), Bytes: sizes[3]}}
+		{Name: tDeliveries, Rows: st.DeliveriesTotal(), Bytes: sizes[2]}, {Name: tParked, Rows: st.ParkedTotal(), Bytes: sizes[3]},
+		{Name: tAttempts, Rows: attempts, Bytes: sizes[4]}, {Name: tRuns, Rows: runs, Bytes: sizes[5]}}
 	return st, nil
 }

@@ -403,9 +403,25 @@ var stmtOldestPending = sqlcommon.Statement{
 
 var stmtTableSizes = sqlcommon.Statement{
 	Name:   "table sizes",
-	Tables: []string{tReceived, tOutbox, tDeliveries, tParked},
+	Tables: []string{tReceived, tOutbox, tDeliveries, tParked, tAttempts, tRuns},
 	SQL: `SELECT pg_total_relation_size('jadpo_received_events'), pg_total_relation_size('jadpo_outbox'),
-    pg_total_relation_size('jadpo_deliveries'), pg_total_relation_size('jadpo_parked_messages')`,
+    pg_total_relation_size('jadpo_deliveries'), pg_total_relation_size('jadpo_parked_messages'),
+    pg_total_relation_size('jadpo_delivery_attempts'), pg_total_relation_size('jadpo_housekeeping_runs')`,
+}
+
+// The attempts and housekeeping runs tables are counted for the table
+// sizes (`jadpo store stats`): attempts grow with every settlement and are
+// trimmed by housekeeping, so an operator wants to see them.
+var stmtCountAttempts = sqlcommon.Statement{
+	Name:   "count delivery attempts",
+	Tables: []string{tAttempts},
+	SQL:    `SELECT count(*) FROM jadpo_delivery_attempts`,
+}
+
+var stmtCountRuns = sqlcommon.Statement{
+	Name:   "count housekeeping runs",
+	Tables: []string{tRuns},
+	SQL:    `SELECT count(*) FROM jadpo_housekeeping_runs`,
 }
 
 var stmtCountParked = sqlcommon.Statement{
@@ -429,6 +445,7 @@ var statements = []sqlcommon.Statement{
 	stmtDismissDeliveries, stmtDismissParked,
 	stmtForgetReceived, stmtForgetParked, stmtForgetSucceeded, stmtForgetDismissed, stmtForgetOutbox, stmtRecordRun, stmtHousekeepingRuns,
 	stmtCountReceived, stmtCountOutbox, stmtCountDeliveries, stmtCountParked, stmtOldestPending, stmtTableSizes,
+	stmtCountAttempts, stmtCountRuns,
 	stmtMigrationVersions,
 }
 

@@ -1174,10 +1174,11 @@ func (s *Store) forgetDeliveries(ctx context.Context, pick statement, keep time.
 func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
 	st := store.Stats{Deliveries: map[store.DeliveryState]int64{}, Parked: map[store.ParkedKey]int64{},
 		BySubscriber: map[store.SubscriberKey]int64{}}
+	var attempts, runs int64
 	for _, q := range []struct {
 		st statement
 		n  *int64
-	}{{stmtCountReceived, &st.ReceivedIDs}, {stmtCountOutbox, &st.Outbox}} {
+	}{{stmtCountReceived, &st.ReceivedIDs}, {stmtCountOutbox, &st.Outbox}, {stmtCountAttempts, &attempts}, {stmtCountRuns, &runs}} {
 		p, err := s.stmt(ctx, q.st)
 		if err != nil {
 			return st, wrap("stats", err)
@@ -1221,7 +1222,8 @@ func (s *Store) Stats(ctx context.Context) (store.Stats, error) {
 		st.OldestPending = time.UnixMicro(oldest.Int64).UTC()
 	}
 	st.Tables = []store.TableStats{{Name: tReceived, Rows: st.ReceivedIDs, Bytes: -1}, {Name: tOutbox, Rows: st.Outbox, Bytes: -1},
-		{Name: tDeliveries, Rows: st.DeliveriesTotal(), Bytes: -1}, {Name: tParked, Rows: st.ParkedTotal(), Bytes: -1}}
+		{Name: tDeliveries, Rows: st.DeliveriesTotal(), Bytes: -1}, {Name: tParked, Rows: st.ParkedTotal(), Bytes: -1},
+		{Name: tAttempts, Rows: attempts, Bytes: -1}, {Name: tRuns, Rows: runs, Bytes: -1}}
 	return st, nil
 }
 

@@ -221,6 +221,8 @@ FROM jadpo_housekeeping_runs ORDER BY id DESC LIMIT ?1`, tRuns)
 
 	stmtCountReceived   = reader("count received ids", `SELECT count(*) FROM jadpo_received_events`, tReceived)
 	stmtCountOutbox     = reader("count outbox", `SELECT count(*) FROM jadpo_outbox`, tOutbox)
+	stmtCountAttempts   = reader("count delivery attempts", `SELECT count(*) FROM jadpo_delivery_attempts`, tAttempts)
+	stmtCountRuns       = reader("count housekeeping runs", `SELECT count(*) FROM jadpo_housekeeping_runs`, tRuns)
 	stmtCountDeliveries = reader("count deliveries", `SELECT subscriber, state, count(*) FROM jadpo_deliveries GROUP BY subscriber, state`, tDeliveries)
 	stmtOldestPending   = reader("oldest pending delivery",
 		`SELECT min(created_at) FROM jadpo_deliveries WHERE state IN ('pending', 'retry_wait', 'running')`, tDeliveries)
@@ -240,7 +242,7 @@ var statements = []statement{
 	stmtDismissDeliveries, stmtDismissParked,
 	stmtForgetReceived, stmtForgetParked, stmtPickSucceeded, stmtPickDismissed, stmtSettleOutbox,
 	stmtForgetDeliveries, stmtForgetAttempts, stmtForgetOutbox, stmtRecordRun, stmtForgetRuns, stmtHousekeepingRuns,
-	stmtCountReceived, stmtCountOutbox, stmtCountDeliveries, stmtCountParked, stmtOldestPending,
+	stmtCountReceived, stmtCountOutbox, stmtCountAttempts, stmtCountRuns, stmtCountDeliveries, stmtCountParked, stmtOldestPending,
 	stmtMigrationVersions,
 }
 

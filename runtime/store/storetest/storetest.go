@@ -1538,8 +1538,13 @@ func testHousekeepRetentionRules(t *testing.T, h Harness) {
 		st.BySubscriber[store.SubscriberKey{Subscriber: "pack_order", State: store.DeliveryPending}] != 1 || len(st.BySubscriber) != 4 {
 		t.Fatalf("deliveries by subscriber = %v", st.BySubscriber)
 	}
-	if !st.OldestPending.Equal(t0) || len(st.Tables) != 4 || st.Tables[1].Name != "jadpo_outbox" || st.Tables[1].Rows != 4 {
+	if !st.OldestPending.Equal(t0) || len(st.Tables) != 6 || st.Tables[1].Name != "jadpo_outbox" || st.Tables[1].Rows != 4 {
 		t.Fatalf("oldest pending %v, tables %+v", st.OldestPending, st.Tables)
+	}
+	// Every table the store writes is counted, the attempts and the
+	// housekeeping runs too (housekeeping has run by now).
+	if st.Tables[4].Name != "jadpo_delivery_attempts" || st.Tables[5].Name != "jadpo_housekeeping_runs" || st.Tables[5].Rows < 1 {
+		t.Fatalf("tables %+v: want the attempts and the housekeeping runs counted", st.Tables)
 	}
 	// 40 days and a moment on: received ids after 30 days, the dismissed delivery and
 	// parked message 30 days after dismissal, and the dismissed delivery's outbox row.
