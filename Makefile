@@ -124,8 +124,8 @@ FUZZ_TARGETS = ./lang/parser:FuzzParse ./lang/format:FuzzFormat ./lang/lockfile:
 	./runtime:FuzzDotenv ./runtime/reading:FuzzRead ./runtime/reading:FuzzPattern \
 	./providers/awsjson:FuzzDecodeAnswer ./providers/wire:FuzzDecodeItems ./providers/jsonhttp:FuzzDecodePullAnswer \
 	./internal/jsonstring:FuzzAppend ./check/ir:FuzzValueProblem \
-	./providers/sqsfake:FuzzRequest \
-	./providers/cfqueuesfake:FuzzRequest ./cmd/internal/lsp:FuzzEditorAnswers ./cmd/internal/lsp:FuzzApplyChanges ./cmd/internal/lsp:FuzzEditorTokens \
+	./providers/fakes/sqsfake:FuzzRequest \
+	./providers/fakes/cfqueuesfake:FuzzRequest ./cmd/internal/lsp:FuzzEditorAnswers ./cmd/internal/lsp:FuzzApplyChanges ./cmd/internal/lsp:FuzzEditorTokens \
 	./cmd/jadpo:FuzzDevTypedLine ./cmd/internal/lsp:FuzzRequestParams ./runtime/console:FuzzBodyText \
 	./providers/redisstreams:FuzzCredentialURL ./providers/rabbitmq:FuzzRemoteHost ./providers/natsjs:FuzzRedact
 fuzz:
@@ -137,7 +137,7 @@ fuzz:
 ## bench: the benchmarks named in docs/design/performance.md, once each (the figures
 ## there are from -count 6 runs; see its commands).
 bench:
-	$(GO) test ./check ./lang/parser ./providers/sigv4 ./providers/sqsfake ./runtime/reading -run '^$$' -bench . -benchmem
+	$(GO) test ./check ./lang/parser ./providers/sigv4 ./providers/fakes/sqsfake ./runtime/reading -run '^$$' -bench . -benchmem
 	$(GO) test ./runtime/store/postgres ./runtime/store/sqlite -run '^$$' -bench .
 	$(GO) test ./runtime -run '^$$' -bench '^BenchmarkReceive$$' -benchtime 1000x
 	$(GO) test ./runtime -run '^$$' -bench 'ReceiveCloudflare|ReceiveSQLInbox|ReceiveRedisStreams|Deliver' -benchtime 1000x

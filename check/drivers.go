@@ -80,17 +80,7 @@ func (c *checker) schemeNames() []string {
 // schemeMembers are the credential members scheme takes: a built-in
 // scheme's, or the one a driver brings.
 func (c *checker) schemeMembers(scheme ir.CredentialScheme) []ir.CredentialMember {
-	if ms := scheme.Members(); ms != nil {
-		return ms
-	}
-	for _, d := range c.drivers() {
-		for _, s := range d.Schemes {
-			if s.Name == scheme {
-				return s.Members
-			}
-		}
-	}
-	return nil
+	return c.drivers().SchemeMembers(scheme)
 }
 
 // credentialExample is how a connection gives scheme's credential: the

@@ -11,18 +11,21 @@ import (
 	"testing/fstest"
 
 	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/parser"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/projectgen"
 	"github.com/jadpo/jadpo/lang/source"
+	"github.com/jadpo/jadpo/providers"
 )
 
 // The index resolves each kind of name the language server is asked
 // about to its declaration, across use lines, modules and packages.
 func TestIndexResolvesNames(t *testing.T) {
-	p := project.Load(filepath.Join("..", "examples", "warehouse"))
+	p := project.Load(filepath.Join(reporoot.Dir(t), "examples", "warehouse"))
 	res := check.CheckIndexed(p)
 	if res.Diags.HasErrors() {
 		t.Fatal(res.Diags)
@@ -332,8 +335,18 @@ func TestMemberKeysAreTheCheckersOwn(t *testing.T) {
 			t.Errorf("%s: no keys", block)
 		}
 	}
-	if got := fmt.Sprint(check.MemberKeys("credential aws_sigv4")); got != "[key_id secret session_token]" {
+	builtin := check.Drivers(providers.Contracts())
+	if got := fmt.Sprint(builtin.CredentialKeys(ir.CredentialAWSSigV4)); got != "[key_id secret session_token]" {
 		t.Errorf("aws_sigv4 credential: %s", got)
+	}
+	// A driver's own scheme: its members, as the checker takes them.
+	broker := append(builtin, ir.DriverContract{Name: "test_broker", Schemes: []ir.DriverScheme{{Name: "broker_login",
+		Members: []ir.CredentialMember{{Name: "user", Required: true}, {Name: "password", Secret: true, Required: true}}}}})
+	if got := fmt.Sprint(broker.CredentialKeys("broker_login")); got != "[user password]" {
+		t.Errorf("a driver's broker_login credential: %s", got)
+	}
+	if got := builtin.CredentialKeys("broker_login"); got != nil {
+		t.Errorf("broker_login without its driver: %v", got)
 	}
 	var members []string
 	for _, k := range check.MemberKeys("store") {

@@ -1,8 +1,6 @@
 package check
 
 import (
-	"strings"
-
 	"github.com/jadpo/jadpo/check/ir"
 )
 
@@ -36,15 +34,37 @@ var blockKeys = map[string][]string{
 // "config field", "type rules", "field rules", "setting rules", "provider",
 // "provider aws", "operation", "provide receiving", "receiving receive",
 // "receiving acknowledge", "receiving acknowledge_batch", "provide email",
-// "email send"; and
-// "credential <scheme>" for a connection's credential. Nil for another.
+// "email send". Nil for another. A connection's credential takes its
+// scheme's members: Drivers.CredentialKeys.
 func MemberKeys(block string) []string {
-	if scheme, ok := strings.CutPrefix(block, "credential "); ok {
-		var out []string
-		for _, m := range ir.CredentialScheme(scheme).Members() {
-			out = append(out, m.Name)
-		}
-		return out
-	}
 	return append([]string(nil), blockKeys[block]...)
+}
+
+// CredentialKeys lists the members a connection's credential of scheme
+// takes, in the order they are written: a built-in scheme's, or the one a
+// driver of ds brings (ds: the contracts handed to the checker,
+// project.Project.Drivers), so that an editor offers what the checker
+// takes. Nil for a scheme neither knows.
+func (ds Drivers) CredentialKeys(scheme ir.CredentialScheme) []string {
+	var out []string
+	for _, m := range ds.SchemeMembers(scheme) {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+// SchemeMembers are the credential members scheme takes: a built-in
+// scheme's, or the one a driver of ds brings; nil for neither.
+func (ds Drivers) SchemeMembers(scheme ir.CredentialScheme) []ir.CredentialMember {
+	if ms := scheme.Members(); ms != nil {
+		return ms
+	}
+	for _, d := range ds {
+		for _, s := range d.Schemes {
+			if s.Name == scheme {
+				return s.Members
+			}
+		}
+	}
+	return nil
 }

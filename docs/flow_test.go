@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/jadpo/jadpo/internal/reporoot"
 )
 
 const module = "github.com/jadpo/jadpo"
@@ -53,7 +55,12 @@ var flowExceptions = map[string]string{}
 //   - nothing under providers imports check or lang, except check/ir, the
 //     plan's value types, the one shared leaf providers read;
 //   - nothing under lang imports providers;
-//   - nothing under internal imports the module outside internal.
+//   - nothing under internal imports the module outside internal;
+//   - the fakes (providers/fakes/...) stand apart from the wire code: a fake
+//     imports none of the clients it answers (a bug both shared would pass
+//     unseen), only providers/internal, other fakes' leaves and the SigV4
+//     verifier; and outside tests only runtime/standin and a queue driver's
+//     own package (its StandIn) import a fake.
 func flowViolations(pkgs []pkgImports, exceptions map[string]string) []string {
 	var out []string
 	used := map[string]bool{}
@@ -76,6 +83,10 @@ func flowViolations(pkgs []pkgImports, exceptions map[string]string) []string {
 				why = "lang never imports providers: hand it what it needs"
 			case from == "internal" && toTop != "internal":
 				why = "internal holds shared leaves: they import nothing of the module outside internal"
+			case isFake(p.Path) && toTop == "providers" && !isFake(to) && !strings.HasPrefix(to, "providers/internal/") && to != "providers/sigv4":
+				why = "a fake imports none of the wire code it answers (only providers/internal, providers/fakes and the SigV4 verifier)"
+			case isFake(to) && !isFake(p.Path) && from != "providers" && p.Path != "runtime/standin" && !strings.HasSuffix(path.Base(p.Path), "test"):
+				why = "a fake is for tests and jadpo dev: outside _test.go files only runtime/standin, a driver's package (its StandIn) or a *test package imports it"
 			case toTop != from:
 				if toStage, ok := stage[toTop]; !ok || toStage >= fromStage {
 					why = "against the one-way flow internal <- lang -> check -> codegen | providers -> runtime -> cmd"
@@ -108,9 +119,9 @@ func flowViolations(pkgs []pkgImports, exceptions map[string]string) []string {
 // (go/build, non-test files) and refuses an import against the rules of
 // flowViolations.
 func TestImportsFlowOneWay(t *testing.T) {
-	pkgs := modulePackages(t, "..")
+	pkgs := modulePackages(t, reporoot.Dir(t))
 	if len(pkgs) < 40 {
-		t.Fatalf("read %d packages: run from the docs folder", len(pkgs))
+		t.Fatalf("read %d packages: the module's folders moved?", len(pkgs))
 	}
 	for _, v := range flowViolations(pkgs, flowExceptions) {
 		t.Error(v)
@@ -128,10 +139,14 @@ func TestImportsFlowRulesRefuse(t *testing.T) {
 		{"providers import a check package", pkgImports{"providers/sqlinbox", []string{"check/checktest"}}},
 		{"providers import lang", pkgImports{"providers/catalog/catalogdoc", []string{"lang/project"}}},
 		{"lang imports providers", pkgImports{"lang/lockfile", []string{"providers/catalog"}}},
-		{"a *test package imports upward", pkgImports{"check/checktest", []string{"providers/sqsfake"}}},
+		{"a *test package imports upward", pkgImports{"check/checktest", []string{"providers/fakes/sqsfake"}}},
 		{"runtime imports cmd", pkgImports{"runtime", []string{"cmd/jadpo"}}},
 		{"internal imports the module", pkgImports{"internal/testclock", []string{"providers/wire"}}},
 		{"an unplaced folder", pkgImports{"tools/x", nil}},
+		{"a fake imports the wire", pkgImports{"providers/fakes/sqsfake", []string{"providers/wire"}}},
+		{"a fake imports a driver", pkgImports{"providers/fakes/cfqueuesfake", []string{"providers/cfqueues"}}},
+		{"the runtime imports a fake", pkgImports{"runtime", []string{"providers/fakes/sqsfake"}}},
+		{"the CLI imports a fake", pkgImports{"cmd/jadpo", []string{"providers/fakes/emailfake"}}},
 	}
 	for _, c := range cases {
 		if got := flowViolations([]pkgImports{c.pkg}, nil); len(got) != 1 {
@@ -140,8 +155,12 @@ func TestImportsFlowRulesRefuse(t *testing.T) {
 	}
 	allowed := []pkgImports{
 		{"providers/sqlinbox", []string{"check/ir", "internal/jsonstring", "providers/queue"}},
-		{"runtime/store/storetest", []string{"internal/testclock", "runtime/store", "providers/sqsfake"}},
+		{"runtime/store/storetest", []string{"internal/testclock", "runtime/store", "providers/fakes/sqsfake"}},
 		{"cmd/jadpo", []string{"check", "lang/project", "providers", "runtime"}},
+		{"providers/fakes/sqsfake", []string{"internal/testclock", "providers/fakes/visibility", "providers/internal/localserver", "providers/sigv4"}},
+		{"providers/cfqueues", []string{"providers/fakes/cfqueuesfake", "providers/queue"}},
+		{"runtime/standin", []string{"providers/fakes/emailfake", "providers/fakes/sqsfake"}},
+		{"runtime/runtimetest", []string{"providers/fakes/sqsfake"}},
 	}
 	if got := flowViolations(allowed, nil); len(got) != 0 {
 		t.Errorf("allowed imports refused: %v", got)
@@ -200,6 +219,10 @@ func modulePackages(t *testing.T, root string) []pkgImports {
 	}
 	return pkgs
 }
+
+// isFake says whether a package path is one of the fakes under
+// providers/fakes.
+func isFake(rel string) bool { return strings.HasPrefix(rel, "providers/fakes/") }
 
 // topFolder is the first segment of a slash-separated package path relative
 // to the module's root ("lang" for lang/parser).

@@ -7,12 +7,15 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/jadpo/jadpo/internal/reporoot"
 )
 
 // TestMakeFuzzRunsEveryTarget: `make fuzz` lists every fuzz target of the
 // module, so a new one is run with the rest (docs/design/testing.md).
 func TestMakeFuzzRunsEveryTarget(t *testing.T) {
-	mk, err := os.ReadFile("../Makefile")
+	root := reporoot.Dir(t)
+	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,11 +25,11 @@ func TestMakeFuzzRunsEveryTarget(t *testing.T) {
 	}
 	fuzz := regexp.MustCompile(`(?m)^func (Fuzz\w+)\(`)
 	found := 0
-	err = filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && p != "..") {
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && p != root) {
 			return fs.SkipDir
 		}
 		if !strings.HasSuffix(p, "_test.go") {
@@ -38,7 +41,11 @@ func TestMakeFuzzRunsEveryTarget(t *testing.T) {
 		}
 		for _, m := range fuzz.FindAllStringSubmatch(string(b), -1) {
 			found++
-			target := "./" + filepath.ToSlash(filepath.Dir(strings.TrimPrefix(p, "../"))) + ":" + m[1]
+			rel, err := filepath.Rel(root, filepath.Dir(p))
+			if err != nil {
+				return err
+			}
+			target := "./" + filepath.ToSlash(rel) + ":" + m[1]
 			if !listed[target] {
 				t.Errorf("%s is not in the Makefile's FUZZ_TARGETS: add it, so that make fuzz runs it", target)
 			}

@@ -8,8 +8,9 @@
 // Subpackages: wire (the neutral API of calls), queue (the neutral API of
 // queues), the queue drivers receiving (a package's mapping), cfqueues
 // (Cloudflare Queues) and sqlinbox (a SQL table), awsjson, jsonhttp, sigv4,
-// bearer, the stand-ins sqsfake, cfqueuesfake and emailfake (for tests and
-// `jadpo dev`), and catalog (the packages built into the toolchain).
+// bearer, catalog (the packages built into the toolchain), and under fakes/
+// the stand-ins sqsfake, cfqueuesfake and emailfake (for tests and `jadpo
+// dev`), kept apart from the wire code they stand in for.
 //
 // The names of protocols, credential schemes and drivers are the plan's
 // (check/ir): providers import ir for them, and for the plan's receiving

@@ -12,8 +12,8 @@ import (
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers"
+	"github.com/jadpo/jadpo/providers/fakes/sqsfake"
 	"github.com/jadpo/jadpo/providers/queue"
-	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/providers/wire"
 )
 

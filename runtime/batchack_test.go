@@ -13,7 +13,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/internal/reporoot"
-	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/providers/fakes/sqsfake"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/jadpo/jadpo/check/checktest"
-	"github.com/jadpo/jadpo/providers/cfqueuesfake"
+	"github.com/jadpo/jadpo/providers/fakes/cfqueuesfake"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/store"
 )
@@ -17,7 +18,7 @@ import (
 // (codegen/workers/test/delivery.test.mjs runs the same file): the lease,
 // the handler's budget, the backoff and its jitter's bounds, the attempt
 // budget and the order in which a settlement is decided.
-var deliveryTablePath = filepath.Join("..", "testdata", "delivery", "table.json")
+var deliveryTablePath = filepath.Join("testdata", "delivery", "table.json") // from the repository's root
 
 // DeliveryTable is testdata/delivery/table.json; providers/wire reads its
 // transport rows.
@@ -51,7 +52,7 @@ type deliveryTable struct {
 
 func readDeliveryTable(t *testing.T) deliveryTable {
 	t.Helper()
-	raw, err := os.ReadFile(deliveryTablePath)
+	raw, err := os.ReadFile(filepath.Join(reporoot.Dir(t), deliveryTablePath))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package runtime_test
 // `provide email` end to end, on every store adapter: examples/shipmail
 // receives an order_shipped message, keeps it, and its subscriber's
 // `attempt mail.send(...)` goes through Resend.v1's mapping to emails.send,
-// on a local stand-in (providers/emailfake) that records each request.
+// on a local stand-in (providers/fakes/emailfake) that records each request.
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 
 	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/providers/emailfake"
+	"github.com/jadpo/jadpo/providers/fakes/emailfake"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"

@@ -336,12 +336,14 @@ func ProblemsText(ps []store.Problem) string {
 }
 
 // parkedBody is what parking keeps of m: its body, or what the queue's
-// driver keeps instead (a SQL inbox row without the columns each claim
-// changes). Worked out only when a message is parked, never on the way to a
-// keep.
+// driver keeps instead when it says (queue.ParkedBodies: a SQL inbox row
+// without the columns each claim changes). Worked out only when a message
+// is parked, never on the way to a keep.
 func (qr *queueRunner) parkedBody(m *message) []byte {
-	if b := qr.driver.ParkedBody(m.Message); b != nil {
-		return b
+	if p, ok := qr.driver.(queue.ParkedBodies); ok {
+		if b := p.ParkedBody(m.Message); b != nil {
+			return b
+		}
 	}
 	return []byte(m.Body)
 }

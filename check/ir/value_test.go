@@ -3,10 +3,13 @@ package ir
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/jadpo/jadpo/internal/reporoot"
 )
 
 // configTable is testdata/config/table.json, which the Worker's Node tests
@@ -21,7 +24,7 @@ type configTable struct {
 }
 
 func TestValueProblemTable(t *testing.T) {
-	b, err := os.ReadFile("../../testdata/config/table.json")
+	b, err := os.ReadFile(filepath.Join(reporoot.Dir(t), "testdata", "config", "table.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +59,7 @@ func TestValidEmailRefusesWhatATerminalActsOn(t *testing.T) {
 // secret): a problem that contains the value must owe it to the sentence's
 // own words, which the problems of the table's values for that type hold.
 func FuzzValueProblem(f *testing.F) {
-	b, err := os.ReadFile("../../testdata/config/table.json")
+	b, err := os.ReadFile(filepath.Join(reporoot.Dir(f), "testdata", "config", "table.json"))
 	if err != nil {
 		f.Fatal(err)
 	}

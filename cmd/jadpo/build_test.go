@@ -10,7 +10,7 @@ import (
 
 	"github.com/sebdah/goldie/v2"
 
-	"github.com/jadpo/jadpo/providers/cfqueuesfake"
+	"github.com/jadpo/jadpo/providers/fakes/cfqueuesfake"
 	"github.com/jadpo/jadpo/runtime/store/sqlite"
 )
 

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check/checktest"
-	"github.com/jadpo/jadpo/providers/emailfake"
+	"github.com/jadpo/jadpo/providers/fakes/emailfake"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
 )

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"testing"
 )
@@ -15,7 +16,7 @@ func TestFrontEndKeepsDefaultGC(t *testing.T) {
 	}
 	before := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(before)
-	for _, cmd := range [][]string{{"check", "../../examples/warehouse"}, {"build", "--dir", t.TempDir()}} {
+	for _, cmd := range [][]string{{"check", filepath.Join(repoRoot(t), "examples", "warehouse")}, {"build", "--dir", t.TempDir()}} {
 		runCLI(cmd...)
 		if got := debug.SetGCPercent(100); got != 100 {
 			t.Errorf("jadpo %s set the collector's target to %d%%", cmd[0], got)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/internal/jadpoproc"
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
@@ -80,7 +81,7 @@ func TestGettingStartedPageRuns(t *testing.T) {
 	if len(files) < 2 || !strings.Contains(script, "jadpo check") || !strings.Contains(script, "jadpo dev") {
 		t.Fatalf("%s no longer writes an app, checks it and runs jadpo dev:\n%s", gettingStartedPage, script)
 	}
-	bin := buildBinary(t)
+	bin := jadpoproc.Binary(t)
 	work := t.TempDir()
 	end := filepath.Join(t.TempDir(), "end")
 	cmd := exec.Command("sh", "-c", script)

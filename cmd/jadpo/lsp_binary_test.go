@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/cmd/internal/lsp/lsptest"
+	"github.com/jadpo/jadpo/internal/jadpoproc"
 	"github.com/jadpo/jadpo/lang/diag"
 	"github.com/jadpo/jadpo/lang/format"
 )
@@ -18,7 +19,7 @@ import (
 // editor does.
 type binClient struct {
 	*lsptest.Client
-	cmd *exec.Cmd
+	proc *jadpoproc.Proc
 }
 
 func startBinaryLSP(t *testing.T, bin string) *binClient {
@@ -33,11 +34,9 @@ func startBinaryLSP(t *testing.T, bin string) *binClient {
 		t.Fatal(err)
 	}
 	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	c := &binClient{Client: lsptest.New(t, out, in), cmd: cmd}
+	p := jadpoproc.Start(t, cmd, nil)
+	t.Cleanup(func() { in.Close() })
+	c := &binClient{Client: lsptest.New(t, out, in), proc: p}
 	// A server that stops answering fails the test instead of hanging it.
 	c.StallAfter, c.OnStall = 60*time.Second, func() { _ = cmd.Process.Kill() }
 	return c
@@ -50,7 +49,7 @@ func docAt(path string, p map[string]any) map[string]any {
 // Issue 15: the built `jadpo lsp`, driven over its stdio on a copy of
 // examples/warehouse through every feature it advertises.
 func TestLanguageServerBinaryFeatures(t *testing.T) {
-	bin := buildBinary(t)
+	bin := jadpoproc.Binary(t)
 	dir := t.TempDir()
 	if err := copyProject(filepath.Join(repoRoot(t), "examples", "warehouse"), dir); err != nil {
 		t.Fatal(err)
@@ -214,17 +213,17 @@ func TestLanguageServerBinaryFeatures(t *testing.T) {
 		t.Errorf("a request after shutdown: %v", r)
 	}
 	c.Notify("exit", nil)
-	if code := waitExit(t, c.cmd, "jadpo lsp after shutdown and exit"); code != 0 {
+	if code := c.proc.ExitCode(t, "jadpo lsp after shutdown and exit", exitWithin); code != 0 {
 		t.Errorf("exit after shutdown: %d", code)
 	}
 }
 
 // LSP 3.17: exit without shutdown exits 1.
 func TestLanguageServerBinaryExitWithoutShutdown(t *testing.T) {
-	c := startBinaryLSP(t, buildBinary(t))
+	c := startBinaryLSP(t, jadpoproc.Binary(t))
 	c.Call("initialize", map[string]any{})
 	c.Notify("exit", nil)
-	if code := waitExit(t, c.cmd, "jadpo lsp after exit"); code != 1 {
+	if code := c.proc.ExitCode(t, "jadpo lsp after exit", exitWithin); code != 1 {
 		t.Errorf("exit without shutdown: %d, want 1", code)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jadpo/jadpo/cmd/internal/lsp/lsptest"
+	"github.com/jadpo/jadpo/internal/jadpoproc"
 )
 
 // nvimVersion is the Neovim on PATH (or named by JADPO_NVIM) and its
@@ -48,7 +49,7 @@ func TestNeovimUsesTheLanguageServer(t *testing.T) {
 	if v[0] == 0 && v[1] < 7 {
 		t.Skipf("Neovim %d.%d.%d is older than 0.7, whose client the run needs (the guide's setup needs 0.10)", v[0], v[1], v[2])
 	}
-	bin := buildBinary(t)
+	bin := jadpoproc.Binary(t)
 	dir := t.TempDir()
 	if err := copyProject(filepath.Join(repoRoot(t), "examples", "warehouse"), dir); err != nil {
 		t.Fatal(err)

@@ -7,9 +7,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,8 +17,9 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/internal/jadpoproc"
 	"github.com/jadpo/jadpo/internal/reporoot"
-	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/providers/fakes/sqsfake"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 )
 
@@ -35,68 +34,46 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// child is a started jadpo process.
+// child is a started jadpo process and what it printed.
 type child struct {
-	cmd   *exec.Cmd
+	*jadpoproc.Proc
 	stdin io.WriteCloser // nil unless asked for
 	out   *syncBuffer
-	done  chan struct{}
-	err   error
 }
 
 func startChild(t *testing.T, bin string, environ []string, withStdin bool, args ...string) *child {
 	t.Helper()
-	c := &child{cmd: exec.Command(bin, args...), out: &syncBuffer{}, done: make(chan struct{})}
-	c.cmd.Env, c.cmd.Stdout, c.cmd.Stderr = environ, c.out, c.out
+	cmd := exec.Command(bin, args...)
+	c := &child{out: &syncBuffer{}}
+	cmd.Env, cmd.Stdout, cmd.Stderr = environ, c.out, c.out
 	if withStdin {
 		// A pipe of the child's own: Wait does not wait for a copy from it.
-		w, err := c.cmd.StdinPipe()
+		w, err := cmd.StdinPipe()
 		if err != nil {
 			t.Fatal(err)
 		}
 		c.stdin = w
 		t.Cleanup(func() { w.Close() })
 	}
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { c.err = c.cmd.Wait(); close(c.done) }()
-	t.Cleanup(func() {
-		select {
-		case <-c.done:
-		default:
-			_ = c.cmd.Process.Kill()
-			<-c.done
-		}
-	})
+	c.Proc = jadpoproc.Start(t, cmd, nil)
 	return c
 }
 
-func (c *child) signal(t *testing.T, sig os.Signal) {
-	t.Helper()
-	if err := c.cmd.Process.Signal(sig); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// exitCode waits for the process and returns its exit code.
+// exitCode waits for the process (bounded by the test's deadline) and
+// returns its exit code.
 func (c *child) exitCode(t *testing.T) int {
 	t.Helper()
-	<-c.done
-	var ee *exec.ExitError
-	if errors.As(c.err, &ee) {
-		return ee.ExitCode()
+	bound := 10 * time.Minute
+	if d, ok := t.Deadline(); ok {
+		bound = time.Until(d) - 5*time.Second
 	}
-	if c.err != nil {
-		t.Fatal(c.err)
-	}
-	return 0
+	return c.ExitCode(t, "jadpo "+strings.Join(c.Cmd.Args[1:], " "), bound)
 }
 
 // The first signal while a message's delete is in hand (the fake answers it
 // a second late): the delete is finished, the queue is empty, exit 0.
 func TestRunAndTickFinishTheMessageInHandOnASignal(t *testing.T) {
-	bin := buildBinary(t)
+	bin := jadpoproc.Binary(t)
 	for _, cmd := range []string{"run", "tick"} {
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 			t.Run(cmd+"_"+sig.String(), func(t *testing.T) {
@@ -106,7 +83,7 @@ func TestRunAndTickFinishTheMessageInHandOnASignal(t *testing.T) {
 				c := startChild(t, bin, runtimetest.ChildEnviron(env.Environ), false, cmd, filepath.Join(reporoot.Dir(t), "examples", "warehouse"),
 					"--database", env.StoreURL, "--log-format", "json")
 				waitFor(t, "the delete in hand", func() bool { return env.Fake.Calls("DeleteMessageBatch") >= 1 })
-				c.signal(t, sig)
+				c.Signal(t, sig)
 				if code := c.exitCode(t); code != 0 {
 					t.Fatalf("exit %d, want 0\n%s", code, c.out.String())
 				}
@@ -127,7 +104,7 @@ func TestRunAndTickFinishTheMessageInHandOnASignal(t *testing.T) {
 
 // dev: a signal exits 0.
 func TestDevExitsZeroOnASignal(t *testing.T) {
-	bin := buildBinary(t)
+	bin := jadpoproc.Binary(t)
 	dir := checktest.CopyExample(t, "warehouse", filepath.Join(t.TempDir(), "warehouse"))
 	c := startChild(t, bin, childEnv(), true, "dev", dir, "--log-format", "json")
 	waitFor(t, "dev to start", func() bool { return strings.Contains(c.out.String(), "jadpo dev: ") })
@@ -135,7 +112,7 @@ func TestDevExitsZeroOnASignal(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the message kept", func() bool { return strings.Contains(c.out.String(), `"msg":"kept"`) })
-	c.signal(t, syscall.SIGINT)
+	c.Signal(t, syscall.SIGINT)
 	if code := c.exitCode(t); code != 0 {
 		t.Fatalf("exit %d, want 0\n%s", code, c.out.String())
 	}
@@ -145,7 +122,7 @@ func TestDevExitsZeroOnASignal(t *testing.T) {
 // hangs (it would wait out runtime.AckTimeout, then exit 0): 143 after
 // SIGTERM, 130 after SIGINT.
 func TestSecondSignalStopsAtOnce(t *testing.T) {
-	bin := buildBinary(t)
+	bin := jadpoproc.Binary(t)
 	for _, cmd := range []string{"run", "tick"} {
 		for _, c := range []struct {
 			sig  syscall.Signal
@@ -158,9 +135,9 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 				p := startChild(t, bin, runtimetest.ChildEnviron(env.Environ), false, cmd, filepath.Join(reporoot.Dir(t), "examples", "warehouse"),
 					"--database", env.StoreURL, "--log-format", "json")
 				waitFor(t, "the delete in hand", func() bool { return env.Fake.Calls("DeleteMessageBatch") >= 1 })
-				p.signal(t, c.sig)
+				p.Signal(t, c.sig)
 				waitFor(t, "the first signal seen", func() bool { return strings.Contains(p.out.String(), "a second signal stops at once") })
-				p.signal(t, c.sig)
+				p.Signal(t, c.sig)
 				if code := p.exitCode(t); code != c.code {
 					t.Fatalf("exit %d, want %d\n%s", code, c.code, p.out.String())
 				}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/providers/fakes/sqsfake"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 )
 

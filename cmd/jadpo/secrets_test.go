@@ -28,8 +28,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/internal/jadpoproc"
 	"github.com/jadpo/jadpo/internal/reporoot"
-	"github.com/jadpo/jadpo/providers/cfqueuesfake"
+	"github.com/jadpo/jadpo/providers/fakes/cfqueuesfake"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
@@ -199,17 +200,6 @@ func childEnv() []string {
 	return out
 }
 
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "jadpo")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/jadpo")
-	cmd.Dir = reporoot.Dir(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -368,7 +358,7 @@ func failurePaths(t *testing.T, w *secretsWorld, run func(wantCode int, args ...
 }
 
 func TestNoSecretInAnyOutputOfTheBinary(t *testing.T) {
-	bin := buildBinary(t)
+	bin := jadpoproc.Binary(t)
 	for _, kind := range runtimetest.Stores {
 		t.Run(kind, func(t *testing.T) {
 			w := newSecretsWorld(t, kind)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -12,38 +11,20 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jadpo/jadpo/internal/jadpoproc"
 )
 
-// waitExit waits for cmd to end and returns its exit code; a process still
-// running after a generous bound is killed and fails the test.
-func waitExit(t *testing.T, cmd *exec.Cmd, what string) int {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		return 0
-	case <-time.After(20 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("%s: still running 20 s later", what)
-		return -1
-	}
-}
+// exitWithin is how long a process told to end may take before the test
+// kills it and fails.
+const exitWithin = 20 * time.Second
 
 // Issue 11, point 7: main catches SIGINT and SIGTERM (for `run`), so the
 // other commands ignored them: a blocked `jadpo check` was alive 70 minutes
 // after `timeout 10`. check, build, package, lsp and deliveries now end on
 // either signal, with the shell's code for it (130, 143).
 func TestCommandsEndOnSignal(t *testing.T) {
-	bin := buildBinary(t)
+	bin := jadpoproc.Binary(t)
 
 	// The language server waits on stdin, which the editor keeps open.
 	lsp := func(t *testing.T, sig syscall.Signal, want int) {
@@ -58,9 +39,7 @@ func TestCommandsEndOnSignal(t *testing.T) {
 		}
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		p := jadpoproc.Start(t, cmd, nil)
 		defer stdin.Close()
 		c := newLSPClient(t, stdout, stdin)
 		c.Send(1, "initialize", map[string]any{})
@@ -68,7 +47,7 @@ func TestCommandsEndOnSignal(t *testing.T) {
 		if err := cmd.Process.Signal(sig); err != nil {
 			t.Fatal(err)
 		}
-		if code := waitExit(t, cmd, "jadpo lsp after "+sig.String()); code != want {
+		if code := p.ExitCode(t, "jadpo lsp after "+sig.String(), exitWithin); code != want {
 			t.Fatalf("exit %d, want %d; stderr: %s", code, want, stderr.String())
 		}
 		if !strings.Contains(stderr.String(), "jadpo: stopped by SIG") {
@@ -96,20 +75,17 @@ func TestCommandsEndOnSignal(t *testing.T) {
 		cmd.Env = childEnv()
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		p := jadpoproc.Start(t, cmd, nil)
 		select {
 		case c := <-accepted:
 			defer c.Close()
 		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
 			t.Fatal("jadpo deliveries never connected")
 		}
 		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}
-		if code := waitExit(t, cmd, "jadpo deliveries after SIGTERM"); code != 143 {
+		if code := p.ExitCode(t, "jadpo deliveries after SIGTERM", exitWithin); code != 143 {
 			t.Fatalf("exit %d, want 143; stderr: %s", code, stderr.String())
 		}
 	})
@@ -120,7 +96,7 @@ func TestCommandsEndOnSignal(t *testing.T) {
 // paused `jadpo check | less`). They cannot end by themselves, so the exit
 // status is the signal's.
 func TestCheckAndBuildEndOnSignalWhileBlocked(t *testing.T) {
-	bin := buildBinary(t)
+	bin := jadpoproc.Binary(t)
 	dir := t.TempDir()
 	copyExampleInto(t, "returns", dir)
 	for i := 0; i < 1000; i++ { // 1,000 files of one error each: far more than 64 KB of report
@@ -140,16 +116,14 @@ func TestCheckAndBuildEndOnSignalWhileBlocked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		p := jadpoproc.Start(t, cmd, nil)
 		if _, err := io.ReadFull(out, make([]byte, 1)); err != nil { // it is reporting: its handler is in place
 			t.Fatal(err)
 		}
 		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}
-		if code := waitExit(t, cmd, args[0]+" blocked writing, after SIGTERM"); code != 143 {
+		if code := p.ExitCode(t, args[0]+" blocked writing, after SIGTERM", exitWithin); code != 143 {
 			t.Fatalf("%s: exit %d, want 143", args[0], code)
 		}
 	}
@@ -158,7 +132,7 @@ func TestCheckAndBuildEndOnSignalWhileBlocked(t *testing.T) {
 // Issue 11, point 7: a named pipe as app.jadpo or as a module hung `check`
 // and `build` forever. They now say what the file is, and end.
 func TestCheckAndBuildRefuseANamedPipe(t *testing.T) {
-	bin := buildBinary(t)
+	bin := jadpoproc.Binary(t)
 	for _, name := range []string{"app.jadpo", "stock.jadpo"} {
 		for _, command := range []string{"check", "build"} {
 			dir := t.TempDir()
@@ -173,10 +147,7 @@ func TestCheckAndBuildRefuseANamedPipe(t *testing.T) {
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			cmd.Stdout = io.Discard
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			code := waitExit(t, cmd, command+" with "+name+" a named pipe")
+			code := jadpoproc.Start(t, cmd, nil).ExitCode(t, command+" with "+name+" a named pipe", exitWithin)
 			want := fmt.Sprintf("cannot read `%s`: it is a named pipe, not a regular file", name)
 			if code != 1 || !strings.Contains(stderr.String(), want) {
 				t.Errorf("%s with %s a named pipe: exit %d, stderr:\n%s\nwant exit 1 and %q", command, name, code, stderr.String(), want)

@@ -118,7 +118,11 @@ func fixRawCodes(fset *token.FileSet, f *ast.File, path string) error {
 
 // constNames maps each code to its constant's name, read from the table.
 func constNames() map[string]string {
-	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "..", table), nil, 0)
+	root, err := reporoot.Find(".")
+	if err != nil {
+		panic(err)
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, table), nil, 0)
 	if err != nil {
 		panic(err)
 	}

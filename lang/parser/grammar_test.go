@@ -9,8 +9,11 @@ import (
 	goparser "go/parser"
 	"go/token"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jadpo/jadpo/internal/reporoot"
 )
 
 var updateGrammar = flag.Bool("update-grammar", false, "rewrite grammar.go from lang/ast")
@@ -37,7 +40,7 @@ func TestGrammarIsCurrent(t *testing.T) {
 func generateGrammar(t *testing.T) []byte {
 	t.Helper()
 	fset := token.NewFileSet()
-	f, err := goparser.ParseFile(fset, "../ast/ast.go", nil, 0)
+	f, err := goparser.ParseFile(fset, filepath.Join(reporoot.Dir(t), "lang", "ast", "ast.go"), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

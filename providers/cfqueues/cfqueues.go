@@ -70,9 +70,6 @@ func Open(conn *queue.Conn, opts queue.Options) (queue.Source, error) {
 // Close lets go of nothing: the client is the connection's.
 func (s *Source) Close() {}
 
-// ParkedBody parks the body itself.
-func (s *Source) ParkedBody(*queue.Message) []byte { return nil }
-
 // LongPoll is 0: a pull answers at once.
 func (s *Source) LongPoll() time.Duration { return 0 }
 

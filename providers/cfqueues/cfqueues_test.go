@@ -13,7 +13,7 @@ import (
 	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/internal/testclock"
 	"github.com/jadpo/jadpo/providers/cfqueues"
-	"github.com/jadpo/jadpo/providers/cfqueuesfake"
+	"github.com/jadpo/jadpo/providers/fakes/cfqueuesfake"
 	"github.com/jadpo/jadpo/providers/queue"
 	"github.com/jadpo/jadpo/providers/queue/queuetest"
 	"github.com/jadpo/jadpo/runtime"

@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/providers/cfqueuesfake"
+	"github.com/jadpo/jadpo/providers/fakes/cfqueuesfake"
 	"github.com/jadpo/jadpo/providers/queue"
 )
 

@@ -36,12 +36,10 @@ type Source interface {
 	// Acknowledge acknowledges the batch's Settled messages, many at once
 	// where the queue allows, and hands back the others as it allows. An
 	// acknowledgement that did not take is logged, and the message comes
-	// back, a repeat; Acks says how many took.
+	// back, a repeat; Acks says how many took. What a driver needs of a
+	// batch to acknowledge it beyond its messages' handles (a SQL inbox's
+	// claim: its transaction or locks) it keeps itself, by the batch.
 	Acknowledge(ctx context.Context, b *Batch) Acks
-	// ParkedBody is what parking keeps of m instead of its body, the same
-	// for every delivery of m (a SQL inbox row without the columns each
-	// claim changes); nil means m's body. It is asked only when m is parked.
-	ParkedBody(m *Message) []byte
 	// LongPoll is how long a receive may wait on purpose for messages (SQS's
 	// wait_time_seconds); 0 for none.
 	LongPoll() time.Duration
@@ -49,11 +47,21 @@ type Source interface {
 	Close()
 }
 
+// ParkedBodies is implemented by a Source whose deliveries of one message
+// differ in their bodies, so that parking must keep something else to know
+// the message when it comes again (a SQL inbox row's body holds the columns
+// each claim changes: its attempt, its lease). The runtime asks for it with
+// a type assertion; a Source without it parks the body as received.
+type ParkedBodies interface {
+	// ParkedBody is what parking keeps of m instead of its body, the same
+	// for every delivery of m; nil means m's body. It is asked only when m
+	// is parked.
+	ParkedBody(m *Message) []byte
+}
+
 // Batch is what one receive brought.
 type Batch struct {
 	Messages []Message
-	// State is the driver's own for the batch (a SQL inbox's claim).
-	State any
 }
 
 // Message is one received message.
@@ -62,8 +70,10 @@ type Message struct {
 	// Handle acknowledges the message ("" when the queue gave none that can
 	// be sent back: then it cannot be acknowledged, and comes back).
 	Handle string
-	// Headers are values that travel with the kept event (a SQL inbox's
-	// header columns), nil for most queues.
+	// Headers are values that travel with the kept event, nil when the
+	// message has none the connection keeps: a general concept, as AMQP's
+	// and NATS's message headers, Kafka's record headers and SQS's message
+	// attributes are; the SQL inbox fills it from its header columns.
 	Headers map[string]string
 	// WireID is the provider's own id of the message, for logs ("" when
 	// none was read).
@@ -77,8 +87,10 @@ type Message struct {
 	// with it: the message is left on the queue, to be sent again.
 	Damaged bool
 	// NotFound means the driver claimed the message but found no body for
-	// it (a SQL inbox row gone between its claim and its fetch): it is
-	// parked, its Handle as its id, and acknowledged, never dropped.
+	// it: it is parked, its Handle as its id, and acknowledged, never
+	// dropped. Any driver that claims ids before it reads bodies may meet
+	// it: a SQL inbox row gone between its claim and its fetch, a Redis
+	// stream entry trimmed before XAUTOCLAIM handed over its id.
 	NotFound bool
 
 	// Set by the receiver before Acknowledge:

@@ -108,9 +108,6 @@ func newBatchAck(conn *queue.Conn, b *ir.BatchCall) (*batchAck, error) {
 // Close lets go of nothing: the client is the connection's.
 func (s *Source) Close() {}
 
-// ParkedBody parks the body itself.
-func (s *Source) ParkedBody(*queue.Message) []byte { return nil }
-
 // LongPoll is the mapping's `wait_time_seconds` input (SQS's long poll), 0
 // without one.
 func (s *Source) LongPoll() time.Duration {

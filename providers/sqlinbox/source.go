@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -30,7 +31,16 @@ type Source struct {
 	inbox    *Inbox
 	// claimColumns are the columns a claim writes: left out of a parked copy.
 	claimColumns []string
+
+	mu sync.Mutex
+	// claims are the claims of the batches received and not yet
+	// acknowledged, by batch: Acknowledge finishes a batch's claim, Close
+	// abandons those left.
+	claims map[*queue.Batch]*Batch
 }
+
+// The parked copy of a row is not its body (ParkedBody).
+var _ queue.ParkedBodies = (*Source)(nil)
 
 // OpenSource opens the connection's database (its credential's url) and
 // prepares the inbox's statements, so a table or column the database
@@ -63,7 +73,7 @@ func OpenSource(conn *queue.Conn, opts queue.Options) (queue.Source, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connection %s: %w", conn.Name, err)
 	}
-	s := &Source{log: opts.Log, queue: opts.Queue, maxBatch: opts.MaxBatch, pool: pool, inbox: inbox}
+	s := &Source{log: opts.Log, queue: opts.Queue, maxBatch: opts.MaxBatch, pool: pool, inbox: inbox, claims: map[*queue.Batch]*Batch{}}
 	for _, c := range []string{t.Attempt, t.LockedUntil} {
 		if c != "" {
 			s.claimColumns = append(s.claimColumns, c)
@@ -81,7 +91,7 @@ func (s *Source) Receive(ctx context.Context) (*queue.Batch, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &queue.Batch{State: b, Messages: make([]queue.Message, 0, len(b.Rows)+len(b.Missing))}
+	out := &queue.Batch{Messages: make([]queue.Message, 0, len(b.Rows)+len(b.Missing))}
 	for _, row := range b.Rows {
 		out.Messages = append(out.Messages, queue.Message{Body: string(row.Body), Handle: row.ID, Headers: row.Headers})
 	}
@@ -91,13 +101,20 @@ func (s *Source) Receive(ctx context.Context) (*queue.Batch, error) {
 	}
 	if len(out.Messages) == 0 {
 		b.Abandon(ctx) // nothing claimed: end the claim's transaction
+		return out, nil
 	}
+	s.mu.Lock()
+	s.claims[out] = b
+	s.mu.Unlock()
 	return out, nil
 }
 
 // Acknowledge deletes the settled rows and ends the claim.
 func (s *Source) Acknowledge(ctx context.Context, b *queue.Batch) queue.Acks {
-	claim, _ := b.State.(*Batch)
+	s.mu.Lock()
+	claim := s.claims[b]
+	delete(s.claims, b)
+	s.mu.Unlock()
 	if len(b.Messages) == 0 || claim == nil {
 		return queue.Acks{}
 	}
@@ -121,8 +138,21 @@ func (s *Source) Acknowledge(ctx context.Context, b *queue.Batch) queue.Acks {
 	return queue.Acks{Acknowledged: deleted}
 }
 
-// Close closes the database pool.
-func (s *Source) Close() { s.pool.Close() }
+// Close abandons the claims of batches never acknowledged (their rows are
+// claimed again: row_lock at once, lease when it runs out) and closes the
+// database pool.
+func (s *Source) Close() {
+	s.mu.Lock()
+	left := s.claims
+	s.claims = map[*queue.Batch]*Batch{}
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, claim := range left {
+		claim.Abandon(ctx)
+	}
+	s.pool.Close()
+}
 
 // ParkedBody is a row's body without the columns each claim changes
 // (attempt, locked_until), keys sorted: the same for every claim of a row.

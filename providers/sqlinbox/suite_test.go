@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"sync"
@@ -175,5 +176,49 @@ type session struct {
 func TestSuite(t *testing.T) {
 	for _, form := range []sqlinbox.Form{sqlinbox.RowLock, sqlinbox.Lease, sqlinbox.AdvisoryLock} {
 		t.Run(string(form), func(t *testing.T) { queuetest.Run(t, inboxHarness(form)) })
+	}
+}
+
+// TestCloseLetsGoOfClaimsLeft: the Source keeps each batch's claim itself
+// (queue.Batch carries none): a batch acknowledged on another Source finishes
+// nothing, and Close abandons the claims of the batches never acknowledged,
+// so that closing does not wait on a row lock's open transaction and the
+// rows are claimed again at once.
+func TestCloseLetsGoOfClaimsLeft(t *testing.T) {
+	q := inboxHarness(sqlinbox.RowLock).New(t)
+	opts := queue.Options{Queue: "jobs", Log: slog.New(slog.DiscardHandler), MaxBatch: 10, InFlight: 2}
+	first := q.Open(t, opts)
+	q.Send(t, `{"n":1}`)
+	ctx := context.Background()
+	b, err := first.Receive(ctx)
+	if err != nil || len(b.Messages) != 1 {
+		t.Fatalf("receive: %v, %+v", err, b)
+	}
+	second := q.Open(t, opts)
+	defer second.Close()
+	b.Messages[0].Settled = true
+	if acks := second.Acknowledge(ctx, b); acks.Acknowledged != 0 {
+		t.Fatalf("another Source acknowledged the batch: %+v", acks)
+	}
+	if n := q.Held(t); n != 1 {
+		t.Fatalf("%d rows held after a foreign acknowledgement, want 1", n)
+	}
+	closed := make(chan struct{})
+	go func() { first.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Close waited on the claim of a batch never acknowledged")
+	}
+	again, err := second.Receive(ctx)
+	if err != nil || len(again.Messages) != 1 {
+		t.Fatalf("after Close, receive: %v, %+v; want the row claimed again", err, again)
+	}
+	again.Messages[0].Settled = true
+	if acks := second.Acknowledge(ctx, again); acks.Acknowledged != 1 {
+		t.Fatalf("acks %+v, want 1", acks)
+	}
+	if n := q.Held(t); n != 0 {
+		t.Fatalf("%d rows held, want 0", n)
 	}
 }

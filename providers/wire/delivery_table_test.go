@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/jadpo/jadpo/internal/reporoot"
 )
 
 // TestDeliveryTableTransport holds the client's tries without an answer and
@@ -13,7 +15,7 @@ import (
 // Worker's callJSONHTTP is held to as well (codegen/workers/test/delivery.test.mjs;
 // runtime's TestDeliveryTable reads the rest of it).
 func TestDeliveryTableTransport(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "delivery", "table.json"))
+	raw, err := os.ReadFile(filepath.Join(reporoot.Dir(t), "testdata", "delivery", "table.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,13 +13,14 @@ import (
 	"testing"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/runtime/store"
 )
 
 // tablePath is the reading table shared with the Worker's reader
 // (codegen/workers/test/reading.test.mjs runs the same file): one body per
 // case and the outcome both runtimes must give, to the byte.
-var tablePath = filepath.Join("..", "..", "testdata", "reading", "table.json")
+var tablePath = filepath.Join("testdata", "reading", "table.json") // from the repository's root
 
 // tableBytes is a body or an event's JSON as the table writes it: a text,
 // {"hex": "..."} for bytes that are no UTF-8, or a list of texts and
@@ -89,7 +90,7 @@ type readingTable struct {
 
 func loadTable(t testing.TB) readingTable {
 	t.Helper()
-	raw, err := os.ReadFile(tablePath)
+	raw, err := os.ReadFile(filepath.Join(reporoot.Dir(t), tablePath))
 	if err != nil {
 		t.Fatal(err)
 	}

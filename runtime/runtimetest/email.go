@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/providers/emailfake"
+	"github.com/jadpo/jadpo/providers/fakes/emailfake"
 	"github.com/jadpo/jadpo/runtime/standin"
 )
 

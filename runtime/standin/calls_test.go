@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/lang/project"
 )
 
@@ -17,7 +18,7 @@ import (
 // a header named like a key, and any config secret's value wherever it appears), and
 // answers a status set by Answer, for an operation or a subscriber, the times asked.
 func TestServiceStandInPrintsCallsAndAnswersAStatus(t *testing.T) {
-	res := check.Check(project.Load(filepath.Join(repoRoot, "examples", "warehouse")))
+	res := check.Check(project.Load(filepath.Join(reporoot.Dir(t), "examples", "warehouse")))
 	if res.Diags.HasErrors() {
 		t.Fatal("examples/warehouse does not check")
 	}
@@ -83,7 +84,7 @@ func TestServiceStandInPrintsCallsAndAnswersAStatus(t *testing.T) {
 // A producer's text in a call (its path, a header, the body) reaches the terminal
 // escaped: no control or bidirectional character, with Options.Shown or without.
 func TestServiceStandInEscapesWhatItPrints(t *testing.T) {
-	res := check.Check(project.Load(filepath.Join(repoRoot, "examples", "warehouse")))
+	res := check.Check(project.Load(filepath.Join(reporoot.Dir(t), "examples", "warehouse")))
 	if res.Diags.HasErrors() {
 		t.Fatal("examples/warehouse does not check")
 	}

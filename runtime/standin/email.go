@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/jadpo/jadpo/check/ir"
-	"github.com/jadpo/jadpo/providers/emailfake"
+	"github.com/jadpo/jadpo/providers/fakes/emailfake"
 )
 
 // mail is jadpo dev's stand-in for the app's email connections (those

@@ -28,9 +28,9 @@ import (
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers"
-	"github.com/jadpo/jadpo/providers/emailfake"
+	"github.com/jadpo/jadpo/providers/fakes/emailfake"
+	"github.com/jadpo/jadpo/providers/fakes/sqsfake"
 	"github.com/jadpo/jadpo/providers/queue"
-	"github.com/jadpo/jadpo/providers/sqsfake"
 	"github.com/jadpo/jadpo/runtime"
 )
 

@@ -9,18 +9,16 @@ import (
 	"testing"
 
 	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/lang/project"
-	"github.com/jadpo/jadpo/providers/sqsfake"
+	"github.com/jadpo/jadpo/providers/fakes/sqsfake"
 )
-
-// repoRoot is the repository's root, from this package's folder.
-const repoRoot = "../.."
 
 // Issue 12 point 1: a connection of a kind dev has no stand-in for refuses
 // the start, naming the connection and the fix; a package's fixed host (no
 // host: in the app) is pointed at the stand-in like a written one.
 func TestDevRefusesAConnectionWithoutAStandIn(t *testing.T) {
-	res := check.Check(project.Load(filepath.Join(repoRoot, "examples", "warehouse")))
+	res := check.Check(project.Load(filepath.Join(reporoot.Dir(t), "examples", "warehouse")))
 	if res.Diags.HasErrors() {
 		t.Fatal("examples/warehouse does not check")
 	}
@@ -44,7 +42,7 @@ func TestDevRefusesAConnectionWithoutAStandIn(t *testing.T) {
 			t.Fatalf("the fixed host was not pointed at the fake: %+v", c.Host)
 		}
 	}
-	res = check.Check(project.Load(filepath.Join(repoRoot, "examples", "warehouse")))
+	res = check.Check(project.Load(filepath.Join(reporoot.Dir(t), "examples", "warehouse")))
 	p = res.Program
 	for i := range p.Connections {
 		if c := &p.Connections[i]; c.Name == "returns_queue" {
@@ -63,7 +61,7 @@ func TestDevRefusesAConnectionWithoutAStandIn(t *testing.T) {
 // plan as it was; Send reaches the app's queue on the SQS fake, and a queue
 // that is not the app's is ErrNoQueue.
 func TestStartPointsACopyOfThePlan(t *testing.T) {
-	res := check.Check(project.Load(filepath.Join(repoRoot, "examples", "warehouse")))
+	res := check.Check(project.Load(filepath.Join(reporoot.Dir(t), "examples", "warehouse")))
 	if res.Diags.HasErrors() {
 		t.Fatal("examples/warehouse does not check")
 	}
@@ -108,7 +106,7 @@ func TestStartPointsACopyOfThePlan(t *testing.T) {
 // accepts, its queues' attributes with a dead-letter queue's ARN filled in,
 // and the app's services answered by Options.Services.
 func TestStartTakesTheWorldATestAsksFor(t *testing.T) {
-	res := check.Check(project.Load(filepath.Join(repoRoot, "examples", "warehouse")))
+	res := check.Check(project.Load(filepath.Join(reporoot.Dir(t), "examples", "warehouse")))
 	if res.Diags.HasErrors() {
 		t.Fatal("examples/warehouse does not check")
 	}

@@ -3,19 +3,23 @@ package jsonout
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jadpo/jadpo/internal/reporoot"
 )
 
 // docs/reference/json.md is held to the types here, both ways: a field of a
 // type that the page does not name fails, and so does a row of one of its
 // tables that no type has, or whose type column says otherwise.
 
-const docPage = "../../../docs/reference/json.md"
+// docPage is the reference page of the JSON documents, from the repository's root.
+var docPage = filepath.Join("docs", "reference", "json.md")
 
 // field is one JSON field of a struct: its name, its Go type and its JSON type
 // as the page writes it ("string", "number or null", ...).
@@ -331,7 +335,7 @@ func docProblems(md string, kinds []Kind) []string {
 }
 
 func TestKindsDocumented(t *testing.T) {
-	md, err := os.ReadFile(docPage)
+	md, err := os.ReadFile(filepath.Join(reporoot.Dir(t), docPage))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +348,7 @@ func TestKindsDocumented(t *testing.T) {
 // exists for: a field added to a type only, a row documented only, a type
 // column that is wrong, a kind without its section.
 func TestKindsDocumentedFailsOnADifference(t *testing.T) {
-	b, err := os.ReadFile(docPage)
+	b, err := os.ReadFile(filepath.Join(reporoot.Dir(t), docPage))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package jsonout
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/internal/testclock"
 	"go/ast"
 	"go/parser"
@@ -119,7 +120,8 @@ func TestKindsAreConcrete(t *testing.T) {
 // publicJSONDirs are the folders of the packages whose output is a public
 // JSON document: the CLI and check's report. cmd/internal/lsp speaks the
 // language server protocol, held to its own types there.
-var publicJSONDirs = []string{"../../jadpo", "../../internal/install", ".", "../../../lang/diag"}
+// publicJSONDirs are relative to the repository's root.
+var publicJSONDirs = []string{"cmd/jadpo", "cmd/internal/install", "cmd/internal/jsonout", "lang/diag"}
 
 // TestNoUntypedPublicJSON scans the non-test Go files of publicJSONDirs: no
 // map[string]any (or map[string]interface{}) at all, so none builds a document; and outside
@@ -127,7 +129,9 @@ var publicJSONDirs = []string{"../../jadpo", "../../internal/install", ".", "../
 // tests compare) nothing encodes JSON: every document goes through Write.
 func TestNoUntypedPublicJSON(t *testing.T) {
 	files := 0
-	for _, dir := range publicJSONDirs {
+	root := reporoot.Dir(t)
+	for _, rel := range publicJSONDirs {
+		dir := filepath.Join(root, filepath.FromSlash(rel))
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -142,7 +146,7 @@ func TestNoUntypedPublicJSON(t *testing.T) {
 				return nil
 			}
 			files++
-			for _, prob := range untypedJSON(t, p, dir == "." || strings.HasSuffix(dir, "lang/diag")) {
+			for _, prob := range untypedJSON(t, p, rel == "cmd/internal/jsonout" || rel == "lang/diag") {
 				t.Error(prob)
 			}
 			return nil

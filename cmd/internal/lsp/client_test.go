@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/jadpo/jadpo/cmd/internal/lsp/lsptest"
+	"github.com/jadpo/jadpo/internal/reporoot"
 )
 
 // testClient drives Serve in process over pipes, as an editor would.
@@ -73,7 +74,7 @@ func docPos(path string, pos map[string]any) map[string]any {
 // copyExample copies examples/<name> into a temporary folder.
 func copyExample(t testing.TB, name string) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "..", "examples", name)
+	src := filepath.Join(reporoot.Dir(t), "examples", name)
 	dst := t.TempDir()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

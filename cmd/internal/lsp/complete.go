@@ -293,7 +293,10 @@ func (s *server) completion(dc *docContext, off int) (any, error) {
 	case block == "credential":
 		if conn := connectionNamed(ix, cc.stack[0].name); conn != nil {
 			if pkg := ix.Packages[conn.Package]; pkg != nil {
-				for _, k := range check.MemberKeys("credential " + pkg.Scheme) {
+				// The scheme's members as the checker takes them: a built-in
+				// scheme's or a driver's, from the contracts handed to it.
+				drivers, _ := dc.pr.proj.Drivers.(check.Drivers)
+				for _, k := range drivers.CredentialKeys(ir.CredentialScheme(pkg.Scheme)) {
 					add(k, ciProperty, pkg.Scheme+" credential")
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"testing/fstest"
 
 	"github.com/jadpo/jadpo/check"
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/lang/project"
 )
 
@@ -41,7 +42,7 @@ func FuzzEditorAnswers(f *testing.F) {
 
 // addExampleSeeds seeds a fuzz target with every .jadpo file of the examples.
 func addExampleSeeds(f *testing.F) {
-	_ = filepath.WalkDir(filepath.Join("..", "..", "..", "examples"), func(p string, d os.DirEntry, err error) error {
+	_ = filepath.WalkDir(filepath.Join(reporoot.Dir(f), "examples"), func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jadpo") {
 			if b, err := os.ReadFile(p); err == nil {
 				f.Add(b)

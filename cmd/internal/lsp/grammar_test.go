@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/lang/lexer"
 	"github.com/jadpo/jadpo/lang/parser"
 	"github.com/jadpo/jadpo/lang/source"
@@ -24,7 +25,7 @@ import (
 // is tried too.
 func grammarSources(t *testing.T) map[string][]byte {
 	t.Helper()
-	root := filepath.Join("..", "..", "..")
+	root := reporoot.Dir(t)
 	out := map[string][]byte{}
 	for _, dir := range []string{"examples", "testdata", filepath.Join("providers", "catalog", "packages")} {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {

@@ -32,6 +32,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jadpo/jadpo/check"
 	"github.com/jadpo/jadpo/cmd/internal/lsp/protocol"
 )
 
@@ -49,6 +50,10 @@ type Options struct {
 	// InstallPackage installs a catalogue package into the project folder
 	// (the "install the package" quick fix); nil: the fix is not offered.
 	InstallPackage func(projectDir, name string) error
+	// Drivers are the queue drivers' contracts the checker is handed (and
+	// completion offers a driver's credential scheme's members from); nil:
+	// the toolchain's, providers.Contracts().
+	Drivers check.Drivers
 }
 
 // DefaultDebounce is the wait after an edit before it is checked: long
@@ -391,6 +396,9 @@ type server struct {
 }
 
 func newServer(ctx context.Context, out io.Writer, opts Options) *server {
+	if opts.Drivers == nil {
+		opts.Drivers = drivers()
+	}
 	s := &server{ctx: ctx, out: out, opts: opts}
 	s.ws = newWorkspace(s)
 	return s

@@ -194,7 +194,7 @@ func (w *workspace) checkProject(pr *proj) {
 	pr.gen++
 	p := project.LoadFSParsing(overlayFS{disk: pr.disk, files: files}, pr.parse)
 	p.Catalogue = catalog.Builtin
-	p.Drivers = drivers() // the same each time: the session sees at once they did not change
+	p.Drivers = w.s.opts.Drivers // the same each time: the session sees at once they did not change
 	res := pr.session.Check(p)
 	for path, e := range pr.parsed {
 		if e.used != pr.gen {
@@ -209,7 +209,8 @@ func (w *workspace) checkProject(pr *proj) {
 	w.publish(res.Diags, pr.root, func(p string) bool { return within(p, pr.root) })
 }
 
-// drivers are the built-in queue drivers' contracts, made once.
+// drivers are the built-in queue drivers' contracts, made once: Options.Drivers when
+// none is given.
 var drivers = sync.OnceValue(func() check.Drivers { return check.Drivers(providers.Contracts()) })
 
 // parse is the project's parse with its cache: a file whose content is
@@ -234,7 +235,7 @@ func (w *workspace) checkLone(path string) {
 	files := fstest.MapFS{filepath.Base(path): &fstest.MapFile{Data: b, Mode: 0o644, ModTime: time.Now()}}
 	p := project.LoadFS(files)
 	p.Catalogue = catalog.Builtin
-	p.Drivers = check.Drivers(providers.Contracts())
+	p.Drivers = w.s.opts.Drivers
 	res := check.Check(p)
 	w.publish(res.Diags, filepath.Dir(path), func(p string) bool { return p == path })
 }

@@ -13,6 +13,7 @@
 //
 // The package is tests only, and internal: its helpers (the child process,
 // the Cloudflare and SQL inbox worlds) are in its _test.go files beside the
-// tests that use them. Its tests build cmd/jadpo once per run, in TestMain.
+// tests that use them; the child process itself is internal/jadpoproc's, shared
+// with cmd/jadpo's tests. Its tests build cmd/jadpo once per run, in TestMain.
 // JADPO_FAULT_SEED changes the seed of the kills and of the messages.
 package processtest

@@ -1,43 +1,17 @@
 package processtest
 
 import (
-	"fmt"
 	"os"
 	"strconv"
-	"sync"
 	"testing"
 
-	"github.com/jadpo/jadpo/internal/reporoot"
+	"github.com/jadpo/jadpo/internal/jadpoproc"
 )
 
-var (
-	binDir   string
-	binOnce  sync.Once
-	binPath  string
-	binError error
-)
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "jadpo-processtest-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { jadpoproc.Main(m) }
 
 // jadpoBin builds cmd/jadpo once for the whole run and returns its path.
-func jadpoBin(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() { binPath, binError = buildJadpo(reporoot.Dir(t), binDir) })
-	if binError != nil {
-		t.Fatal(binError)
-	}
-	return binPath
-}
+func jadpoBin(t *testing.T) string { t.Helper(); return jadpoproc.Binary(t) }
 
 // seed is JADPO_FAULT_SEED, or def.
 func seed(t *testing.T, def uint64) uint64 {

@@ -6,47 +6,23 @@ package processtest
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/jadpo/jadpo/internal/jadpoproc"
 	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 )
 
-// buildJadpo builds cmd/jadpo into dir and returns the binary's path.
-func buildJadpo(root, dir string) (string, error) {
-	// The go command on PATH, else $GOROOT's (go test runs with PATH as
-	// it found it, and may have been started by a full path).
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		if os.Getenv("GOROOT") == "" {
-			return "", fmt.Errorf("no go command to build cmd/jadpo: %w", err)
-		}
-		goBin = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-	}
-	bin := filepath.Join(dir, "jadpo")
-	cmd := exec.Command(goBin, "build", "-o", bin, "./cmd/jadpo")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/jadpo: %v\n%s", err, out)
-	}
-	return bin, nil
-}
-
-// Proc is a `jadpo run` child process.
+// Proc is a `jadpo run` child process (jadpoproc.Proc: Exited, Kill, Stop,
+// Err).
 type Proc struct {
-	Cmd *exec.Cmd
+	*jadpoproc.Proc
 	// Log is the file its output (JSON log lines) goes to.
-	Log  string
-	done chan struct{}
-	err  error
+	Log string
 }
 
 // startWarehouse starts `bin run examples/warehouse --database <StoreURL>
@@ -71,59 +47,7 @@ func startProc(t testing.TB, bin string, args, environ []string, logPath string)
 		t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		t.Fatal(err)
-	}
-	p := &Proc{Cmd: cmd, Log: logPath, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		f.Close()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		if !p.Exited() {
-			_ = cmd.Process.Kill()
-			<-p.done
-		}
-	})
-	return p
-}
-
-// Exited reports whether the process has ended.
-func (p *Proc) Exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// Kill sends SIGKILL and waits for the process to end.
-func (p *Proc) Kill() {
-	_ = p.Cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
-}
-
-// Stop sends SIGTERM and waits up to timeout for the process to end; it
-// returns the process's exit error (nil for exit 0), or an error when it
-// did not end in time (it is then killed).
-func (p *Proc) Stop(timeout time.Duration) error {
-	_ = p.Cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-		return p.err
-	case <-time.After(timeout):
-		p.Kill()
-		return errors.New("did not stop within " + timeout.String() + " of SIGTERM")
-	}
-}
-
-// Err is the process's exit error once it has ended.
-func (p *Proc) Err() error {
-	<-p.done
-	return p.err
+	return &Proc{Proc: jadpoproc.Start(t, cmd, func() { f.Close() }), Log: logPath}
 }
 
 // logLines counts the JSON log lines of the file at path by their msg, and

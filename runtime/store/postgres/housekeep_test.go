@@ -126,39 +126,3 @@ INSERT INTO jadpo_received_events VALUES ('queue q', 'old', now() - interval '40
 		t.Fatalf("%d runs kept (the newest deleted %d), want %d", n, newest, store.HousekeepingRunsKept)
 	}
 }
-
-// TestHousekeepingDeletesAttempts: a delivery's attempts go with it.
-func TestHousekeepingDeletesAttempts(t *testing.T) {
-	db := newDatabase(t)
-	s := storetest.Timed{Store: db.open(t)}
-	ctx := context.Background()
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t0 := testclock.Epoch()
-	if _, err := s.KeepBatch(ctx, t0, []store.Keep{{Source: "queue q", ReceivedID: "m", EventName: "E", EventJSON: []byte(`{}`), Subscribers: []string{"s"}}}); err != nil {
-		t.Fatal(err)
-	}
-	cl, err := s.ClaimDeliveries(ctx, t0, 1, time.Minute)
-	if err != nil || len(cl) != 1 {
-		t.Fatalf("claim: %v %v", cl, err)
-	}
-	if ok, err := s.SettleDelivery(ctx, t0, store.Settlement{ID: cl[0].ID, Token: cl[0].Token, Outcome: store.SettleSucceeded}); !ok || err != nil {
-		t.Fatalf("settle: %v %v", ok, err)
-	}
-	count := func() (n int64) {
-		if err := db.conn(t).QueryRow(ctx, `SELECT count(*) FROM jadpo_delivery_attempts`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	if n := count(); n != 1 {
-		t.Fatalf("%d attempts written, want 1", n)
-	}
-	if h, err := s.Housekeep(ctx, t0.Add(48*time.Hour), store.Housekeeping{}); err != nil || h.Deliveries != 1 {
-		t.Fatalf("Housekeep = %+v, %v", h, err)
-	}
-	if n := count(); n != 0 {
-		t.Fatalf("%d attempts left after their delivery was deleted", n)
-	}
-}

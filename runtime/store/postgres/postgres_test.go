@@ -138,6 +138,14 @@ func (d *database) Exec(t *testing.T, sql string) {
 	}
 }
 
+func (d *database) Count(t *testing.T, table string) (n int64) {
+	t.Helper()
+	if err := d.conn(t).QueryRow(context.Background(), `SELECT count(*) FROM `+table).Scan(&n); err != nil {
+		t.Fatalf("count %s: %v", table, err)
+	}
+	return n
+}
+
 // FailTransiently holds the blocked received id in another connection's open transaction,
 // waits until the store's statement waits for it, then terminates the store's backend.
 func (d *database) FailTransiently(t *testing.T, s store.Store, call func() error) error {

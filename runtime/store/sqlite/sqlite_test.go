@@ -55,6 +55,14 @@ func (d *database) Exec(t *testing.T, sql string) {
 	}
 }
 
+func (d *database) Count(t *testing.T, table string) (n int64) {
+	t.Helper()
+	if err := d.raw(t).QueryRowContext(context.Background(), `SELECT count(*) FROM `+table).Scan(&n); err != nil {
+		t.Fatalf("count %s: %v", table, err)
+	}
+	return n
+}
+
 // FailTransiently holds the write lock from another connection while call runs: the
 // store's BEGIN IMMEDIATE waits out its busy timeout and fails with SQLITE_BUSY.
 func (d *database) FailTransiently(t *testing.T, s store.Store, call func() error) error {

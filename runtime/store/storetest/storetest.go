@@ -40,6 +40,10 @@ type Database interface {
 	Open(t *testing.T) store.Store
 	// Exec runs sql on this database outside any store (to break its schema).
 	Exec(t *testing.T, sql string)
+	// Count counts the rows of a table of this database outside any store,
+	// for what the store's own reads do not show (the attempts of a
+	// delivery housekeeping deleted).
+	Count(t *testing.T, table string) int64
 	// FailTransiently runs call, which uses s to write the received id (BlockedSource,
 	// BlockedID) among others, and makes the store fail it with a transient fault while it
 	// runs; it returns call's error. PostgreSQL blocks the statement on that id, held by
@@ -91,6 +95,7 @@ func Run(t *testing.T, h Harness) {
 		{"Housekeep", testHousekeep},
 		{"HousekeepRetentionRules", testHousekeepRetentionRules},
 		{"HousekeepBacklogInBatches", testHousekeepBacklogInBatches},
+		{"HousekeepDeletesAttempts", testHousekeepDeletesAttempts},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
@@ -1448,6 +1453,27 @@ func housekeep(t *testing.T, s Timed, now time.Time, o store.Housekeeping) store
 		t.Fatalf("Housekeep: %v", err)
 	}
 	return h
+}
+
+// testHousekeepDeletesAttempts: a delivery housekeeping deletes takes its
+// attempts' rows with it (the store's reads cannot show rows left behind:
+// the table is counted from outside).
+func testHousekeepDeletesAttempts(t *testing.T, h Harness) {
+	db, s := fresh(t, h)
+	wantOutcomes(t, keepBatch(t, s, t0, keepOf(srcWarehouse, "m", "pack_order")), store.Kept)
+	cl := claim(t, s, t0, 1, time.Minute)
+	if len(cl) != 1 || !settle(t, s, t0, store.Settlement{ID: cl[0].ID, Token: cl[0].Token, Outcome: store.SettleSucceeded}) {
+		t.Fatalf("claim and settle: %+v", cl)
+	}
+	if n := db.Count(t, "jadpo_delivery_attempts"); n != 1 {
+		t.Fatalf("%d attempts written, want 1", n)
+	}
+	if hk := housekeep(t, s, t0.Add(48*time.Hour), store.Housekeeping{}); hk.Deliveries != 1 {
+		t.Fatalf("Housekeep = %+v, want the delivery", hk)
+	}
+	if n := db.Count(t, "jadpo_delivery_attempts"); n != 0 {
+		t.Fatalf("%d attempts left after their delivery was deleted", n)
+	}
 }
 
 // testHousekeepRetentionRules: what goes and what stays, with a 2-day retention of

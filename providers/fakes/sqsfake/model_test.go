@@ -188,6 +188,14 @@ func checkAgainstModel(t *testing.T, f *Fake, step int, order []string, model ma
 	if !slices.Equal(gotQ, wantQ) {
 		t.Fatalf("step %d: queue holds %d messages, the model %d (first difference at %d)", step, len(gotQ), len(wantQ), firstDifference(gotQ, wantQ))
 	}
+	f.mu.Lock()
+	for _, name := range []string{"q", "dlq"} {
+		if err := f.queues[name].held.Check(); err != nil {
+			f.mu.Unlock()
+			t.Fatalf("step %d: %s: %v", step, name, err)
+		}
+	}
+	f.mu.Unlock()
 	dlq := map[string]bool{}
 	for _, m := range f.Messages("dlq") {
 		if dlq[m.ID] {

@@ -8,12 +8,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/jadpo/jadpo/providers/fakes/visibility"
 )
 
 type queue struct {
@@ -25,50 +26,23 @@ type queue struct {
 	// given holds the attributes as set, for CreateQueue's idempotency and
 	// GetQueueAttributes.
 	given map[string]string
-	// msgs is in send order (a dead-letter queue's in the order moved in);
-	// a removed message is marked gone and left in place until tidy, so that
-	// receiving and deleting cost the same however long the queue is.
-	msgs    []*message
-	byID    map[string]*message // the messages not gone
-	removed int                 // gone messages still in msgs
-	head    int                 // msgs[:head] are all gone
-	oldest  time.Time           // no message sent before this; zero for none
+	// held is the queue's messages, in send order (a dead-letter queue's in
+	// the order moved in), delivered in that order.
+	held   *visibility.Queue[*message]
+	oldest time.Time // no message sent before this; zero for none
 }
 
 // add appends m to q; the caller holds f.mu.
 func (q *queue) add(m *message) {
-	if q.byID == nil {
-		q.byID = map[string]*message{}
-	}
-	m.gone = false
-	q.msgs = append(q.msgs, m)
-	q.byID[m.id] = m
+	q.held.Add(m)
 	if q.oldest.IsZero() || m.sent.Before(q.oldest) {
 		q.oldest = m.sent
 	}
 }
 
-// remove takes m off q; safe while ranging over q.msgs.
-func (q *queue) remove(m *message) {
-	m.gone = true
-	delete(q.byID, m.id)
-	q.removed++
-}
-
-// tidy drops gone messages once they are at least half of msgs, so the
-// copying is paid once per as many removals as there are messages left.
-func (q *queue) tidy() {
-	if q.removed < 32 || q.removed*2 < len(q.msgs) {
-		return
-	}
-	n := len(q.msgs)
-	q.msgs = slices.DeleteFunc(q.msgs, func(m *message) bool { return m.gone })
-	clear(q.msgs[len(q.msgs):n])
-	q.removed, q.head = 0, 0
-}
-
 func (q *queue) purge() {
-	q.msgs, q.byID, q.removed, q.head, q.oldest = nil, nil, 0, 0, time.Time{}
+	q.held.Purge()
+	q.oldest = time.Time{}
 }
 
 type queueAttrs struct {
@@ -91,19 +65,18 @@ var defaultAttrs = queueAttrs{
 	maxSize:    1 << 20,
 }
 
+// message is a message the fake holds: ID, VisibleAt, Deliveries (its
+// receive count) and Handle (the latest receipt handle; "" before the first
+// receive) are the queue's (visibility.Message).
 type message struct {
-	id           string
+	visibility.Message
 	body         string
 	md5          string
 	attrs        map[string]messageAttributeValue
 	attrsMD5     string
 	sent         time.Time
-	visibleAt    time.Time
-	receiveCount int
 	firstReceive time.Time
-	handle       string // the latest receipt handle; "" before the first receive
 	sourceArn    string // set when moved to a dead-letter queue
-	gone         bool   // removed from its queue (see queue.msgs)
 }
 
 type messageAttributeValue struct {
@@ -304,16 +277,15 @@ func (f *Fake) expire(q *queue) {
 		return
 	}
 	q.oldest = time.Time{}
-	for _, m := range q.msgs {
-		switch {
-		case m.gone:
-		case m.sent.Before(cutoff):
-			q.remove(m)
-		case q.oldest.IsZero() || m.sent.Before(q.oldest):
+	q.held.DeleteIf(func(m *message) bool {
+		if m.sent.Before(cutoff) {
+			return true
+		}
+		if q.oldest.IsZero() || m.sent.Before(q.oldest) {
 			q.oldest = m.sent
 		}
-	}
-	q.tidy()
+		return false
+	})
 }
 
 func (f *Fake) notify() {
@@ -423,7 +395,8 @@ func (f *Fake) createQueue(base string, in *createQueueInput) (any, *apiError) {
 	for k, v := range in.Attributes {
 		given[k] = v
 	}
-	f.queues[in.QueueName] = &queue{name: in.QueueName, arn: f.arn(in.QueueName), created: now, changed: now, attrs: attrs, given: given}
+	f.queues[in.QueueName] = &queue{name: in.QueueName, arn: f.arn(in.QueueName), created: now, changed: now, attrs: attrs, given: given,
+		held: visibility.New[*message](visibility.SendOrder)}
 	return queueURLOutput{QueueUrl: f.queueURL(base, in.QueueName)}, nil
 }
 
@@ -490,19 +463,8 @@ func (f *Fake) purgeQueue(in *queueURLInput) (any, *apiError) {
 
 // counts are the queue's visible, in-flight and delayed messages now.
 func (f *Fake) counts(q *queue) (visible, inFlight, delayed int) {
-	now := f.clock.Now()
-	for _, m := range q.msgs {
-		switch {
-		case m.gone:
-		case !m.visibleAt.After(now):
-			visible++
-		case m.receiveCount > 0:
-			inFlight++
-		default:
-			delayed++
-		}
-	}
-	return
+	c := q.held.Count(f.clock.Now())
+	return c.Visible, c.InFlight, c.Delayed
 }
 
 func (f *Fake) getQueueAttributes(in *getQueueAttributesInput) (any, *apiError) {
@@ -678,8 +640,8 @@ func (f *Fake) newMessage(q *queue, body *string, delaySeconds *int, attrs map[s
 	}
 	now := f.clock.Now()
 	return &message{
-		id: newID(), body: *body, md5: md5Hex(*body), attrs: attrs, attrsMD5: attrsMD5,
-		sent: now, visibleAt: now.Add(delay),
+		Message: visibility.Message{ID: newID(), VisibleAt: now.Add(delay)},
+		body:    *body, md5: md5Hex(*body), attrs: attrs, attrsMD5: attrsMD5, sent: now,
 	}, nil
 }
 
@@ -696,7 +658,7 @@ func (f *Fake) sendMessage(in *sendMessageInput) (any, *apiError) {
 	}
 	q.add(m)
 	f.notify()
-	return sendMessageOutput{MessageId: m.id, MD5OfMessageBody: m.md5, MD5OfMessageAttributes: m.attrsMD5}, nil
+	return sendMessageOutput{MessageId: m.ID, MD5OfMessageBody: m.md5, MD5OfMessageAttributes: m.attrsMD5}, nil
 }
 
 var batchIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
@@ -751,7 +713,7 @@ func (f *Fake) sendMessageBatch(in *sendMessageBatchInput) (any, *apiError) {
 			continue
 		}
 		q.add(m)
-		out.Successful = append(out.Successful, sendMessageBatchResultEntry{Id: entry.Id, MessageId: m.id, MD5OfMessageBody: m.md5, MD5OfMessageAttributes: m.attrsMD5})
+		out.Successful = append(out.Successful, sendMessageBatchResultEntry{Id: entry.Id, MessageId: m.ID, MD5OfMessageBody: m.md5, MD5OfMessageAttributes: m.attrsMD5})
 	}
 	f.notify()
 	return out, nil
@@ -761,7 +723,7 @@ func (f *Fake) sendMessageBatch(in *sendMessageBatchInput) (any, *apiError) {
 
 func (f *Fake) newHandle(q *queue, m *message) string {
 	f.seq++
-	return base64.RawURLEncoding.EncodeToString([]byte("v1|" + q.name + "|" + m.id + "|" + strconv.FormatUint(f.seq, 10)))
+	return base64.RawURLEncoding.EncodeToString([]byte("v1|" + q.name + "|" + m.ID + "|" + strconv.FormatUint(f.seq, 10)))
 }
 
 func parseHandle(h string) (queueName, messageID string, ok bool) {
@@ -787,51 +749,34 @@ func invalidHandle(h string) *apiError {
 // queue those received maxReceiveCount times already; it also reports when
 // the next message becomes visible (zero when none waits). The caller holds
 // f.mu.
-func (f *Fake) take(q *queue, max int, visibility time.Duration) ([]*message, time.Time) {
+func (f *Fake) take(q *queue, max int, lease time.Duration) ([]*message, time.Time) {
 	f.expire(q)
 	now := f.clock.Now()
-	var got []*message
-	var next time.Time
 	movedAny := false
-	for i := q.head; i < len(q.msgs); i++ {
-		m := q.msgs[i]
-		if len(got) == max {
-			break // next is only wanted when nothing was received
+	limit := func(m *message) bool {
+		rp := q.attrs.redrive
+		if rp == nil || m.Deliveries < rp.maxReceiveCount {
+			return false
 		}
-		if m.gone {
-			if i == q.head {
-				q.head++ // consumed from the front, as a queue mostly is
-			}
-			continue
+		dlq := f.queueByArn(rp.deadLetterTargetArn)
+		if dlq == nil || dlq == q {
+			return false
 		}
-		if m.visibleAt.After(now) {
-			if next.IsZero() || m.visibleAt.Before(next) {
-				next = m.visibleAt
-			}
-			continue
-		}
-		if rp := q.attrs.redrive; rp != nil && m.receiveCount >= rp.maxReceiveCount {
-			if dlq := f.queueByArn(rp.deadLetterTargetArn); dlq != nil && dlq != q {
-				q.remove(m)
-				// A copy: q.msgs keeps m, gone, until it is tidied.
-				moved := *m
-				moved.sourceArn = q.arn
-				moved.visibleAt = now
-				moved.handle = ""
-				dlq.add(&moved)
-				movedAny = true
-				continue
-			}
-		}
-		m.receiveCount++
+		// A copy: q keeps m, gone, until it is tidied.
+		moved := *m
+		moved.sourceArn = q.arn
+		moved.VisibleAt = now
+		moved.Handle = ""
+		dlq.add(&moved)
+		movedAny = true
+		return true
+	}
+	got, next := q.held.Receive(now, max, lease, limit, func(m *message) string { return f.newHandle(q, m) })
+	for _, m := range got {
 		if m.firstReceive.IsZero() {
 			m.firstReceive = now
 		}
-		m.visibleAt = now.Add(visibility)
-		m.handle = f.newHandle(q, m)
-		got = append(got, m)
 	}
-	q.tidy()
 	if movedAny {
 		f.notify()
 	}
@@ -934,10 +879,10 @@ func (f *Fake) receiveMessage(r *http.Request, in *receiveMessageInput) (any, *a
 }
 
 func (f *Fake) messageOutput(m *message, wantAttrs map[string]bool, attrNames []string) messageOutput {
-	o := messageOutput{MessageId: m.id, ReceiptHandle: m.handle, MD5OfBody: m.md5, Body: m.body}
+	o := messageOutput{MessageId: m.ID, ReceiptHandle: m.Handle, MD5OfBody: m.md5, Body: m.body}
 	if len(wantAttrs) > 0 {
 		all := map[string]string{
-			"ApproximateReceiveCount":          strconv.Itoa(m.receiveCount),
+			"ApproximateReceiveCount":          strconv.Itoa(m.Deliveries),
 			"ApproximateFirstReceiveTimestamp": strconv.FormatInt(m.firstReceive.UnixMilli(), 10),
 			"SentTimestamp":                    strconv.FormatInt(m.sent.UnixMilli(), 10),
 			"SenderId":                         f.opts.AccountID,
@@ -981,7 +926,8 @@ func findMessage(q *queue, handle string) (*message, *apiError) {
 	if !ok || qn != q.name {
 		return nil, invalidHandle(handle)
 	}
-	return q.byID[id], nil
+	m, _ := q.held.Lookup(id)
+	return m, nil
 }
 
 // deleteByHandle deletes the message of a receipt handle. A stale handle (the
@@ -995,11 +941,10 @@ func (f *Fake) deleteByHandle(q *queue, handle string) *apiError {
 	if e != nil {
 		return e
 	}
-	if m == nil || m.handle != handle {
+	if m == nil || m.Handle != handle {
 		return nil
 	}
-	q.remove(m)
-	q.tidy()
+	q.held.Delete(m)
 	return nil
 }
 
@@ -1069,14 +1014,14 @@ func (f *Fake) changeMessageVisibility(in *changeMessageVisibilityInput) (any, *
 	if m == nil {
 		return nil, invalidParameter("Value %s for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.", in.ReceiptHandle)
 	}
-	if m.handle != in.ReceiptHandle {
+	if m.Handle != in.ReceiptHandle {
 		return nil, invalidParameter("Value %s for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.", in.ReceiptHandle)
 	}
 	now := f.clock.Now()
-	if !m.visibleAt.After(now) {
+	if !m.InFlight(now) {
 		return nil, sqsError("MessageNotInflight", "AWS.SimpleQueueService.MessageNotInflight", "The message referred to is not in flight.")
 	}
-	m.visibleAt = now.Add(time.Duration(vis) * time.Second)
+	q.held.SetVisibleAt(m, now.Add(time.Duration(vis)*time.Second))
 	f.notify()
 	return empty{}, nil
 }
@@ -1125,13 +1070,10 @@ func (f *Fake) Messages(name string) []MessageInfo {
 	}
 	f.expire(q)
 	now := f.clock.Now()
-	out := make([]MessageInfo, 0, len(q.byID))
-	for _, m := range q.msgs {
-		if m.gone {
-			continue
-		}
-		out = append(out, MessageInfo{ID: m.id, Body: m.body, ReceiveCount: m.receiveCount,
-			Visible: !m.visibleAt.After(now), SentAt: m.sent, SourceQueueArn: m.sourceArn})
+	out := make([]MessageInfo, 0, q.held.Len())
+	for m := range q.held.All() {
+		out = append(out, MessageInfo{ID: m.ID, Body: m.body, ReceiveCount: m.Deliveries,
+			Visible: !m.InFlight(now), SentAt: m.sent, SourceQueueArn: m.sourceArn})
 	}
 	return out
 }

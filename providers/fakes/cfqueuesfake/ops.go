@@ -2,17 +2,17 @@ package cfqueuesfake
 
 import (
 	"bytes"
-	"container/heap"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jadpo/jadpo/providers/fakes/visibility"
 )
 
 type queueKey struct{ account, id string }
@@ -37,116 +37,20 @@ type queue struct {
 	maxDeliveries int
 	dlq           *queue // nil: messages at the limit are deleted
 
-	// msgs is in send order (a dead-letter queue's in the order moved in),
-	// for Messages; a removed message is marked gone and left in place until
-	// tidy, so that removing costs the same however long the queue is.
-	msgs    []*message
-	byID    map[string]*message // the messages not gone
-	removed int                 // gone messages still in msgs
-
-	// due orders the messages by when they are next visible, so that a
-	// pull looks only at the messages it delivers (and at stale entries,
-	// each looked at once). Each message not gone has exactly one live entry;
-	// an entry is stale once its message is gone or its visibility changed
-	// (message.gen moved on). stale counts those still in due.
-	due   dueHeap
-	stale int
+	// held is the queue's messages (a dead-letter queue's in the order moved
+	// in), delivered earliest visible first: a message retried with a delay
+	// waits behind those visible before it.
+	held *visibility.Queue[*message]
 }
 
+// message is a message the fake holds: ID, VisibleAt, Deliveries (the
+// attempts so far) and Handle (its latest lease, current only while it is
+// in flight) are the queue's (visibility.Message).
 type message struct {
-	id          string
+	visibility.Message
 	body        string
 	contentType string // "text" or "json"
 	sent        time.Time
-	seq         uint64    // orders messages visible at the same instant
-	visibleAt   time.Time // when it may next be delivered
-	attempts    int       // deliveries so far
-	lease       string    // the latest lease; current only while visibleAt is ahead
-	gen         uint64    // bumped on each change of visibleAt
-	gone        bool      // removed from its queue (see queue.msgs)
-}
-
-type dueEntry struct {
-	at  time.Time
-	seq uint64
-	m   *message
-	gen uint64
-}
-
-type dueHeap []dueEntry
-
-func (h dueHeap) Len() int { return len(h) }
-func (h dueHeap) Less(i, j int) bool {
-	if !h[i].at.Equal(h[j].at) {
-		return h[i].at.Before(h[j].at)
-	}
-	return h[i].seq < h[j].seq
-}
-func (h dueHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *dueHeap) Push(x any)   { *h = append(*h, x.(dueEntry)) }
-func (h *dueHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	old[len(old)-1] = dueEntry{}
-	*h = old[:len(old)-1]
-	return e
-}
-
-func (e dueEntry) live() bool { return !e.m.gone && e.gen == e.m.gen }
-
-// add appends m to q and schedules it; the caller holds f.mu.
-func (q *queue) add(m *message) {
-	if q.byID == nil {
-		q.byID = map[string]*message{}
-	}
-	q.msgs = append(q.msgs, m)
-	q.byID[m.id] = m
-	heap.Push(&q.due, dueEntry{at: m.visibleAt, seq: m.seq, m: m, gen: m.gen})
-}
-
-// reschedule makes m visible at at; its earlier entry in due goes stale.
-func (q *queue) reschedule(m *message, at time.Time) {
-	m.visibleAt = at
-	m.gen++
-	q.stale++
-	heap.Push(&q.due, dueEntry{at: at, seq: m.seq, m: m, gen: m.gen})
-	q.compact()
-}
-
-// remove takes m off q. inDue says whether m's live entry is still in due
-// (false when a pull has just popped it).
-func (q *queue) remove(m *message, inDue bool) {
-	m.gone = true
-	delete(q.byID, m.id)
-	q.removed++
-	if inDue {
-		q.stale++
-	}
-}
-
-// tidy drops gone messages from msgs once they are at least half of it, so
-// the copying is paid once per as many removals as there are messages left.
-func (q *queue) tidy() {
-	if q.removed < 32 || q.removed*2 < len(q.msgs) {
-		return
-	}
-	n := len(q.msgs)
-	q.msgs = slices.DeleteFunc(q.msgs, func(m *message) bool { return m.gone })
-	clear(q.msgs[len(q.msgs):n])
-	q.removed = 0
-}
-
-// compact drops stale entries from due on the same terms as tidy (acked
-// messages' entries would otherwise wait there until their timeout).
-func (q *queue) compact() {
-	if q.stale < 32 || q.stale*2 < len(q.due) {
-		return
-	}
-	n := len(q.due)
-	q.due = slices.DeleteFunc(q.due, func(e dueEntry) bool { return !e.live() })
-	clear(q.due[len(q.due):n])
-	heap.Init(&q.due)
-	q.stale = 0
 }
 
 // current finds the message whose current lease is lease, or nil: a lease
@@ -157,10 +61,7 @@ func (q *queue) current(lease string, now time.Time) *message {
 	if !ok {
 		return nil
 	}
-	m := q.byID[id]
-	if m == nil || m.lease != lease || !m.visibleAt.After(now) {
-		return nil
-	}
+	m, _ := q.held.Current(id, lease, now)
 	return m
 }
 
@@ -170,7 +71,7 @@ func (q *queue) current(lease string, now time.Time) *message {
 
 func (f *Fake) newLease(q *queue, m *message) string {
 	f.seq++
-	return base64.RawURLEncoding.EncodeToString([]byte(m.id + "|" + strconv.FormatUint(f.seq, 10) + "|" + q.key.account + "/" + q.key.id))
+	return base64.RawURLEncoding.EncodeToString([]byte(m.ID + "|" + strconv.FormatUint(f.seq, 10) + "|" + q.key.account + "/" + q.key.id))
 }
 
 func leaseMessageID(lease string) (string, bool) {
@@ -186,11 +87,6 @@ func newMessageID() string {
 	var b [16]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-func (f *Fake) nextSeq() uint64 {
-	f.seq++
-	return f.seq
 }
 
 // lookup finds a queue; the caller holds f.mu.
@@ -253,10 +149,10 @@ func (f *Fake) servePull(key queueKey, body []byte) (any, *apiError) {
 		return nil, e
 	}
 	got := f.pull(q, n, time.Duration(vis)*time.Millisecond)
-	out := pullResult{MessageBacklogCount: len(q.byID), Messages: make([]pulledMessage, 0, len(got))}
+	out := pullResult{MessageBacklogCount: q.held.Len(), Messages: make([]pulledMessage, 0, len(got))}
 	for _, m := range got {
 		out.Messages = append(out.Messages, pulledMessage{
-			ID: m.id, Body: m.body, TimestampMs: m.sent.UnixMilli(), Attempts: m.attempts, LeaseID: m.lease,
+			ID: m.ID, Body: m.body, TimestampMs: m.sent.UnixMilli(), Attempts: m.Deliveries, LeaseID: m.Handle,
 			Metadata: map[string]string{"CF-sourceMessageSource": "api", "CF-Content-Type": m.contentType},
 		})
 	}
@@ -267,37 +163,18 @@ func (f *Fake) servePull(key queueKey, body []byte) (any, *apiError) {
 // applying the redelivery limit to those it reaches; the caller holds f.mu.
 func (f *Fake) pull(q *queue, n int, vis time.Duration) []*message {
 	now := f.clock.Now()
-	var got []*message
-	for len(got) < n && len(q.due) > 0 {
-		e := q.due[0]
-		if !e.live() {
-			heap.Pop(&q.due)
-			q.stale--
-			continue
+	limit := func(m *message) bool {
+		if m.Deliveries < q.maxDeliveries {
+			return false
 		}
-		if e.at.After(now) {
-			break // nothing else is visible yet
+		if q.dlq != nil {
+			// A copy: q keeps m, gone, until it is tidied.
+			q.dlq.held.Add(&message{Message: visibility.Message{ID: m.ID, VisibleAt: now},
+				body: m.body, contentType: m.contentType, sent: m.sent})
 		}
-		heap.Pop(&q.due)
-		m := e.m
-		if m.attempts >= q.maxDeliveries {
-			q.remove(m, false)
-			if q.dlq != nil {
-				// A copy: q.msgs keeps m, gone, until it is tidied.
-				q.dlq.add(&message{id: m.id, body: m.body, contentType: m.contentType, sent: m.sent,
-					seq: f.nextSeq(), visibleAt: now})
-			}
-			continue
-		}
-		m.attempts++
-		m.visibleAt = now.Add(vis)
-		m.gen++
-		m.lease = f.newLease(q, m)
-		heap.Push(&q.due, dueEntry{at: m.visibleAt, seq: m.seq, m: m, gen: m.gen})
-		got = append(got, m)
+		return true
 	}
-	q.tidy()
-	q.compact()
+	got, _ := q.held.Receive(now, n, vis, limit, func(m *message) string { return f.newLease(q, m) })
 	return got
 }
 
@@ -353,19 +230,16 @@ func (f *Fake) serveAck(key queueKey, body []byte) (any, *apiError) {
 	out := ackResult{Warnings: []string{}}
 	for _, a := range in.Acks {
 		if m := q.current(a.LeaseID, now); m != nil {
-			q.remove(m, true)
+			q.held.Delete(m)
 			out.AckCount++
 		}
 	}
 	for i, r := range in.Retries {
 		if m := q.current(r.LeaseID, now); m != nil {
-			m.lease = ""
-			q.reschedule(m, now.Add(delays[i]))
+			q.held.Release(m, now.Add(delays[i]))
 			out.RetryCount++
 		}
 	}
-	q.tidy()
-	q.compact()
 	return out, nil
 }
 
@@ -377,15 +251,14 @@ type pushInput struct {
 	DelaySeconds *int            `json:"delay_seconds"`
 }
 
-// newMessage checks a message to send and makes it; the caller holds f.mu
-// (for the sequence number).
+// newMessage checks a message to send and makes it.
 func (f *Fake) newMessage(body, contentType string, delay time.Duration) (*message, *apiError) {
 	if len(body) > maxMessageBytes {
 		return nil, invalid("body: a message is at most %d bytes, got %d", maxMessageBytes, len(body))
 	}
 	now := f.clock.Now()
-	return &message{id: newMessageID(), body: body, contentType: contentType, sent: now,
-		seq: f.nextSeq(), visibleAt: now.Add(delay)}, nil
+	return &message{Message: visibility.Message{ID: newMessageID(), VisibleAt: now.Add(delay)},
+		body: body, contentType: contentType, sent: now}, nil
 }
 
 func (f *Fake) servePush(key queueKey, raw []byte) (any, *apiError) {
@@ -436,7 +309,7 @@ func (f *Fake) servePush(key queueKey, raw []byte) (any, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	q.add(m)
+	q.held.Add(m)
 	return nil, nil
 }
 
@@ -473,7 +346,7 @@ func (f *Fake) CreateQueue(accountID, queueID string, opts QueueOptions) error {
 		}
 		return nil
 	}
-	q := &queue{key: key, opts: opts}
+	q := &queue{key: key, opts: opts, held: visibility.New[*message](visibility.EarliestVisible)}
 	switch opts.MaxRetries {
 	case 0:
 		q.maxDeliveries = defaultRetries + 1
@@ -508,8 +381,8 @@ func (f *Fake) Send(accountID, queueID, body string) (string, error) {
 	if e != nil {
 		return "", e
 	}
-	q.add(m)
-	return m.id, nil
+	q.held.Add(m)
+	return m.ID, nil
 }
 
 // QueueStats counts a queue's messages.
@@ -527,20 +400,8 @@ func (f *Fake) Stats(accountID, queueID string) (QueueStats, bool) {
 	if !ok {
 		return QueueStats{}, false
 	}
-	now := f.clock.Now()
-	var s QueueStats
-	for _, m := range q.msgs {
-		switch {
-		case m.gone:
-		case !m.visibleAt.After(now):
-			s.Visible++
-		case m.lease != "":
-			s.InFlight++
-		default:
-			s.Delayed++
-		}
-	}
-	return s, true
+	c := q.held.Count(f.clock.Now())
+	return QueueStats{Visible: c.Visible, InFlight: c.InFlight, Delayed: c.Delayed}, true
 }
 
 // MessageInfo describes a message held by the fake.
@@ -561,11 +422,9 @@ func (f *Fake) Messages(accountID, queueID string) []MessageInfo {
 		return nil
 	}
 	now := f.clock.Now()
-	out := make([]MessageInfo, 0, len(q.byID))
-	for _, m := range q.msgs {
-		if !m.gone {
-			out = append(out, MessageInfo{ID: m.id, Body: m.body, Attempts: m.attempts, Visible: !m.visibleAt.After(now)})
-		}
+	out := make([]MessageInfo, 0, q.held.Len())
+	for m := range q.held.All() {
+		out = append(out, MessageInfo{ID: m.ID, Body: m.body, Attempts: m.Deliveries, Visible: !m.InFlight(now)})
 	}
 	return out
 }

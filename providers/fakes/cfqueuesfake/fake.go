@@ -102,7 +102,7 @@ type Fake struct {
 	mu     sync.Mutex
 	queues map[queueKey]*queue
 	calls  map[string]int
-	seq    uint64 // orders messages and makes leases unique
+	seq    uint64 // makes leases unique
 	faults []*faultRule
 	// rewrites are RewriteAnswers' hooks, by op.
 	rewrites rewrites.Hooks

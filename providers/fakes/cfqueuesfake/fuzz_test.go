@@ -115,7 +115,7 @@ func (f *Fake) pullDirect(t *testing.T, account, queueID string, n int, vis time
 	q := f.queues[queueKey{account, queueID}]
 	var out []directMessage
 	for _, m := range f.pull(q, n, vis) {
-		out = append(out, directMessage{m.id, m.lease})
+		out = append(out, directMessage{m.ID, m.Handle})
 	}
 	if len(out) != n {
 		t.Fatalf("pulled %d, want %d", len(out), n)
@@ -123,46 +123,13 @@ func (f *Fake) pullDirect(t *testing.T, account, queueID string, n int, vis time
 	return out
 }
 
-// checkBookkeeping checks a queue's internal indexes against each other:
-// byID holds exactly the messages of msgs not gone, and due holds exactly one
-// live entry for each, at its visibleAt, with stale counting the rest.
+// checkBookkeeping checks a queue's internal indexes against each other
+// (visibility.Queue.Check).
 func (f *Fake) checkBookkeeping(t *testing.T, account, queueID string) {
 	t.Helper()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	q := f.queues[queueKey{account, queueID}]
-	live, removed := 0, 0
-	for _, m := range q.msgs {
-		if m.gone {
-			removed++
-			continue
-		}
-		live++
-		if q.byID[m.id] != m {
-			t.Fatalf("%s: message %s not in byID", queueID, m.id)
-		}
-	}
-	if live != len(q.byID) || removed != q.removed {
-		t.Fatalf("%s: %d live and %d removed in msgs, byID %d, removed %d", queueID, live, removed, len(q.byID), q.removed)
-	}
-	entries := map[*message]int{}
-	stale := 0
-	for _, e := range q.due {
-		if !e.live() {
-			stale++
-			continue
-		}
-		entries[e.m]++
-		if !e.at.Equal(e.m.visibleAt) {
-			t.Fatalf("%s: entry at %v for a message visible at %v", queueID, e.at, e.m.visibleAt)
-		}
-	}
-	if stale != q.stale || len(entries) != live {
-		t.Fatalf("%s: %d stale entries (counted %d), %d live for %d messages", queueID, stale, q.stale, len(entries), live)
-	}
-	for m, n := range entries {
-		if n != 1 || q.byID[m.id] != m {
-			t.Fatalf("%s: message %s has %d live entries", queueID, m.id, n)
-		}
+	if err := f.queues[queueKey{account, queueID}].held.Check(); err != nil {
+		t.Fatalf("%s: %v", queueID, err)
 	}
 }
