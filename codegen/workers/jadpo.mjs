@@ -65,7 +65,8 @@ class NotJSON extends Error {}
 // and raw control characters refused, nesting to 128, numbers as their text.
 // Nodes: {k: "obj", members: [[name, node]...], byName: Map} | {k: "arr", items}
 // | {k: "str", v} | {k: "num", v: text} | {k: "true"} | {k: "false"} | {k: "null"}.
-function parse(text) {
+// maxDepth is a message's MAX_DEPTH; the plan (readPlan) is read deeper.
+function parse(text, maxDepth = MAX_DEPTH) {
   let i = 0;
   const ws = () => {
     for (;;) {
@@ -127,7 +128,7 @@ function parse(text) {
     ws();
     const c = text[i];
     if (c === "{" || c === "[") {
-      if (depth + 1 > MAX_DEPTH) fail();
+      if (depth + 1 > maxDepth) fail();
       i++;
       ws();
       if (c === "[") {
@@ -808,11 +809,48 @@ export function notJSONBody(id, why) {
   return utf8.encode(`Cloudflare message ${id}: its body has no JSON text (${why})`);
 }
 
-// jadpoWorker makes the Worker's handlers for a plan. For tests: `opts.now`
+// readPlan reads the plan as build/plan.json holds it, keeping its literals
+// exact: a number in a `literal` or a `default` member (a setting's or an
+// argument's value, a config field's default) is a JSONNumber of its text,
+// sent and compared as the digits the plan holds, as the native runtime
+// reads it (ir.DecodeLiteral); JSON.parse, or the plan written as a
+// JavaScript object, would round 123456789012345678901 to
+// 123456789012345680000. The plan's other numbers (retries, lengths) are
+// small and read as numbers; rules' bounds are text already.
+export function readPlan(text) {
+  let root;
+  try {
+    root = parse(text, 100000);
+  } catch (e) {
+    if (e instanceof NotJSON || e instanceof RangeError) throw new Error("the plan is not JSON as codegen.EncodePlan writes it");
+    throw e;
+  }
+  const value = (n, literal) => {
+    switch (n.k) {
+      case "obj": {
+        const o = {};
+        // defineProperty: a member named __proto__ (an argument record's) is a member.
+        for (const [k, v] of n.members) Object.defineProperty(o, k, { value: value(v, literal || k === "literal" || k === "default"), enumerable: true, writable: true, configurable: true });
+        return o;
+      }
+      case "arr": return n.items.map((x) => value(x, literal));
+      case "str": return n.v;
+      case "num": return literal ? new JSONNumber(n.v) : Number(n.v);
+      case "true": return true;
+      case "false": return false;
+      default: return null;
+    }
+  };
+  return value(root, false);
+}
+
+// jadpoWorker makes the Worker's handlers for a plan: the plan's JSON text
+// (read by readPlan, as worker.mjs holds it), or a plan already read. For tests: `opts.now`
 // (ms) is the clock of the store's times (leases, due times), `opts.random`
 // ([0,1)) the jitter's draw, `opts.handlerTimeoutMs` and `opts.leaseMs` the
 // budget and lease; a Worker uses the clock, Math.random and the constants.
 export function jadpoWorker(plan, opts = {}) {
+  if (typeof plan === "string") plan = readPlan(plan);
   const now = opts.now || (() => Date.now());
   const random = opts.random || Math.random;
   const leaseMs = opts.leaseMs || LEASE_MS;
@@ -1066,9 +1104,12 @@ export function jadpoWorker(plan, opts = {}) {
   function configValue(env, name) {
     const f = plan.config.find((c) => c.name === name);
     if (!f) return undefined;
-    const v = env[f.binding];
-    if (v === undefined || v === "") return f.default;
-    if (f.type.kind === "int") return /^-?[0-9]+$/.test(v.trim()) ? new JSONNumber(BigInt(v.trim()).toString()) : Number(v);
+    if (env[f.binding] === undefined || env[f.binding] === "") return f.default;
+    // wrangler.toml's [vars], --var and secrets give text; checkConfig held it to the type.
+    const v = String(env[f.binding]);
+    if (f.type.kind === "int") return /^[+-]?[0-9]+$/.test(v.trim()) ? new JSONNumber(BigInt(v.trim()).toString()) : Number(v);
+    // A Decimal goes out as its digits, a number (the native json.Number).
+    if (f.type.kind === "decimal") return new JSONNumber(v);
     if (f.type.kind === "bool") return v === "true";
     return v;
   }

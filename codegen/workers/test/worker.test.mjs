@@ -468,6 +468,37 @@ test("an Int of 2^63-1 in an event reaches the subscriber as the digits that cam
   assert.match(sent[0].body, /"items":\{"SKU-1":9223372036854775807,"SKU-2":9007199254740993\}/);
 });
 
+// The plan's literals went through JSON.parse (worker.mjs held the plan as a
+// JavaScript object): a setting, an argument or a default beyond 2^53 went
+// out rounded. The plan is handed over as its text, as worker.mjs holds it.
+test("literals beyond 2^53 in the plan, a config default and a Decimal variable reach the subscriber as their digits", async () => {
+  const plan = planOf();
+  const conn = plan.connections.find((c) => c.name === "refunds");
+  const op = conn.operations.find((o) => o.ref === "refunds.open_refund");
+  op.path = op.path + "/{account}";
+  conn.settings.account = { literal: "@BIG_SETTING@" };
+  plan.config.push({ name: "big_default", binding: "BIG_DEFAULT", type: { kind: "int" }, default: "@BIG_DEFAULT@" },
+    { name: "ratio", binding: "RATIO", type: { kind: "decimal" } });
+  const sub = plan.subscribers.find((s) => s.name === "open_refund");
+  const step = sub.handlers[0].steps[0];
+  step.args.order_id = { literal: "@BIG_LITERAL@" };
+  step.args.customer_email = { config: "big_default" };
+  step.args.items = { config: "ratio" };
+  const text = JSON.stringify(plan, null, 2).replace('"@BIG_SETTING@"', "123456789012345678901")
+    .replace('"@BIG_DEFAULT@"', "9007199254740993").replace('"@BIG_LITERAL@"', "-123456789012345678901.50");
+  await keepForOpenRefund("lit", 1);
+  const before = calls.length;
+  const rep = await jadpoWorker(text).deliver({ ...env(db), RATIO: "0.10000000000000000001" });
+  assert.deepEqual(rep, { claimed: 1, succeeded: 1, retried: 0, failed: 0, lost: 0 });
+  const sent = calls.slice(before);
+  assert.equal(sent.length, 1);
+  assert.match(sent[0].url, /\/123456789012345678901$/);
+  const body = sent[0].body;
+  assert.match(body, /"order_id":-123456789012345678901\.50[,}]/);
+  assert.match(body, /"customer_email":9007199254740993[,}]/);
+  assert.match(body, /"items":0\.10000000000000000001[,}]/);
+});
+
 // Issue 24: a body JSON cannot hold was acknowledged and parked as one
 // empty row for all of them.
 test("two v8 bodies JSON cannot hold: neither is acknowledged unkept; the dead-letter consumer parks each under its own message id", async () => {
