@@ -195,8 +195,9 @@ func TestBuildWorkersReturns(t *testing.T) {
 	}
 	w := string(builds[0]["worker.mjs"])
 	if !strings.Contains(w, "function jadpoWorker(plan") || !strings.Contains(w, "\nexport default jadpoWorker(PLAN);\n") ||
-		strings.Count(w, "\nexport ") != 1 || !strings.Contains(w, `"open_refund"`) {
-		t.Fatal("worker.mjs is not the runtime library, the plan and one default export")
+		strings.Count(w, "\nexport ") != 1 || !strings.Contains(w, "\nconst PLAN = \"{") || !strings.Contains(w, `\"open_refund\"`) {
+		// The plan is held as its JSON text, which readPlan reads exactly.
+		t.Fatal("worker.mjs is not the runtime library, the plan (as its JSON text) and one default export")
 	}
 	g := goldie.New(t, goldie.WithFixtureDir(filepath.Join(root, "testdata", "golden")), goldie.WithNameSuffix(""))
 	g.Assert(t, "build_returns_wrangler.toml", builds[0]["wrangler.toml"])

@@ -65,7 +65,8 @@ class NotJSON extends Error {}
 // and raw control characters refused, nesting to 128, numbers as their text.
 // Nodes: {k: "obj", members: [[name, node]...], byName: Map} | {k: "arr", items}
 // | {k: "str", v} | {k: "num", v: text} | {k: "true"} | {k: "false"} | {k: "null"}.
-function parse(text) {
+// maxDepth is a message's MAX_DEPTH; the plan (readPlan) is read deeper.
+function parse(text, maxDepth = MAX_DEPTH) {
   let i = 0;
   const ws = () => {
     for (;;) {
@@ -127,7 +128,7 @@ function parse(text) {
     ws();
     const c = text[i];
     if (c === "{" || c === "[") {
-      if (depth + 1 > MAX_DEPTH) fail();
+      if (depth + 1 > maxDepth) fail();
       i++;
       ws();
       if (c === "[") {
@@ -760,10 +761,18 @@ WHERE id IN (
 RETURNING id, fencing_token, attempts, max_attempts, subscriber, outbox_id`,
   claimedEvents: `SELECT id, source, received_id, event_name, event_json FROM jadpo_outbox
 WHERE id IN (SELECT value FROM json_each(?1))`,
+  // As the native store's settlement (runtime/store/sqlite): the last error's
+  // code and text (?7, at most MAX_ERROR_TEXT bytes; NULL on success), then
+  // the attempt's row, written from the row just settled and only when the
+  // settlement took (changes() is the settle's), in the same D1 batch.
   settle: `UPDATE jadpo_deliveries
-SET state = ?3, next_attempt_at = COALESCE(?4, next_attempt_at), last_error_code = ?5, lease_expires_at = NULL,
+SET state = ?3, next_attempt_at = COALESCE(?4, next_attempt_at), last_error_code = ?5, last_error = ?7,
+    lease_expires_at = NULL,
     settled_at = CASE WHEN ?3 IN ('succeeded', 'failed') THEN ?6 END, updated_at = ?6
 WHERE id = ?1 AND fencing_token = ?2 AND state = 'running'`,
+  attempt: `INSERT INTO jadpo_delivery_attempts (delivery_id, attempt, at, outcome, error_code, error)
+SELECT id, attempts, updated_at, state, last_error_code, last_error FROM jadpo_deliveries
+WHERE id = ?1 AND fencing_token = ?2 AND changes() = 1`,
 };
 
 // isStatementError tells a batch D1 refused as a statement (a constraint, a
@@ -808,11 +817,48 @@ export function notJSONBody(id, why) {
   return utf8.encode(`Cloudflare message ${id}: its body has no JSON text (${why})`);
 }
 
-// jadpoWorker makes the Worker's handlers for a plan. For tests: `opts.now`
+// readPlan reads the plan as build/plan.json holds it, keeping its literals
+// exact: a number in a `literal` or a `default` member (a setting's or an
+// argument's value, a config field's default) is a JSONNumber of its text,
+// sent and compared as the digits the plan holds, as the native runtime
+// reads it (ir.DecodeLiteral); JSON.parse, or the plan written as a
+// JavaScript object, would round 123456789012345678901 to
+// 123456789012345680000. The plan's other numbers (retries, lengths) are
+// small and read as numbers; rules' bounds are text already.
+export function readPlan(text) {
+  let root;
+  try {
+    root = parse(text, 100000);
+  } catch (e) {
+    if (e instanceof NotJSON || e instanceof RangeError) throw new Error("the plan is not JSON as codegen.EncodePlan writes it");
+    throw e;
+  }
+  const value = (n, literal) => {
+    switch (n.k) {
+      case "obj": {
+        const o = {};
+        // defineProperty: a member named __proto__ (an argument record's) is a member.
+        for (const [k, v] of n.members) Object.defineProperty(o, k, { value: value(v, literal || k === "literal" || k === "default"), enumerable: true, writable: true, configurable: true });
+        return o;
+      }
+      case "arr": return n.items.map((x) => value(x, literal));
+      case "str": return n.v;
+      case "num": return literal ? new JSONNumber(n.v) : Number(n.v);
+      case "true": return true;
+      case "false": return false;
+      default: return null;
+    }
+  };
+  return value(root, false);
+}
+
+// jadpoWorker makes the Worker's handlers for a plan: the plan's JSON text
+// (read by readPlan, as worker.mjs holds it), or a plan already read. For tests: `opts.now`
 // (ms) is the clock of the store's times (leases, due times), `opts.random`
 // ([0,1)) the jitter's draw, `opts.handlerTimeoutMs` and `opts.leaseMs` the
 // budget and lease; a Worker uses the clock, Math.random and the constants.
 export function jadpoWorker(plan, opts = {}) {
+  if (typeof plan === "string") plan = readPlan(plan);
   const now = opts.now || (() => Date.now());
   const random = opts.random || Math.random;
   const leaseMs = opts.leaseMs || LEASE_MS;
@@ -990,16 +1036,20 @@ export function jadpoWorker(plan, opts = {}) {
     // resolved twice keeps its first).
     const writeGroup = async (group) => {
       const at = micros(now());
-      const stmts = group.map(({ a }) => db.prepare(SQL.settle).bind(a.c.id, a.c.fencing_token, a.state, a.next, a.code, at));
+      // Each settlement is two statements: the settle and its attempt's row.
+      const pairs = group.map(({ a }) => [
+        db.prepare(SQL.settle).bind(a.c.id, a.c.fencing_token, a.state, a.next, a.code, at, a.error),
+        db.prepare(SQL.attempt).bind(a.c.id, a.c.fencing_token)]);
       let results;
       try {
-        results = (await db.batch(stmts)).map((r) => ({ r }));
+        const rs = await db.batch(pairs.flat());
+        results = pairs.map((_, i) => ({ r: rs[2 * i] }));
       } catch (e) {
-        if (group.length > 1) console.log(JSON.stringify({ msg: "settling deliveries together failed; settling them one by one", deliveries: stmts.length, error: String(e && e.message || e) }));
+        if (group.length > 1) console.log(JSON.stringify({ msg: "settling deliveries together failed; settling them one by one", deliveries: pairs.length, error: String(e && e.message || e) }));
         results = [];
-        for (const st of stmts) {
+        for (const pair of pairs) {
           try {
-            results.push({ r: await st.run() });
+            results.push({ r: (await db.batch(pair))[0] });
           } catch (e1) {
             results.push({ e: e1 });
           }
@@ -1031,7 +1081,12 @@ export function jadpoWorker(plan, opts = {}) {
       }
     }
     const s = settlementOf(c.attempts, budget, !!h, err);
-    const out = { c, state: s.state, code: s.code, next: null };
+    // The last error's text, as the native engine keeps it: none for a
+    // lease_expired or a success.
+    let why = null;
+    if (s.code === "handler_missing") why = `the plan running now has no handler of ${c.subscriber} for ${ev ? ev.event_name : "its event"}`;
+    else if (err) why = String(err && err.message || err);
+    const out = { c, state: s.state, code: s.code, error: errorText(why), next: null };
     if (s.state === "retry_wait") out.next = micros(now() + backoffDraw(sub.retry, c.attempts, random));
     if (err) console.log(JSON.stringify({ msg: "delivery attempt failed", delivery: c.id, subscriber: c.subscriber, attempt: c.attempts, error_code: s.code }));
     return out;
@@ -1066,9 +1121,12 @@ export function jadpoWorker(plan, opts = {}) {
   function configValue(env, name) {
     const f = plan.config.find((c) => c.name === name);
     if (!f) return undefined;
-    const v = env[f.binding];
-    if (v === undefined || v === "") return f.default;
-    if (f.type.kind === "int") return /^-?[0-9]+$/.test(v.trim()) ? new JSONNumber(BigInt(v.trim()).toString()) : Number(v);
+    if (env[f.binding] === undefined || env[f.binding] === "") return f.default;
+    // wrangler.toml's [vars], --var and secrets give text; checkConfig held it to the type.
+    const v = String(env[f.binding]);
+    if (f.type.kind === "int") return /^[+-]?[0-9]+$/.test(v.trim()) ? new JSONNumber(BigInt(v.trim()).toString()) : Number(v);
+    // A Decimal goes out as its digits, a number (the native json.Number).
+    if (f.type.kind === "decimal") return new JSONNumber(v);
     if (f.type.kind === "bool") return v === "true";
     return v;
   }
@@ -1131,9 +1189,12 @@ export function jadpoWorker(plan, opts = {}) {
     if (op.input) init.body = encodeJSON(wireOf(op.input, args));
     const url = String(host).replace(/\/$/, "") + path;
     const tries = op.retry_safe ? TRANSPORT_TRIES : 1;
-    const noAnswer = (timedOut) => Object.assign(new Error(`${op.ref}: no answer`), { code: timedOut ? "timeout" : "transport", temporary: true });
+    // The texts are the native wire.TransportError's and wire.Refusal's,
+    // which a delivery keeps as its last_error: never the answer's text.
+    const noAnswer = (timedOut, tries) => Object.assign(new Error(`${op.ref}: no answer after ${tries} attempt(s): ${timedOut ? "the time budget ran out" : "the connection failed"}`),
+      { code: timedOut ? "timeout" : "transport", temporary: true });
     for (let n = 1; ; n++) {
-      if (run.ac.signal.aborted) throw noAnswer(true);
+      if (run.ac.signal.aborted) throw noAnswer(true, n - 1);
       let resp, answer;
       const ac = new AbortController();
       const stop = () => ac.abort();
@@ -1143,7 +1204,7 @@ export function jadpoWorker(plan, opts = {}) {
         resp = await fetch(url, { ...init, signal: ac.signal });
         answer = await resp.text();
       } catch (e) {
-        if (n >= tries || run.ac.signal.aborted) throw noAnswer(ac.signal.aborted);
+        if (n >= tries || run.ac.signal.aborted) throw noAnswer(ac.signal.aborted, n);
         await pause(transportPause(n), run.ac.signal);
         continue;
       } finally {
@@ -1152,7 +1213,8 @@ export function jadpoWorker(plan, opts = {}) {
       }
       if (resp.status >= 200 && resp.status <= 299) return;
       const code = refusalCode(conn.provider.error_code, answer) || "http_" + resp.status;
-      throw Object.assign(new Error(`${op.ref} refused: ${code}`), { code, temporary: isTemporary(resp.status, code) });
+      const temporary = isTemporary(resp.status, code);
+      throw Object.assign(new Error(`${op.ref} refused: ${code} (HTTP ${resp.status}, ${temporary ? "temporary" : "permanent"})`), { code, temporary });
     }
   }
 
@@ -1162,6 +1224,31 @@ export function jadpoWorker(plan, opts = {}) {
   }
 
   return withConfigCheck(plan, { queue, scheduled, deliver }, { validEmail, instant, validDuration, compilePattern });
+}
+
+// MAX_ERROR_TEXT is the most of an error's text a delivery keeps, in UTF-8
+// bytes (store.MaxErrorText).
+export const MAX_ERROR_TEXT = 1024;
+
+// errorText is the text a delivery keeps of an error, as the native store's
+// sqlcommon.ErrorText: null for none; a lone surrogate made U+FFFD, cut to
+// MAX_ERROR_TEXT bytes at a character, NULs left out.
+export function errorText(s) {
+  if (s === null || s === undefined || s === "") return null;
+  s = String(s).toWellFormed();
+  if (utf8Length(s) > MAX_ERROR_TEXT) {
+    let n = 0, i = 0;
+    while (i < s.length) {
+      const cp = s.codePointAt(i);
+      const w = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+      if (n + w > MAX_ERROR_TEXT) break;
+      n += w;
+      i += cp > 0xffff ? 2 : 1;
+    }
+    s = s.slice(0, i);
+  }
+  s = s.replaceAll("\0", "");
+  return s === "" ? null : s;
 }
 
 // pause waits ms, or until signal aborts.

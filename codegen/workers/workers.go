@@ -89,8 +89,11 @@ func Files(p *ir.Program, plan []byte, schema string) (map[string][]byte, error)
 	w.WriteString(strings.ReplaceAll(ConfigLibrary, "\nexport ", "\n"))
 	w.WriteString("\n")
 	w.WriteString(strings.ReplaceAll(lib, "\nexport ", "\n"))
+	// The plan goes in as its JSON text, which the library reads with its
+	// literals exact (readPlan): as a JavaScript object, a number beyond 2^53
+	// would lose digits.
 	w.WriteString("const PLAN = ")
-	w.Write(plan[:len(plan)-1])
+	w.WriteString(jsString(string(plan[:len(plan)-1])))
 	w.WriteString(";\n\nexport default jadpoWorker(PLAN);\n")
 
 	cfg, err := wrangler(p)
@@ -164,6 +167,16 @@ func Consumers(p *ir.Program) ([]Consumer, error) {
 	return out, nil
 }
 
+// jsString writes s as a JavaScript string literal: JSON's, which escapes
+// U+2028 and U+2029 too.
+func jsString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
 func toml(s string) string {
 	b, _ := json.Marshal(s) // a TOML basic string escapes as JSON does
 	return string(b)
@@ -215,12 +228,15 @@ func wrangler(p *ir.Program) (string, error) {
 		case c.Secret:
 			secrets = append(secrets, c.Binding)
 		case c.Default != nil:
+			// Always a TOML string, as `--var` and the dashboard give a
+			// value: wrangler hands a TOML number or boolean to the Worker
+			// as a JSON value, and a number beyond 2^53 would lose digits.
 			v := string(c.Default)
 			var s string
 			if json.Unmarshal(c.Default, &s) == nil {
-				v = toml(s)
+				v = s
 			}
-			vars = append(vars, fmt.Sprintf("%s = %s", c.Binding, v))
+			vars = append(vars, fmt.Sprintf("%s = %s", c.Binding, toml(v)))
 		default:
 			needed = append(needed, c.Binding)
 		}

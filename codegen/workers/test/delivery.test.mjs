@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
   HANDLER_TIMEOUT_MS, LEASE_MS, REQUEST_TIMEOUT_MS, TRANSPORT_TRIES,
-  attemptBudget, backoffDraw, runsHandler, settlementOf, transportPause,
+  MAX_ERROR_TEXT, attemptBudget, backoffDraw, errorText, runsHandler, settlementOf, transportPause,
 } from "../jadpo.mjs";
 
 const tablePath = fileURLToPath(new URL("../../../testdata/delivery/table.json", import.meta.url));
@@ -52,6 +52,19 @@ for (const c of table.settle) {
     assert.equal(runsHandler(c.attempt, c.budget, c.handler) ? 1 : 0, c.calls ?? 1);
   });
 }
+
+// The last error's text, as the native store keeps it (sqlcommon.ErrorText).
+test("errorText: none is NULL; cut to 1 KiB of UTF-8 at a character; NULs left out; a lone surrogate is U+FFFD", () => {
+  assert.equal(MAX_ERROR_TEXT, 1024); // store.MaxErrorText
+  assert.equal(errorText(null), null);
+  assert.equal(errorText(""), null);
+  assert.equal(errorText("a\0b"), "ab");
+  assert.equal(errorText("x\ud800y"), "x\ufffdy");
+  const long = "a".repeat(1022) + "é€";
+  assert.equal(errorText(long), "a".repeat(1022) + "é"); // é is 2 bytes: 1024; € would pass it
+  assert.equal(errorText("a".repeat(1023) + "😀"), "a".repeat(1023));
+  assert.equal(new TextEncoder().encode(errorText("€".repeat(500))).length, 1023);
+});
 
 test("the table holds cases of each rule", () => {
   for (const k of ["transport_pause", "budget", "backoff", "settle"]) assert.ok(table[k].length > 0, k);

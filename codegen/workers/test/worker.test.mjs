@@ -203,19 +203,31 @@ test("a subscriber's temporary refusal is retried after its backoff and settled 
   answers = [503];
   const before = calls.length;
   await worker.queue("returns", [msg(ret("r-8"))]);
-  const row = async () => db.prepare(`SELECT d.state, d.attempts, d.next_attempt_at, d.last_error_code FROM jadpo_deliveries d
+  const row = async () => db.prepare(`SELECT d.id, d.state, d.attempts, d.next_attempt_at, d.last_error_code, d.last_error FROM jadpo_deliveries d
     JOIN jadpo_outbox o ON o.id = d.outbox_id WHERE o.received_id = 'r-8'`).first();
   for (let i = 0; i < 200 && ["pending", "running"].includes((await row()).state); i++) await new Promise((r) => setTimeout(r, 25));
   const first = await row();
   assert.equal(first.state, "retry_wait");
   assert.equal(first.attempts, 1);
   assert.equal(first.last_error_code, "unavailable"); // read at the package's error_code: "error.code"
+  // The last error's text, as the native wire.Refusal writes it (never the answer's text).
+  assert.equal(first.last_error, "refunds.open_refund refused: unavailable (HTTP 503, temporary)");
   // The cron trigger runs what is due: wait until next_attempt_at has passed.
   while (Date.now() * 1000 <= first.next_attempt_at) await new Promise((r) => setTimeout(r, 50));
   await worker.scheduled({ cron: "* * * * *" });
   const second = await row();
   assert.equal(second.state, "succeeded");
   assert.equal(second.attempts, 2);
+  assert.equal(second.last_error_code, null);
+  assert.equal(second.last_error, null);
+  // One attempt row per settled attempt, as the native store writes them.
+  const log = (await db.prepare(`SELECT attempt, outcome, error_code, error, at FROM jadpo_delivery_attempts
+    WHERE delivery_id = ?1 ORDER BY id`).bind(second.id).all()).results;
+  assert.deepEqual(log.map(({ at, ...a }) => a), [
+    { attempt: 1, outcome: "retry_wait", error_code: "unavailable", error: "refunds.open_refund refused: unavailable (HTTP 503, temporary)" },
+    { attempt: 2, outcome: "succeeded", error_code: null, error: null },
+  ]);
+  assert.ok(log[0].at < log[1].at && log[1].at <= Date.now() * 1000, `attempt times ${log.map((a) => a.at)}`);
   assert.equal(calls.length - before, 2);
   // Nothing is due any more: the backstop delivers nothing twice.
   await worker.scheduled({ cron: "* * * * *" });
@@ -271,9 +283,14 @@ test("fencing: a claim taken over after its lease runs out settles nothing; the 
   const second = await claim(60_000_003); // the first lease has run out
   assert.equal(second.id, first.id);
   assert.equal(second.attempts, 2);
-  const settle = (c) => db.prepare(SQL.settle).bind(c.id, c.fencing_token, "succeeded", null, null, 60_000_004).run();
-  assert.equal((await settle(first)).meta.changes, 0);
-  assert.equal((await settle(second)).meta.changes, 1);
+  // A settlement is its settle and its attempt's row, in one batch.
+  const settle = async (c) => (await db.batch([db.prepare(SQL.settle).bind(c.id, c.fencing_token, "succeeded", null, null, 60_000_004, null),
+    db.prepare(SQL.attempt).bind(c.id, c.fencing_token)])).map((r) => r.meta.changes);
+  assert.deepEqual(await settle(first), [0, 0], "a stale token settles nothing and writes no attempt");
+  assert.deepEqual(await settle(second), [1, 1]);
+  assert.deepEqual((await db.prepare("SELECT attempt, at, outcome FROM jadpo_delivery_attempts WHERE delivery_id = ?1").bind(first.id).all()).results,
+    [{ attempt: 2, at: 60_000_004, outcome: "succeeded" }]);
+  await db.prepare("DELETE FROM jadpo_delivery_attempts WHERE delivery_id = ?1").bind(first.id).run();
   await db.prepare("DELETE FROM jadpo_deliveries WHERE id = ?1").bind(first.id).run();
 });
 
@@ -299,6 +316,10 @@ test("jadpo deliveries reads the local D1 database (SQLite)", async () => {
   for (let i = 0; i < 200 && ["pending", "running"].includes((await row()).state); i++) await new Promise((r) => setTimeout(r, 25));
   const failed = await row();
   assert.equal(failed.state, "failed");
+  // `jadpo deliveries show` lists its attempt, with the error the Worker kept.
+  const shown = jadpo("deliveries", "show", `d${failed.id}`, "--database", db1);
+  assert.match(shown, /last error: +refunds\.open_refund refused: refund_refused \(HTTP 400, permanent\)\n/);
+  assert.match(shown, /attempt: +\S+ +\\?#1 +failed +refund_refused +refunds\.open_refund refused: refund_refused \(HTTP 400, permanent\)\n/);
   const listedFailed = JSON.parse(jadpo("deliveries", "list", "--json", "--database", db1)).entries;
   assert.ok(listedFailed.some((x) => x.id === `d${failed.id}` && x.kind === "delivery"), "the failed delivery is listed");
   jadpo("deliveries", "retry", `d${failed.id}`, "--database", db1);
@@ -385,11 +406,17 @@ test("deliveries: settlements finishing together share a D1 batch; a refused bat
     const rep = await run;
     assert.deepEqual(rep, { claimed: 12, succeeded: 12, retried: 0, failed: 0, lost: 0 });
     // The claim and the claimed events alone; the settlements in batches
-    // (the first to finish alone, the others together as it returns), and
-    // after a refused batch its settlements one statement each.
-    assert.ok(n.batch >= 1 && n.batch <= 4, `${n.batch} batches for 12 settlements finishing together`);
-    assert.equal(n.alone - 2, failBatches === 0 ? 0 : n.sizes[0], `D1 calls with ${failBatches} refused batch: ${JSON.stringify(n)}`);
-    assert.equal(n.sizes.slice(failBatches).reduce((x, y) => x + y, 0) + n.alone - 2, 12, "each settlement written once");
+    // (the first to finish alone, the others together as it returns), each
+    // a settle and its attempt's row, and after a refused batch its
+    // settlements one batch of two each.
+    assert.equal(n.alone, 2, `D1 calls with ${failBatches} refused batch: ${JSON.stringify(n)}`);
+    assert.ok(n.sizes.every((k) => k % 2 === 0), `batch sizes ${n.sizes}: a settle and its attempt's row each`);
+    const alone = failBatches === 0 ? 0 : n.sizes[0] / 2;
+    if (failBatches > 0) assert.deepEqual(n.sizes.slice(1, 1 + alone), Array(alone).fill(2), `after a refused batch: ${n.sizes}`);
+    assert.ok(n.batch - alone >= 1 && n.batch - alone <= 4, `${n.batch} batches for 12 settlements finishing together: ${n.sizes}`);
+    assert.equal(n.sizes.slice(failBatches).reduce((x, y) => x + y, 0), 24, "each settlement written once");
+    assert.equal(await count("jadpo_delivery_attempts a JOIN jadpo_deliveries d ON d.id = a.delivery_id JOIN jadpo_outbox o ON o.id = d.outbox_id",
+      `o.received_id LIKE '${prefix}-%' AND a.outcome = 'succeeded' AND a.attempt = 1`), 12, "an attempt row each");
     assert.equal(calls.length - before, 12, "each delivery's handler ran once");
     assert.equal(await count("jadpo_deliveries d JOIN jadpo_outbox o ON o.id = d.outbox_id",
       `o.received_id LIKE '${prefix}-%' AND d.state = 'succeeded' AND d.attempts = 1`), 12);
@@ -466,6 +493,37 @@ test("an Int of 2^63-1 in an event reaches the subscriber as the digits that cam
   const sent = calls.slice(before).filter((c) => c.body.includes("order-r-50"));
   assert.equal(sent.length, 1);
   assert.match(sent[0].body, /"items":\{"SKU-1":9223372036854775807,"SKU-2":9007199254740993\}/);
+});
+
+// The plan's literals went through JSON.parse (worker.mjs held the plan as a
+// JavaScript object): a setting, an argument or a default beyond 2^53 went
+// out rounded. The plan is handed over as its text, as worker.mjs holds it.
+test("literals beyond 2^53 in the plan, a config default and a Decimal variable reach the subscriber as their digits", async () => {
+  const plan = planOf();
+  const conn = plan.connections.find((c) => c.name === "refunds");
+  const op = conn.operations.find((o) => o.ref === "refunds.open_refund");
+  op.path = op.path + "/{account}";
+  conn.settings.account = { literal: "@BIG_SETTING@" };
+  plan.config.push({ name: "big_default", binding: "BIG_DEFAULT", type: { kind: "int" }, default: "@BIG_DEFAULT@" },
+    { name: "ratio", binding: "RATIO", type: { kind: "decimal" } });
+  const sub = plan.subscribers.find((s) => s.name === "open_refund");
+  const step = sub.handlers[0].steps[0];
+  step.args.order_id = { literal: "@BIG_LITERAL@" };
+  step.args.customer_email = { config: "big_default" };
+  step.args.items = { config: "ratio" };
+  const text = JSON.stringify(plan, null, 2).replace('"@BIG_SETTING@"', "123456789012345678901")
+    .replace('"@BIG_DEFAULT@"', "9007199254740993").replace('"@BIG_LITERAL@"', "-123456789012345678901.50");
+  await keepForOpenRefund("lit", 1);
+  const before = calls.length;
+  const rep = await jadpoWorker(text).deliver({ ...env(db), RATIO: "0.10000000000000000001" });
+  assert.deepEqual(rep, { claimed: 1, succeeded: 1, retried: 0, failed: 0, lost: 0 });
+  const sent = calls.slice(before);
+  assert.equal(sent.length, 1);
+  assert.match(sent[0].url, /\/123456789012345678901$/);
+  const body = sent[0].body;
+  assert.match(body, /"order_id":-123456789012345678901\.50[,}]/);
+  assert.match(body, /"customer_email":9007199254740993[,}]/);
+  assert.match(body, /"items":0\.10000000000000000001[,}]/);
 });
 
 // Issue 24: a body JSON cannot hold was acknowledged and parked as one
@@ -577,5 +635,9 @@ test("a retry_safe call: three tries without an answer, and all of them inside t
   assert.equal(tries("t-0"), 3);
   assert.deepEqual(await stateOf("t-1"), { state: "retry_wait", attempts: 1, code: "timeout" });
   assert.equal(tries("t-1"), 1, "the budget is the run's, not each try's");
+  const lastError = async (id) => (await db.prepare(`SELECT d.last_error AS e FROM jadpo_deliveries d
+    JOIN jadpo_outbox o ON o.id = d.outbox_id WHERE o.received_id = ?1`).bind(id).first()).e;
+  assert.equal(await lastError("t-0"), "refunds.open_refund: no answer after 3 attempt(s): the connection failed");
+  assert.equal(await lastError("t-1"), "refunds.open_refund: no answer after 1 attempt(s): the time budget ran out");
   await db.prepare(`DELETE FROM jadpo_deliveries WHERE outbox_id IN (SELECT id FROM jadpo_outbox WHERE received_id IN ('t-0','t-1'))`).run();
 });
