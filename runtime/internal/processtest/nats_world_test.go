@@ -22,7 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -189,128 +188,21 @@ func (w *NATSOrders) PublishFlow(e *NATSEnv, from, to int, over time.Duration) *
 }
 
 // NATSCounts is what VerifyNATS found.
-type NATSCounts struct {
-	Outbox, ReceivedIDs, Deliveries int
-	Parked                          map[string]int
-}
-
-// VerifyNATS checks that every order was kept or parked exactly once: the
-// outbox holds one row per valid order id, as its event; the received ids
-// are exactly those; the deliveries are the subscribers'; the parked
-// messages are exactly the orders to park, once each, for their reason,
-// their bodies as published; and the broker holds nothing for the app.
-func VerifyNATS(t testing.TB, e *NATSEnv, w *NATSOrders, subs map[string][]string) NATSCounts {
+// VerifyNATS holds the store to each order exactly once (VerifyKeptOnce),
+// their bodies as published, and the broker to holding nothing for the
+// app: no message in the stream, none pending for the consumer or
+// unacknowledged.
+func VerifyNATS(t testing.TB, e *NATSEnv, w *NATSOrders, subs map[string][]string) StoreCounts {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, e.StoreURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	var problems []string
-	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	orders := map[string]NATSOrder{}
+	want := make([]Expected, 0, len(w.Orders))
 	for _, o := range w.Orders {
-		orders[o.ID] = o
+		want = append(want, Expected{ID: o.ID, Body: o.Body, Event: o.Event, Park: o.Park})
 	}
-	k := NATSCounts{Parked: map[string]int{}}
-	var src, id, event string
-	seen := map[string]int{}
-	rows, err := conn.Query(ctx, `SELECT source, received_id, event_name FROM jadpo_outbox`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pgx.ForEachRow(rows, []any{&src, &id, &event}, func() error {
-		k.Outbox++
-		seen[id]++
-		o, ok := orders[id]
-		switch {
-		case src != NATSOrdersSource:
-			fail("outbox row %s is from %q", id, src)
-		case !ok:
-			fail("outbox holds %s, which is no order's id", id)
-		case o.Park != "":
-			fail("outbox holds %s, which had to be parked %s", id, o.Park)
-		case seen[id] == 2:
-			fail("outbox holds order %s twice", id)
-		case event != o.Event:
-			fail("outbox holds %s as %s, not %s", id, event, o.Event)
+	return VerifyKeptOnce(t, e.StoreURL, NATSOrdersSource, "id", want, subs, func(fail func(string, ...any)) {
+		if m, p, a := e.Held(); m != 0 || p != 0 || a != 0 {
+			fail("the broker still holds %d messages (%d pending for the consumer, %d unacknowledged)", m, p, a)
 		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	valid := 0
-	for id, o := range orders {
-		if o.Park == "" {
-			valid++
-			if seen[id] == 0 {
-				fail("order %s was lost: no outbox row", id)
-			}
-		}
-	}
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM jadpo_received_events WHERE source = $1`, NATSOrdersSource).Scan(&k.ReceivedIDs); err != nil {
-		t.Fatal(err)
-	}
-	if k.ReceivedIDs != valid || k.Outbox != valid {
-		fail("outbox %d rows, received ids %d; want %d each", k.Outbox, k.ReceivedIDs, valid)
-	}
-	want := 0
-	for _, o := range orders {
-		if o.Park == "" {
-			want += len(subs[o.Event])
-		}
-	}
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM jadpo_deliveries`).Scan(&k.Deliveries); err != nil {
-		t.Fatal(err)
-	}
-	if k.Deliveries != want {
-		fail("%d deliveries, want %d", k.Deliveries, want)
-	}
-	rows, err = conn.Query(ctx, `SELECT source, reason, body FROM jadpo_parked_messages`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reason string
-	var body []byte
-	parked := map[string]int{}
-	if _, err := pgx.ForEachRow(rows, []any{&src, &reason, &body}, func() error {
-		var b struct{ ID string }
-		_ = json.Unmarshal(body, &b)
-		o, ok := orders[b.ID]
-		switch {
-		case !ok:
-			fail("parked a body that is no order's: %.120s", body)
-			return nil
-		case o.Park == "":
-			fail("valid order %s was parked (%s)", b.ID, reason)
-		case o.Park != reason:
-			fail("order %s was parked %s, not %s", b.ID, reason, o.Park)
-		case string(body) != string(o.Body):
-			fail("order %s was parked as %q, not as published %q", b.ID, body, o.Body)
-		}
-		k.Parked[reason]++
-		parked[b.ID]++
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	for id, o := range orders {
-		if o.Park != "" && parked[id] != 1 {
-			fail("order %s (%s) was parked %d times, want once", id, o.Park, parked[id])
-		}
-	}
-	if m, p, a := e.Held(); m != 0 || p != 0 || a != 0 {
-		fail("the broker still holds %d messages (%d pending for the consumer, %d unacknowledged)", m, p, a)
-	}
-	if len(problems) > 0 {
-		if len(problems) > 20 {
-			problems = append(problems[:20], fmt.Sprintf("... and %d more", len(problems)-20))
-		}
-		t.Errorf("the store does not hold each order exactly once:\n%s", strings.Join(problems, "\n"))
-	}
-	return k
+	})
 }
 
 // natsAddr is the test server's host:port.

@@ -13,11 +13,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"maps"
 	mrand "math/rand/v2"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -234,151 +232,29 @@ func (e *RabbitEnv) StoreCounts() (outbox, parked int) {
 	return outbox, parked
 }
 
-// RabbitCounts is what VerifyRabbit found.
-type RabbitCounts struct {
-	Outbox, ReceivedIDs, Ready int
-	Parked                     map[string]int
-}
-
-// VerifyRabbit checks that every order was kept or parked exactly once:
-// the outbox holds one row per valid order's message_id, as its event
-// with its fields; the received ids are exactly those; the parked messages
-// are exactly the orders to park, each once and for its reason, their body
-// the message's; and the queue holds nothing (every message acknowledged:
-// one a run left unacknowledged would be ready again once its run ended).
-func VerifyRabbit(t testing.TB, e *RabbitEnv, orders []RabbitOrder) RabbitCounts {
+// VerifyRabbit holds the store to each order exactly once
+// (VerifyKeptOnce), a kept one's event with its fields, and the queue to
+// holding nothing (every message acknowledged: one a run left
+// unacknowledged would be ready again once its run ended).
+func VerifyRabbit(t testing.TB, e *RabbitEnv, orders []RabbitOrder) StoreCounts {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, e.StoreURL)
-	if err != nil {
-		t.Fatalf("connecting to check the store: %v", err)
-	}
-	defer conn.Close(context.Background())
-	var problems []string
-	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	byID := make(map[string]RabbitOrder, len(orders))
-	valid := 0
+	want := make([]Expected, 0, len(orders))
 	for _, o := range orders {
-		byID[o.ID] = o
+		x := Expected{ID: o.ID, Body: []byte(o.Body()), Event: o.Event, Park: o.Park}
 		if o.Park == "" {
-			valid++
+			x.Fields = o.eventFields()
 		}
+		want = append(want, x)
 	}
-	k := RabbitCounts{Parked: map[string]int{}}
-	rows, err := conn.Query(ctx, `SELECT source, received_id, event_name, event_json::text FROM jadpo_outbox ORDER BY id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var src, id, event, eventJSON string
-	seen := map[string]int{}
-	_, err = pgx.ForEachRow(rows, []any{&src, &id, &event, &eventJSON}, func() error {
-		k.Outbox++
-		seen[id]++
-		o, ok := byID[id]
-		switch {
-		case src != OrdersSource:
-			fail("outbox row %s is from %q, not %q", id, src, OrdersSource)
-		case !ok:
-			fail("outbox holds %s (%s), which is no order's id", id, event)
-			return nil
-		case o.Park != "":
-			fail("outbox holds %s (%s), which had to be parked %s", id, event, o.Park)
-			return nil
-		case seen[id] == 2:
-			fail("outbox holds %s twice", id)
-		case event != o.Event:
-			fail("outbox holds %s as %s, not %s", id, event, o.Event)
+	return VerifyKeptOnce(t, e.StoreURL, OrdersSource, "message_id", want, e.Plan.SubscribersByEvent(), func(fail func(string, ...any)) {
+		// The runs have ended, so a message one left unacknowledged is
+		// ready again once the broker sees its consumer gone.
+		workload.WaitUntil(t, 30*time.Second, "the runs' consumers to leave the queue", func() bool { _, c := e.Counts(); return c == 0 })
+		time.Sleep(200 * time.Millisecond)
+		if ready, _ := e.Counts(); ready != 0 {
+			fail("the queue still holds %d messages", ready)
 		}
-		if got, want := jsonMap(eventJSON), o.eventFields(); !maps.Equal(got, want) {
-			fail("outbox %s: event %s, want %v", id, eventJSON, want)
-		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for id, o := range byID {
-		if o.Park == "" && seen[id] == 0 {
-			fail("%s (%s) was lost: no outbox row", id, o.Kind)
-		}
-	}
-	rows, err = conn.Query(ctx, `SELECT source, received_id FROM jadpo_received_events`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = pgx.ForEachRow(rows, []any{&src, &id}, func() error {
-		k.ReceivedIDs++
-		if o, ok := byID[id]; src != OrdersSource || !ok || o.Park != "" {
-			fail("received id %s %s is no valid order's id", src, id)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if k.ReceivedIDs != valid || k.Outbox != valid {
-		fail("outbox %d rows, received ids %d; want %d each (the valid orders)", k.Outbox, k.ReceivedIDs, valid)
-	}
-	rows, err = conn.Query(ctx, `SELECT source, reason, convert_from(body, 'UTF8') FROM jadpo_parked_messages`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reason, body string
-	parked := map[string]int{}
-	_, err = pgx.ForEachRow(rows, []any{&src, &reason, &body}, func() error {
-		var b struct {
-			ID string `json:"message_id"`
-		}
-		if err := json.Unmarshal([]byte(body), &b); err != nil || b.ID == "" {
-			fail("a parked body without a message_id: %.120s", body)
-			return nil
-		}
-		o, ok := byID[b.ID]
-		switch {
-		case src != OrdersSource:
-			fail("parked %s is from %q", b.ID, src)
-		case !ok:
-			fail("parked %s, which is no order's id", b.ID)
-		case o.Park == "":
-			fail("valid order %s was parked (%s)", b.ID, reason)
-		case o.Park != reason:
-			fail("%s was parked %s, not %s", b.ID, reason, o.Park)
-		case body != o.Body():
-			fail("%s was parked as %q, not its body %q", b.ID, body, o.Body())
-		}
-		k.Parked[reason]++
-		parked[b.ID]++
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for id, o := range byID {
-		switch n := parked[id]; {
-		case o.Park == "":
-		case n == 0:
-			fail("%s (%s) was not parked", id, o.Park)
-		case n > 1:
-			fail("%s was parked %d times", id, n)
-		}
-	}
-	// Nothing left on the broker, nor unacknowledged: the runs have ended,
-	// so a message one left unacknowledged is ready again.
-	workload.WaitUntil(t, 30*time.Second, "the runs' consumers to leave the queue", func() bool { _, c := e.Counts(); return c == 0 })
-	time.Sleep(200 * time.Millisecond)
-	if k.Ready, _ = e.Counts(); k.Ready != 0 {
-		fail("the queue still holds %d messages", k.Ready)
-	}
-	if len(problems) > 0 {
-		more := ""
-		if len(problems) > 20 {
-			more = fmt.Sprintf("\n... and %d more", len(problems)-20)
-			problems = problems[:20]
-		}
-		t.Errorf("the store does not hold each message exactly once:\n%s%s", strings.Join(problems, "\n"), more)
-	}
-	return k
 }
 
 // countOrders says how many orders must be kept and parked.

@@ -10,7 +10,6 @@ package processtest
 // group holds nothing at the end.
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -22,7 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/jadpo/jadpo/check/checktest"
@@ -205,141 +203,18 @@ func (w *OrdersWorkload) AddFlow(e *RedisEnv, from, to int, over time.Duration) 
 }
 
 // RedisCounts is what VerifyRedis found.
-type RedisCounts struct {
-	Outbox, ReceivedIDs, Deliveries, Pending, Lag int
-	Parked                                        map[string]int
-}
-
-// VerifyRedis checks that every entry of w was kept or parked exactly once:
-// the outbox holds one row per valid id (none missing, none twice), as its
-// event; the received ids are exactly the valid ids; the deliveries are the
-// subscribers' (subs); the parked messages are exactly the entries to park,
-// each once, for its reason, their bodies byte for byte the entries'; and
-// the group holds nothing: no entry pending, none undelivered.
-func VerifyRedis(t testing.TB, e *RedisEnv, w *OrdersWorkload, subs map[string][]string) RedisCounts {
+// VerifyRedis holds the store to each entry of w exactly once
+// (VerifyKeptOnce), their bodies byte for byte the entries', and the group
+// to holding nothing: no entry pending, none undelivered.
+func VerifyRedis(t testing.TB, e *RedisEnv, w *OrdersWorkload, subs map[string][]string) StoreCounts {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, e.StoreURL)
-	if err != nil {
-		t.Fatalf("connecting to check the store: %v", err)
-	}
-	defer conn.Close(context.Background())
-	var problems []string
-	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	orders := map[string]StreamOrder{}
+	want := make([]Expected, 0, len(w.Orders))
 	for _, o := range w.Orders {
-		orders[o.ID] = o
+		want = append(want, Expected{ID: o.ID, Body: []byte(o.Body), Event: o.Event, Park: o.Park})
 	}
-	k := RedisCounts{Parked: map[string]int{}}
-	rows, err := conn.Query(ctx, `SELECT source, received_id, event_name FROM jadpo_outbox`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var src, id, event string
-	seen := map[string]int{}
-	_, err = pgx.ForEachRow(rows, []any{&src, &id, &event}, func() error {
-		k.Outbox++
-		seen[id]++
-		o, ok := orders[id]
-		switch {
-		case src != StreamsSource:
-			fail("outbox row %s is from %q", id, src)
-		case !ok:
-			fail("outbox holds %s, which is no entry's id", id)
-		case o.Park != "":
-			fail("outbox holds %s, which had to be parked %s", id, o.Park)
-		case seen[id] == 2:
-			fail("outbox holds %s twice", id)
-		case event != o.Event:
-			fail("outbox holds %s as %s, not %s", id, event, o.Event)
+	return VerifyKeptOnce(t, e.StoreURL, StreamsSource, "id", want, subs, func(fail func(string, ...any)) {
+		if pending, lag := e.Held(); pending != 0 || lag != 0 {
+			fail("the group still holds %d entries pending and %d undelivered", pending, lag)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	valid := 0
-	for id, o := range orders {
-		if o.Park == "" {
-			valid++
-			if seen[id] == 0 {
-				fail("entry %s was lost: no outbox row", id)
-			}
-		}
-	}
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM jadpo_received_events WHERE source = $1`, StreamsSource).Scan(&k.ReceivedIDs); err != nil {
-		t.Fatal(err)
-	}
-	if k.ReceivedIDs != valid || k.Outbox != valid {
-		fail("outbox %d rows, received ids %d; want %d each", k.Outbox, k.ReceivedIDs, valid)
-	}
-	want := 0
-	for _, o := range orders {
-		if o.Park == "" {
-			want += len(subs[o.Event])
-		}
-	}
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM jadpo_deliveries`).Scan(&k.Deliveries); err != nil {
-		t.Fatal(err)
-	}
-	if k.Deliveries != want {
-		fail("%d deliveries, want %d", k.Deliveries, want)
-	}
-	rows, err = conn.Query(ctx, `SELECT source, reason, body FROM jadpo_parked_messages`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reason string
-	var body []byte
-	parked := map[string]int{}
-	_, err = pgx.ForEachRow(rows, []any{&src, &reason, &body}, func() error {
-		var o StreamOrder
-		for _, c := range orders {
-			if bytes.Contains(body, []byte(`"id":"`+c.ID+`"`)) {
-				o = c
-			}
-		}
-		switch {
-		case o.ID == "":
-			fail("parked a body of no entry: %.120q", body)
-			return nil
-		case src != StreamsSource:
-			fail("parked %s is from %q", o.ID, src)
-		case o.Park == "":
-			fail("valid entry %s was parked (%s)", o.ID, reason)
-		case o.Park != reason:
-			fail("entry %s was parked %s, not %s", o.ID, reason, o.Park)
-		case string(body) != o.Body:
-			fail("entry %s was parked with body %q, not the entry's %q", o.ID, body, o.Body)
-		}
-		k.Parked[reason]++
-		parked[o.ID]++
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for id, o := range orders {
-		switch {
-		case o.Park == "":
-		case parked[id] == 0:
-			fail("entry %s (%s) was not parked", id, o.Park)
-		case parked[id] > 1:
-			fail("entry %s was parked %d times", id, parked[id])
-		}
-	}
-	k.Pending, k.Lag = e.Held()
-	if k.Pending != 0 || k.Lag != 0 {
-		fail("the group still holds %d entries pending and %d undelivered", k.Pending, k.Lag)
-	}
-	if len(problems) > 0 {
-		more := ""
-		if len(problems) > 20 {
-			more = fmt.Sprintf("\n... and %d more", len(problems)-20)
-			problems = problems[:20]
-		}
-		t.Errorf("the store does not hold each entry exactly once:\n%s%s", strings.Join(problems, "\n"), more)
-	}
-	return k
 }
