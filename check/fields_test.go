@@ -1,0 +1,82 @@
+package check
+
+import (
+	"testing"
+	"testing/fstest"
+
+	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/lang/project"
+)
+
+// TestFieldsShareTheirTypes: a record's fields keep one type per plain
+// type (not an ir.Field each): fields of the same declared or built-in
+// type, optional or not, or a list of it, point at one copy; a field with
+// rules of its own has its own; and what fields() gives is each field's
+// whole type and wire name, as before.
+func TestFieldsShareTheirTypes(t *testing.T) {
+	src := `value Address { street: Text }
+value Order {
+    a: Address
+    b: Address
+    c: Address?
+    d: Address?
+    n: Int
+    m: Int
+    o: Int?
+    x: Text { max_length: 3 }
+    y: Text { max_length: 3 }
+    l: List<Address>
+    k: List<Address>
+    w: Text { wire_name: "W" }
+}
+`
+	p := project.LoadFS(fstest.MapFS{"app.jadpo": {Data: []byte(src)}})
+	c := newChecker(p)
+	c.finish(p, "")
+	var d *decl
+	for _, m := range c.modules {
+		if o := m.ns.decls["Order"]; o != nil {
+			d = o
+		}
+	}
+	if d == nil || len(d.flds) != 12 {
+		t.Fatalf("Order not resolved with its 12 fields: %+v", d)
+	}
+	at := map[string]int{}
+	for i, f := range d.flds {
+		at[f.name] = i
+	}
+	typ := func(name string) *ir.Type { return d.flds[at[name]].typ }
+	for _, same := range [][2]string{{"a", "b"}, {"c", "d"}, {"n", "m"}, {"l", "k"}} {
+		if typ(same[0]) != typ(same[1]) {
+			t.Errorf("fields %s and %s have the same type but two copies of it", same[0], same[1])
+		}
+	}
+	for _, other := range [][2]string{{"a", "c"}, {"n", "o"}, {"x", "y"}, {"n", "w"}} {
+		if typ(other[0]) == typ(other[1]) {
+			t.Errorf("fields %s and %s share one type, but their types differ or hold rules of their own", other[0], other[1])
+		}
+	}
+	fs := d.fields()
+	want := map[string]ir.Field{
+		"a": {Name: "a", Type: ir.Type{Kind: ir.RecordK, Name: d.home.qualifier + ".Address"}},
+		"c": {Name: "c", Type: ir.Type{Kind: ir.RecordK, Name: d.home.qualifier + ".Address", Optional: true}},
+		"o": {Name: "o", Type: ir.Type{Kind: ir.Int, Optional: true}},
+		"w": {Name: "w", WireName: "W", Type: ir.Type{Kind: ir.Text}},
+	}
+	for name, w := range want {
+		got := fs[at[name]]
+		if got.Name != w.Name || got.WireName != w.WireName || !sameType(&got.Type, &w.Type) {
+			t.Errorf("field %s = %+v, want %+v", name, got, w)
+		}
+	}
+	if l := fs[at["l"]].Type; l.Kind != ir.List || l.Elem == nil || l.Elem.Name != d.home.qualifier+".Address" || l.Elem.Optional {
+		t.Errorf("field l = %+v, want a list of Address", l)
+	}
+	if x := fs[at["x"]].Type; x.Rules == nil || x.Rules.MaxLength == nil || *x.Rules.MaxLength != 3 {
+		t.Errorf("field x lost its rule: %+v", x)
+	}
+	if f := d.field("w"); f == nil || f.WireName != "W" {
+		t.Errorf(`field("w") = %+v, want wire name W`, f)
+	}
+}
