@@ -293,6 +293,7 @@ type namespace struct {
 type checker struct {
 	// types holds each type without rules once (shared).
 	types map[typeKey]*ir.Type
+	rules map[rulesKey]*ir.Rules // each set of rules once (sharedRules)
 	proj  *project.Project
 	diags diag.List
 

@@ -8,11 +8,11 @@ import (
 	"github.com/jadpo/jadpo/lang/project"
 )
 
-// TestFieldsShareTheirTypes: a record's fields keep one type per plain
+// TestFieldsShareTheirTypes: a record's fields keep one type per distinct
 // type (not an ir.Field each): fields of the same declared or built-in
-// type, optional or not, or a list of it, point at one copy; a field with
-// rules of its own has its own; and what fields() gives is each field's
-// whole type and wire name, as before.
+// type, optional or not, a list of it, or the same type with the same
+// rules, point at one copy; other rules are another type; and what
+// fields() gives is each field's whole type and wire name, as before.
 func TestFieldsShareTheirTypes(t *testing.T) {
 	src := `value Address { street: Text }
 value Order {
@@ -25,6 +25,8 @@ value Order {
     o: Int?
     x: Text { max_length: 3 }
     y: Text { max_length: 3 }
+    z: Text { max_length: 4 }
+    v: Int { min: 0 }
     l: List<Address>
     k: List<Address>
     w: Text { wire_name: "W" }
@@ -39,20 +41,20 @@ value Order {
 			d = o
 		}
 	}
-	if d == nil || len(d.flds) != 12 {
-		t.Fatalf("Order not resolved with its 12 fields: %+v", d)
+	if d == nil || len(d.flds) != 14 {
+		t.Fatalf("Order not resolved with its 14 fields: %+v", d)
 	}
 	at := map[string]int{}
 	for i, f := range d.flds {
 		at[f.name] = i
 	}
 	typ := func(name string) *ir.Type { return d.flds[at[name]].typ }
-	for _, same := range [][2]string{{"a", "b"}, {"c", "d"}, {"n", "m"}, {"l", "k"}} {
+	for _, same := range [][2]string{{"a", "b"}, {"c", "d"}, {"n", "m"}, {"l", "k"}, {"x", "y"}} {
 		if typ(same[0]) != typ(same[1]) {
 			t.Errorf("fields %s and %s have the same type but two copies of it", same[0], same[1])
 		}
 	}
-	for _, other := range [][2]string{{"a", "c"}, {"n", "o"}, {"x", "y"}, {"n", "w"}} {
+	for _, other := range [][2]string{{"a", "c"}, {"n", "o"}, {"x", "z"}, {"n", "v"}, {"n", "w"}} {
 		if typ(other[0]) == typ(other[1]) {
 			t.Errorf("fields %s and %s share one type, but their types differ or hold rules of their own", other[0], other[1])
 		}
@@ -75,6 +77,9 @@ value Order {
 	}
 	if x := fs[at["x"]].Type; x.Rules == nil || x.Rules.MaxLength == nil || *x.Rules.MaxLength != 3 {
 		t.Errorf("field x lost its rule: %+v", x)
+	}
+	if z := fs[at["z"]].Type; z.Rules == nil || z.Rules.MaxLength == nil || *z.Rules.MaxLength != 4 {
+		t.Errorf("field z took another field's rule: %+v", z)
 	}
 	if f := d.field("w"); f == nil || f.WireName != "W" {
 		t.Errorf(`field("w") = %+v, want wire name W`, f)

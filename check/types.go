@@ -187,19 +187,65 @@ type field struct {
 	typ  *ir.Type // shared: never written through
 }
 
-// typeKey names a type that holds no rules: its kind, name, optionality
-// and (for a list or map) its shared element type decide the whole of it.
+// typeKey names a type: its kind, name, optionality, its shared element
+// type (for a list or map) and its shared rules decide the whole of it.
 type typeKey struct {
-	kind ir.Kind
-	name string
-	opt  bool
-	elem *ir.Type
+	kind  ir.Kind
+	name  string
+	opt   bool
+	elem  *ir.Type
+	rules *ir.Rules
 }
 
-// shared is t kept once per check: a type without rules is the same
-// value wherever it is used (an Int?, an Address, a List<Line>), so every
-// use points at one copy; a type with rules is its own. What it returns is
-// never written through.
+// rulesKey is the whole of an ir.Rules, by value.
+type rulesKey struct {
+	min, max         string
+	hasMin, hasMax   bool
+	minLen, maxLen   int
+	hasMinL, hasMaxL bool
+	patterns         string // joined by NUL
+	nPatterns        int
+	format           string
+}
+
+// sharedRules is r kept once per check: the same rules (`{ min: 0 }`,
+// `{ max_length: 500 }`) are one value wherever they are given, so every
+// field that gives them points at one copy. What it returns is never
+// written through (applyRules copies a type's rules before tightening
+// them).
+func (c *checker) sharedRules(r ir.Rules) *ir.Rules {
+	k := rulesKey{format: r.Format, nPatterns: len(r.Patterns)}
+	if r.Min != nil {
+		k.min, k.hasMin = *r.Min, true
+	}
+	if r.Max != nil {
+		k.max, k.hasMax = *r.Max, true
+	}
+	if r.MinLength != nil {
+		k.minLen, k.hasMinL = *r.MinLength, true
+	}
+	if r.MaxLength != nil {
+		k.maxLen, k.hasMaxL = *r.MaxLength, true
+	}
+	if len(r.Patterns) > 0 {
+		k.patterns = strings.Join(r.Patterns, "\x00")
+	}
+	if p, ok := c.rules[k]; ok {
+		return p
+	}
+	if c.rules == nil {
+		c.rules = map[rulesKey]*ir.Rules{}
+	}
+	p := new(ir.Rules)
+	*p = r
+	c.rules[k] = p
+	return p
+}
+
+// shared is t kept once per check: a type is the same value wherever it
+// is used (an Int?, an Address, a List<Line>, an Int { min: 0 } with its
+// rules shared by sharedRules), so every use points at one copy. What it
+// returns is never written through.
 //
 // d is the declaration whose type t is (typeOfDecl), or nil: a declared
 // type keeps its two shared copies (as is, and optional) itself, so the
@@ -218,12 +264,7 @@ func (c *checker) shared(t ir.Type, d *decl) *ir.Type {
 		}
 		return d.shared[i]
 	}
-	if t.Rules != nil {
-		p := new(ir.Type)
-		*p = t
-		return p
-	}
-	k := typeKey{kind: t.Kind, name: t.Name, opt: t.Optional, elem: t.Elem}
+	k := typeKey{kind: t.Kind, name: t.Name, opt: t.Optional, elem: t.Elem, rules: t.Rules}
 	if p, ok := c.types[k]; ok {
 		return p
 	}
@@ -610,8 +651,7 @@ func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra string
 		c.add(diag.TypeConstraintInvalid, f.Range(b.Span()), "`min_length` %d is above `max_length` %d: no text fits", *rules.MinLength, *rules.MaxLength)
 	}
 	if rules.Min != nil || rules.Max != nil || rules.MinLength != nil || rules.MaxLength != nil || len(rules.Patterns) > 0 || rules.Format != "" {
-		r := rules // on the heap only when there are rules
-		t.Rules = &r
+		t.Rules = c.sharedRules(rules) // on the heap only when there are rules
 	}
 	return out
 }
