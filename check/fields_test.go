@@ -3,6 +3,7 @@ package check
 import (
 	"testing"
 	"testing/fstest"
+	"unsafe"
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/project"
@@ -83,5 +84,14 @@ value Order {
 	}
 	if f := d.field("w"); f == nil || f.WireName != "W" {
 		t.Errorf(`field("w") = %+v, want wire name W`, f)
+	}
+}
+
+// TestDeclStaysSmall: a check holds a decl per declaration of the project
+// (219,217 for the 52 MB generated one), so what few records have lives in
+// declRare, and the decl stays in the 208-byte size class.
+func TestDeclStaysSmall(t *testing.T) {
+	if n := unsafe.Sizeof(decl{}); n > 208 {
+		t.Errorf("a decl is %d bytes, over 208: put what few declarations need in declRare", n)
 	}
 }

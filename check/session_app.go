@@ -400,7 +400,7 @@ func (c *checker) appStillFits() bool {
 func sameShape(od, nd *decl) bool {
 	return od.name == nd.name && od.kind == nd.kind && od.state == resolved && nd.state == resolved &&
 		od.failed == nd.failed && od.home.qualifier == nd.home.qualifier &&
-		slices.Equal(od.failedFields, nd.failedFields) && sameType(&od.typ, &nd.typ) && sameFields(od, nd)
+		slices.Equal(od.failedFields(), nd.failedFields()) && sameType(&od.typ, &nd.typ) && sameFields(od, nd)
 }
 
 // sameType compares two resolved types, as reflect.DeepEqual would.

@@ -148,7 +148,8 @@ func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
 		if !ok {
 			d.failed = true
 			// Its type's problem is reported: reading the field is not.
-			d.failedFields = append(d.failedFields, f.Name.Name)
+			r := d.rareParts()
+			r.failedFields = append(r.failedFields, f.Name.Name)
 			continue
 		}
 		wire := c.applyRules(d.file, &t, f.Options, "wire_name")
@@ -165,19 +166,20 @@ func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
 				wireName = m.Value.TextValue()
 			}
 		}
-		if wireName != "" && d.wires == nil {
-			d.wires = make([]string, len(d.flds), cap(d.flds))
+		if wireName != "" && (d.rare == nil || d.rare.wires == nil) {
+			d.rareParts().wires = make([]string, len(d.flds), cap(d.flds))
 		}
-		if d.wires != nil {
-			d.wires = append(d.wires, wireName)
+		if d.rare != nil && d.rare.wires != nil {
+			d.rare.wires = append(d.rare.wires, wireName)
 		}
 		d.flds = append(d.flds, field{name: f.Name.Name, typ: c.shared(t, td)})
 	}
 	if len(d.flds) > fieldScanMax {
-		d.fieldOf = make(map[string]int, len(d.flds))
+		fieldOf := make(map[string]int, len(d.flds))
 		for i := range d.flds {
-			d.fieldOf[d.flds[i].name] = i
+			fieldOf[d.flds[i].name] = i
 		}
+		d.rareParts().fieldOf = fieldOf
 	}
 }
 
@@ -284,10 +286,10 @@ func (d *decl) fieldAt(i int) ir.Field {
 
 // wireAt is the record's i-th field's wire name, "" when it gives none.
 func (d *decl) wireAt(i int) string {
-	if d.wires == nil {
+	if d.rare == nil || d.rare.wires == nil {
 		return ""
 	}
-	return d.wires[i]
+	return d.rare.wires[i]
 }
 
 // fields are the record's fields (nil when it was never resolved), made
@@ -307,7 +309,7 @@ func (d *decl) fields() []ir.Field {
 // that did not resolve: its problem is reported there, and a use of the
 // field is not reported again.
 func (d *decl) fieldFailed(name string) bool {
-	for _, n := range d.failedFields {
+	for _, n := range d.failedFields() {
 		if n == name {
 			return true
 		}
@@ -322,8 +324,8 @@ const fieldScanMax = 16
 
 // field is the record's field of that name, or nil.
 func (d *decl) field(name string) *ir.Field {
-	if d.fieldOf != nil {
-		if i, ok := d.fieldOf[name]; ok {
+	if d.rare != nil && d.rare.fieldOf != nil {
+		if i, ok := d.rare.fieldOf[name]; ok {
 			f := d.fieldAt(i)
 			return &f
 		}
