@@ -172,7 +172,7 @@ func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
 		if d.rare != nil && d.rare.wires != nil {
 			d.rare.wires = append(d.rare.wires, wireName)
 		}
-		d.flds = append(d.flds, field{name: f.Name.Name, typ: c.shared(t, td)})
+		d.flds = append(d.flds, field{name: f.Name.Name, typ: c.fieldType(t, td)})
 	}
 	if len(d.flds) > fieldScanMax {
 		fieldOf := make(map[string]int, len(d.flds))
@@ -260,6 +260,9 @@ func (c *checker) shared(t ir.Type, d *decl) *ir.Type {
 		if t.Optional {
 			i = 1
 		}
+		if d.shared == nil {
+			d.shared = new([2]*ir.Type)
+		}
 		if d.shared[i] == nil {
 			d.shared[i] = new(ir.Type)
 			*d.shared[i] = t
@@ -277,6 +280,18 @@ func (c *checker) shared(t ir.Type, d *decl) *ir.Type {
 	*p = t
 	c.types[k] = p
 	return p
+}
+
+// fieldType is the shared type of a field of type t, itself of
+// declaration d's type (or d is nil). A field of a declared type as it is
+// points at the declaration's own type: fieldAt copies a field's type out,
+// so that pointer never leaves the checker (a program's types must not
+// hold its declarations, and through them every tree, alive).
+func (c *checker) fieldType(t ir.Type, d *decl) *ir.Type {
+	if d != nil && !t.Optional && t.Rules == d.typ.Rules && t.Elem == d.typ.Elem {
+		return &d.typ // resolved: never written again
+	}
+	return c.shared(t, d)
 }
 
 // fieldAt is the record's i-th field.
