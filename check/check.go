@@ -251,11 +251,17 @@ type decl struct {
 
 // declRare is what few records have.
 type declRare struct {
-	// wires are the fields' wire names, by field, when one gives any.
-	wires []string
+	// wires are the wire names of the fields that give one.
+	wires []wireName
 	// failedFields are fields whose type did not resolve (reported once).
 	failedFields []string
 	fieldOf      map[string]int // only for records of more than fieldScanMax fields
+}
+
+// wireName is the wire name of a record's field, by the field's index.
+type wireName struct {
+	field int
+	name  string
 }
 
 // rareParts is d.rare, made when first needed.

@@ -152,25 +152,23 @@ func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
 			r.failedFields = append(r.failedFields, f.Name.Name)
 			continue
 		}
-		wire := c.applyRules(d.file, &t, f.Options, "wire_name")
+		wireMember := c.applyRules(d.file, &t, f.Options, "wire_name")
 		if fs != nil {
 			tt := t
 			fs.Type = &tt
 		}
-		wireName := ""
-		if m := wire; m != nil {
+		wire := ""
+		if m := wireMember; m != nil {
 			if m.Value.Text == nil || m.Value.TextValue() == "" {
 				c.add(diag.TypeConstraintInvalid, d.file.Range(m.Value.Span()), "`wire_name` takes a non-empty text").
 					WithHelp(`write the member name used on the wire: wire_name: "MD5OfBody"`)
 			} else {
-				wireName = m.Value.TextValue()
+				wire = m.Value.TextValue()
 			}
 		}
-		if wireName != "" && (d.rare == nil || d.rare.wires == nil) {
-			d.rareParts().wires = make([]string, len(d.flds), cap(d.flds))
-		}
-		if d.rare != nil && d.rare.wires != nil {
-			d.rare.wires = append(d.rare.wires, wireName)
+		if wire != "" {
+			r := d.rareParts()
+			r.wires = append(r.wires, wireName{field: len(d.flds), name: wire})
 		}
 		d.flds = append(d.flds, field{name: f.Name.Name, typ: c.fieldType(t, td)})
 	}
@@ -301,10 +299,15 @@ func (d *decl) fieldAt(i int) ir.Field {
 
 // wireAt is the record's i-th field's wire name, "" when it gives none.
 func (d *decl) wireAt(i int) string {
-	if d.rare == nil || d.rare.wires == nil {
+	if d.rare == nil {
 		return ""
 	}
-	return d.rare.wires[i]
+	for _, w := range d.rare.wires {
+		if w.field == i {
+			return w.name
+		}
+	}
+	return ""
 }
 
 // fields are the record's fields (nil when it was never resolved), made
