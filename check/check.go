@@ -243,10 +243,9 @@ type decl struct {
 	shared *[2]*ir.Type
 	// rare holds what few records have, nil for the others: a check holds
 	// one decl per declaration of the project (219,217 for 52 MB), and a
-	// decl is 192 bytes with it here, 280 with its three slices and map.
-	rare   *declRare
-	idText string
-	sym    *Symbol // its index symbol, when indexing
+	// decl is 176 bytes with it here, 280 with its three slices and map.
+	rare *declRare
+	sym  *Symbol // its index symbol, when indexing
 }
 
 // declRare is what few records have.
@@ -288,12 +287,14 @@ const (
 	resolved
 )
 
-// id is the record's or type's program-wide identity (made once).
+// id is the record's or type's program-wide identity: its resolved type's
+// name once resolved (made once, there; the decl keeps no copy of it),
+// made anew before.
 func (d *decl) id() string {
-	if d.idText == "" {
-		d.idText = d.home.qualifier + "." + d.name
+	if d.typ.Name != "" {
+		return d.typ.Name
 	}
-	return d.idText
+	return d.home.qualifier + "." + d.name
 }
 
 // displayName is how code in the app names it.
