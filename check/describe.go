@@ -167,7 +167,7 @@ func (c *checker) describeRecord(into map[string][]FieldReference, d *decl) {
 	c.resolveDecl(d)
 	fields := []FieldReference{}
 	into[d.name] = fields
-	for _, f := range d.fields {
+	for _, f := range d.fields() {
 		fields = append(fields, FieldReference{Name: f.Name, Type: TypeText(f.Type), WireName: f.WireName, Required: !f.Type.Optional})
 		t := f.Type
 		for t.Elem != nil {

@@ -308,7 +308,7 @@ func (c *checker) finishIndex() {
 				s.Variants = d.typ.Variants
 			}
 		case kindValue, kindEvent:
-			s.Fields = d.fields
+			s.Fields = d.fields()
 		}
 	}
 	ix.modules = c.modules

@@ -43,8 +43,8 @@ func (c *checker) program() *ir.Program {
 			}
 			records[t.Name] = true
 			if d := c.recordDecl(t.Name); d != nil {
-				for _, f := range d.fields {
-					walk(f.Type)
+				for _, f := range d.flds {
+					walk(*f.typ)
 				}
 			}
 		}
@@ -110,7 +110,10 @@ func (c *checker) program() *ir.Program {
 		if d == nil {
 			continue
 		}
-		fields := append([]ir.Field{}, d.fields...)
+		fields := d.fields()
+		if fields == nil {
+			fields = []ir.Field{}
+		}
 		p.Records = append(p.Records, ir.Record{ID: id, Name: d.displayName(), Event: d.kind == kindEvent, Fields: fields})
 	}
 	sort.Slice(p.Queues, func(i, j int) bool { return p.Queues[i].Name < p.Queues[j].Name })

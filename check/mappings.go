@@ -245,7 +245,7 @@ func (c *checker) batchEntry(p *pkg, f *ast.File, bm map[string]*ast.Member, op 
 		out.Entry[key] = v
 	})
 	var missing []string
-	for _, fld := range item.fields {
+	for _, fld := range item.fields() {
 		if !fld.Type.Optional && !given[fld.Name] {
 			missing = append(missing, fld.Name)
 		}
@@ -389,7 +389,7 @@ func (c *checker) mappedCall(p *pkg, f *ast.File, owner *ast.Member, ms map[stri
 		}, handle, message, func(key string, v ir.Value) { call.Input[key] = v })
 	}
 	var missing []string
-	for _, fld := range op.input.fields {
+	for _, fld := range op.input.fields() {
 		isBuilt := fld.Name == built || built != "" && op.input.field(built) == nil && fld.Type.Kind == ir.List
 		if !fld.Type.Optional && !given[fld.Name] && !isBuilt {
 			missing = append(missing, fld.Name)
@@ -464,9 +464,9 @@ func (c *checker) mapFields(p *pkg, f *ast.File, blk *ast.Block, rec *decl, word
 }
 
 func fieldNamesOf(d *decl) []string {
-	out := make([]string, len(d.fields))
-	for i, f := range d.fields {
-		out[i] = f.Name
+	out := make([]string, len(d.flds))
+	for i, f := range d.flds {
+		out[i] = f.name
 	}
 	return out
 }

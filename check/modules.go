@@ -259,18 +259,17 @@ func newDecl(d *ast.Decl, f *ast.File, home *namespace) *decl {
 	dd := &decl{public: n.Public, node: d, file: f, home: home}
 	switch {
 	case n.Type != nil:
-		dd.kind, dd.ident = kindType, n.Type.Name
+		dd.kind = kindType
 	case n.Enum != nil:
-		dd.kind, dd.ident = kindEnum, n.Enum.Name
+		dd.kind = kindEnum
 	case n.Record != nil:
-		dd.kind, dd.ident = kindValue, n.Record.Name
+		dd.kind = kindValue
 		if n.Record.IsEvent() {
 			dd.kind = kindEvent
 		}
 	case n.Config != nil:
-		dd.kind, dd.ident = kindConfig, n.Config.Name
+		dd.kind = kindConfig
 	case n.BlockDecl != nil:
-		dd.ident = n.BlockDecl.Name
 		switch n.BlockDecl.Kind {
 		case "store":
 			dd.kind = kindStore
@@ -280,7 +279,7 @@ func newDecl(d *ast.Decl, f *ast.File, home *namespace) *decl {
 			dd.kind = kindQueue
 		}
 	}
-	dd.name = dd.ident.Name
+	dd.name = dd.ident().Name
 	return dd
 }
 
@@ -288,9 +287,9 @@ func newDecl(d *ast.Decl, f *ast.File, home *namespace) *decl {
 func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 	if d.Subscriber != nil {
 		m.appWide = true
-		dd := &decl{name: d.Subscriber.Name.Name, kind: kindSubscriber, ident: d.Subscriber.Name, node: d, file: f, home: m.ns}
+		dd := &decl{name: d.Subscriber.Name.Name, kind: kindSubscriber, node: d, file: f, home: m.ns}
 		c.sym(dd)
-		c.checkName(f, dd.ident, false, "subscriber")
+		c.checkName(f, dd.ident(), false, "subscriber")
 		c.addUnique(c.subscribers, dd)
 		if d.Subscriber.Public {
 			c.publicIgnored(f, d, "subscriber")
@@ -307,7 +306,7 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 	}
 	switch dd.kind {
 	case kindType, kindEnum, kindValue, kindEvent:
-		c.checkName(f, dd.ident, true, kindWords[dd.kind])
+		c.checkName(f, dd.ident(), true, kindWords[dd.kind])
 		if _, dup := m.ns.decls[dd.name]; dup {
 			// Its uses could mean either declaration: the duplicate is
 			// the one diagnostic, and they are not checked against the first.
@@ -325,7 +324,7 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 			}
 		}
 	case kindConfig:
-		c.checkName(f, dd.ident, true, "config")
+		c.checkName(f, dd.ident(), true, "config")
 		if c.configDecl != nil {
 			c.add(diag.SemanticOnePerApp, dd.rng(), "the app declares a second config, `%s`", dd.name).
 				WithRelated(c.configDecl.rng(), "the first config is here").
@@ -334,7 +333,7 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 		}
 		c.configDecl = dd
 	case kindStore:
-		c.checkName(f, dd.ident, false, "store")
+		c.checkName(f, dd.ident(), false, "store")
 		if c.store != nil {
 			c.add(diag.SemanticOnePerApp, dd.rng(), "the app declares a second store, `%s`", dd.name).
 				WithRelated(c.store.rng(), "the first store is here").
@@ -343,7 +342,7 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 		}
 		c.store = dd
 	case kindConnection:
-		c.checkName(f, dd.ident, false, "connection")
+		c.checkName(f, dd.ident(), false, "connection")
 		if first, dup := c.connections[dd.name]; dup {
 			c.duplicate(dd, first.decl)
 			return
@@ -355,7 +354,7 @@ func (c *checker) addAppDecl(m *module, f *ast.File, d *ast.Decl) {
 			c.connAlias[right] = dd.name
 		}
 	case kindQueue:
-		c.checkName(f, dd.ident, false, "queue")
+		c.checkName(f, dd.ident(), false, "queue")
 		c.addUnique(c.queues, dd)
 	}
 }

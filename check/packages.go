@@ -190,7 +190,7 @@ func (c *checker) indexPackageNamed(p *pkg, f *ast.File, d *ast.Decl) {
 		return
 	}
 	dd := newDecl(d, f, p.ns)
-	c.checkName(f, dd.ident, true, kindWords[dd.kind])
+	c.checkName(f, dd.ident(), true, kindWords[dd.kind])
 	if _, dup := p.ns.decls[dd.name]; !dup {
 		c.sym(dd)
 	}

@@ -31,7 +31,7 @@ func (c *checker) checkQueue(d *decl) {
 
 	cn := c.connection(d.name)
 	if cn != nil {
-		c.ref(f, d.ident.Span(), c.sym(cn.decl)) // a queue receives from its namesake
+		c.ref(f, d.ident().Span(), c.sym(cn.decl)) // a queue receives from its namesake
 	}
 	switch {
 	case cn == nil:

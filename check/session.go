@@ -316,8 +316,8 @@ func (c *checker) takeAgain(m *module) bool {
 func sameInterface(od, nd *decl) bool {
 	return od.name == nd.name && od.kind == nd.kind && od.public && nd.public &&
 		od.state == resolved && nd.state == resolved && od.failed == nd.failed &&
-		od.home.qualifier == nd.home.qualifier && slices.Equal(od.failedFields, nd.failedFields) &&
-		sameType(&od.typ, &nd.typ) && sameFields(od.fields, nd.fields)
+		od.home.qualifier == nd.home.qualifier && slices.Equal(od.failedFields(), nd.failedFields()) &&
+		sameType(&od.typ, &nd.typ) && sameFields(od, nd)
 }
 
 // reuseModule takes a kept module into this check.

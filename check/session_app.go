@@ -400,7 +400,7 @@ func (c *checker) appStillFits() bool {
 func sameShape(od, nd *decl) bool {
 	return od.name == nd.name && od.kind == nd.kind && od.state == resolved && nd.state == resolved &&
 		od.failed == nd.failed && od.home.qualifier == nd.home.qualifier &&
-		slices.Equal(od.failedFields, nd.failedFields) && sameType(&od.typ, &nd.typ) && sameFields(od.fields, nd.fields)
+		slices.Equal(od.failedFields(), nd.failedFields()) && sameType(&od.typ, &nd.typ) && sameFields(od, nd)
 }
 
 // sameType compares two resolved types, as reflect.DeepEqual would.
@@ -429,12 +429,14 @@ func sameRef[T comparable](a, b *T) bool {
 	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
-func sameFields(a, b []ir.Field) bool {
+// sameFields reports whether two records resolved to the same fields.
+func sameFields(od, nd *decl) bool {
+	a, b := od.flds, nd.flds
 	if len(a) != len(b) || (a == nil) != (b == nil) {
 		return false
 	}
 	for i := range a {
-		if a[i].Name != b[i].Name || a[i].WireName != b[i].WireName || !sameType(&a[i].Type, &b[i].Type) {
+		if a[i].name != b[i].name || od.wireAt(i) != nd.wireAt(i) || !sameType(a[i].typ, b[i].typ) {
 			return false
 		}
 	}
@@ -452,8 +454,8 @@ func typeNames(d *decl) []string {
 		}
 	}
 	walk(&d.typ)
-	for i := range d.fields {
-		walk(&d.fields[i].Type)
+	for i := range d.flds {
+		walk(d.flds[i].typ)
 	}
 	return out
 }

@@ -255,7 +255,7 @@ func (c *checker) checkAttempt(f *ast.File, a *ast.Attempt, env *handlerEnv) (ir
 	}
 	cn.pkg.useOperation(op)
 	step.Operation = ref
-	ok := c.checkArgs(f, e, op.input, op.input.fields, env, step.Args, "`"+ref+"`")
+	ok := c.checkArgs(f, e, op.input, op.input.fields(), env, step.Args, "`"+ref+"`")
 	if !ok {
 		return ir.Step{}, false
 	}
@@ -432,7 +432,7 @@ func (c *checker) expr(f *ast.File, e *ast.Expr, want ir.Type, env *handlerEnv, 
 			out.Record[m.Key.Name] = x
 		}
 		var missing []string
-		for _, fl := range rd.fields {
+		for _, fl := range rd.fields() {
 			if _, given := out.Record[fl.Name]; !given && !fl.Type.Optional {
 				missing = append(missing, fl.Name)
 			}

@@ -134,7 +134,7 @@ func (d *decl) scope() scope {
 
 // resolveFields types a record's fields.
 func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
-	d.fields = make([]ir.Field, 0, len(fields))
+	d.flds = make([]field, 0, len(fields))
 	s := d.scope()
 	for i, f := range fields {
 		c.checkName(d.file, &f.Name, false, "field")
@@ -144,42 +144,190 @@ func (c *checker) resolveFields(d *decl, fields []*ast.Field) {
 			continue
 		}
 		fs := c.fieldSym(SymField, d.file, f, c.sym(d))
-		t, ok := c.typeOf(s, d.file, &f.Type, "field")
+		t, td, ok := c.typeOfDecl(s, d.file, &f.Type, "field")
 		if !ok {
 			d.failed = true
 			// Its type's problem is reported: reading the field is not.
-			d.failedFields = append(d.failedFields, f.Name.Name)
+			r := d.rareParts()
+			r.failedFields = append(r.failedFields, f.Name.Name)
 			continue
 		}
-		wire := c.applyRules(d.file, &t, f.Options, "wire_name")
+		wireMember := c.applyRules(d.file, &t, f.Options, "wire_name")
 		if fs != nil {
 			tt := t
 			fs.Type = &tt
 		}
-		field := ir.Field{Name: f.Name.Name, Type: t}
-		if m := wire; m != nil {
+		wire := ""
+		if m := wireMember; m != nil {
 			if m.Value.Text == nil || m.Value.TextValue() == "" {
 				c.add(diag.TypeConstraintInvalid, d.file.Range(m.Value.Span()), "`wire_name` takes a non-empty text").
 					WithHelp(`write the member name used on the wire: wire_name: "MD5OfBody"`)
 			} else {
-				field.WireName = m.Value.TextValue()
+				wire = m.Value.TextValue()
 			}
 		}
-		d.fields = append(d.fields, field)
+		if wire != "" {
+			r := d.rareParts()
+			r.wires = append(r.wires, wireName{field: len(d.flds), name: wire})
+		}
+		d.flds = append(d.flds, field{name: f.Name.Name, typ: c.fieldType(t, td)})
 	}
-	if len(d.fields) > fieldScanMax {
-		d.fieldOf = make(map[string]*ir.Field, len(d.fields))
-		for i := range d.fields {
-			d.fieldOf[d.fields[i].Name] = &d.fields[i]
+	if len(d.flds) > fieldScanMax {
+		fieldOf := make(map[string]int, len(d.flds))
+		for i := range d.flds {
+			fieldOf[d.flds[i].name] = i
+		}
+		d.rareParts().fieldOf = fieldOf
+	}
+}
+
+// field is a record's resolved field as the checker keeps it.
+type field struct {
+	name string
+	typ  *ir.Type // shared: never written through
+}
+
+// typeKey names a type: its kind, name, optionality, its shared element
+// type (for a list or map) and its shared rules decide the whole of it.
+type typeKey struct {
+	kind  ir.Kind
+	name  string
+	opt   bool
+	elem  *ir.Type
+	rules *ir.Rules
+}
+
+// rulesKey is the whole of an ir.Rules, by value.
+type rulesKey struct {
+	min, max         string
+	hasMin, hasMax   bool
+	minLen, maxLen   int
+	hasMinL, hasMaxL bool
+	patterns         string // joined by NUL
+	nPatterns        int
+	format           string
+}
+
+// sharedRules is r kept once per check: the same rules (`{ min: 0 }`,
+// `{ max_length: 500 }`) are one value wherever they are given, so every
+// field that gives them points at one copy. What it returns is never
+// written through (applyRules copies a type's rules before tightening
+// them).
+func (c *checker) sharedRules(r ir.Rules) *ir.Rules {
+	k := rulesKey{format: r.Format, nPatterns: len(r.Patterns)}
+	if r.Min != nil {
+		k.min, k.hasMin = *r.Min, true
+	}
+	if r.Max != nil {
+		k.max, k.hasMax = *r.Max, true
+	}
+	if r.MinLength != nil {
+		k.minLen, k.hasMinL = *r.MinLength, true
+	}
+	if r.MaxLength != nil {
+		k.maxLen, k.hasMaxL = *r.MaxLength, true
+	}
+	if len(r.Patterns) > 0 {
+		k.patterns = strings.Join(r.Patterns, "\x00")
+	}
+	if p, ok := c.rules[k]; ok {
+		return p
+	}
+	if c.rules == nil {
+		c.rules = map[rulesKey]*ir.Rules{}
+	}
+	p := new(ir.Rules)
+	*p = r
+	c.rules[k] = p
+	return p
+}
+
+// shared is t kept once per check: a type is the same value wherever it
+// is used (an Int?, an Address, a List<Line>, an Int { min: 0 } with its
+// rules shared by sharedRules), so every use points at one copy. What it
+// returns is never written through.
+//
+// d is the declaration whose type t is (typeOfDecl), or nil: a declared
+// type keeps its two shared copies (as is, and optional) itself, so the
+// map holds only the built-in types and the lists and maps.
+func (c *checker) shared(t ir.Type, d *decl) *ir.Type {
+	if d != nil && t.Rules == d.typ.Rules && t.Elem == d.typ.Elem {
+		// Copies, not &d.typ: a program's types must not hold the
+		// checker's declarations (and through them every tree) alive.
+		i := 0
+		if t.Optional {
+			i = 1
+		}
+		if d.shared == nil {
+			d.shared = new([2]*ir.Type)
+		}
+		if d.shared[i] == nil {
+			d.shared[i] = new(ir.Type)
+			*d.shared[i] = t
+		}
+		return d.shared[i]
+	}
+	k := typeKey{kind: t.Kind, name: t.Name, opt: t.Optional, elem: t.Elem, rules: t.Rules}
+	if p, ok := c.types[k]; ok {
+		return p
+	}
+	if c.types == nil {
+		c.types = map[typeKey]*ir.Type{}
+	}
+	p := new(ir.Type)
+	*p = t
+	c.types[k] = p
+	return p
+}
+
+// fieldType is the shared type of a field of type t, itself of
+// declaration d's type (or d is nil). A field of a declared type as it is
+// points at the declaration's own type: fieldAt copies a field's type out,
+// so that pointer never leaves the checker (a program's types must not
+// hold its declarations, and through them every tree, alive).
+func (c *checker) fieldType(t ir.Type, d *decl) *ir.Type {
+	if d != nil && !t.Optional && t.Rules == d.typ.Rules && t.Elem == d.typ.Elem {
+		return &d.typ // resolved: never written again
+	}
+	return c.shared(t, d)
+}
+
+// fieldAt is the record's i-th field.
+func (d *decl) fieldAt(i int) ir.Field {
+	return ir.Field{Name: d.flds[i].name, WireName: d.wireAt(i), Type: *d.flds[i].typ}
+}
+
+// wireAt is the record's i-th field's wire name, "" when it gives none.
+func (d *decl) wireAt(i int) string {
+	if d.rare == nil {
+		return ""
+	}
+	for _, w := range d.rare.wires {
+		if w.field == i {
+			return w.name
 		}
 	}
+	return ""
+}
+
+// fields are the record's fields (nil when it was never resolved), made
+// on each call.
+func (d *decl) fields() []ir.Field {
+	if d.flds == nil {
+		return nil
+	}
+	out := make([]ir.Field, len(d.flds))
+	for i := range d.flds {
+		out[i] = d.fieldAt(i)
+	}
+	return out
 }
 
 // fieldFailed reports whether the record declares the field with a type
 // that did not resolve: its problem is reported there, and a use of the
 // field is not reported again.
 func (d *decl) fieldFailed(name string) bool {
-	for _, n := range d.failedFields {
+	for _, n := range d.failedFields() {
 		if n == name {
 			return true
 		}
@@ -194,12 +342,17 @@ const fieldScanMax = 16
 
 // field is the record's field of that name, or nil.
 func (d *decl) field(name string) *ir.Field {
-	if d.fieldOf != nil {
-		return d.fieldOf[name]
+	if d.rare != nil && d.rare.fieldOf != nil {
+		if i, ok := d.rare.fieldOf[name]; ok {
+			f := d.fieldAt(i)
+			return &f
+		}
+		return nil
 	}
-	for i := range d.fields {
-		if d.fields[i].Name == name {
-			return &d.fields[i]
+	for i := range d.flds {
+		if d.flds[i].name == name {
+			f := d.fieldAt(i)
+			return &f
 		}
 	}
 	return nil
@@ -220,62 +373,69 @@ func firstField(fields []*ast.Field, name string) *ast.Field {
 // the problem has been reported (or was reported before, for a name whose
 // declaration failed).
 func (c *checker) typeOf(s scope, f *ast.File, te *ast.TypeExpr, what string) (ir.Type, bool) {
-	t, ok := c.typeOfBase(s, f, te, what)
-	if ok && te.Optional {
-		t.Optional = true
-	}
+	t, _, ok := c.typeOfDecl(s, f, te, what)
 	return t, ok
 }
 
-func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string) (ir.Type, bool) {
+// typeOfDecl is typeOf with the declaration whose type it is, as it is
+// (bar its optionality), when te names one: nil for a built-in type.
+func (c *checker) typeOfDecl(s scope, f *ast.File, te *ast.TypeExpr, what string) (ir.Type, *decl, bool) {
+	t, d, ok := c.typeOfBase(s, f, te, what)
+	if ok && te.Optional {
+		t.Optional = true
+	}
+	return t, d, ok
+}
+
+func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string) (ir.Type, *decl, bool) {
 	name := te.Name.String()
 	if len(te.Name.Parts) == 1 {
 		switch name {
 		case "List":
 			if len(te.Args) != 1 {
 				c.add(diag.TypeArgumentsInvalid, f.Range(te.Span()), "`List` takes one type: `List<T>`")
-				return ir.Type{}, false
+				return ir.Type{}, nil, false
 			}
-			elem, ok := c.typeOf(s, f, te.Args[0], what)
+			elem, ed, ok := c.typeOfDecl(s, f, te.Args[0], what)
 			if !ok {
-				return ir.Type{}, false
+				return ir.Type{}, nil, false
 			}
-			return ir.Type{Kind: ir.List, Elem: &elem}, true
+			return ir.Type{Kind: ir.List, Elem: c.shared(elem, ed)}, nil, true
 		case "Map":
 			if len(te.Args) != 2 {
 				c.add(diag.TypeArgumentsInvalid, f.Range(te.Span()), "`Map` takes a key and a value type: `Map<Text, T>`")
-				return ir.Type{}, false
+				return ir.Type{}, nil, false
 			}
 			if te.Args[0].Name.String() != "Text" || te.Args[0].Optional || len(te.Args[0].Args) > 0 {
 				c.add(diag.TypeArgumentsInvalid, f.Range(te.Args[0].Span()), "a map's keys are `Text`, not `%s`", te.Args[0].Name.String()).
 					Suggest("Text")
-				return ir.Type{}, false
+				return ir.Type{}, nil, false
 			}
-			elem, ok := c.typeOf(s, f, te.Args[1], what)
+			elem, ed, ok := c.typeOfDecl(s, f, te.Args[1], what)
 			if !ok {
-				return ir.Type{}, false
+				return ir.Type{}, nil, false
 			}
-			return ir.Type{Kind: ir.Map, Elem: &elem}, true
+			return ir.Type{Kind: ir.Map, Elem: c.shared(elem, ed)}, nil, true
 		}
 		if k, ok := scalarKind(name); ok {
 			if len(te.Args) > 0 {
 				c.add(diag.TypeArgumentsInvalid, f.Range(te.Span()), "`%s` takes no type arguments", name)
-				return ir.Type{}, false
+				return ir.Type{}, nil, false
 			}
-			return ir.Type{Kind: k}, true
+			return ir.Type{Kind: k}, nil, true
 		}
 	}
 	r := c.lookup(s, &te.Name)
 	if r.silenced {
-		return ir.Type{}, false
+		return ir.Type{}, nil, false
 	}
 	if r.decl == nil || !isTypeLike(r.decl) {
 		c.unknownType(s, f, te)
-		return ir.Type{}, false
+		return ir.Type{}, nil, false
 	}
 	if len(te.Args) > 0 {
 		c.add(diag.TypeArgumentsInvalid, f.Range(te.Span()), "`%s` takes no type arguments", name)
-		return ir.Type{}, false
+		return ir.Type{}, nil, false
 	}
 	d := r.decl
 	c.refName(f, &te.Name, d)
@@ -283,15 +443,15 @@ func (c *checker) typeOfBase(s scope, f *ast.File, te *ast.TypeExpr, what string
 		c.add(diag.TypeCycle, f.Range(te.Name.Span()), "`%s` refers to itself through its own definition", name).
 			WithHelp("a type refines a scalar base; break the loop")
 		d.failed = true
-		return ir.Type{}, false
+		return ir.Type{}, nil, false
 	}
 	c.resolveDecl(d)
 	if d.failed && d.kind == kindType {
-		return ir.Type{}, false
+		return ir.Type{}, nil, false
 	}
 	t := d.typ
 	t.Optional = false
-	return t, true
+	return t, d, true
 }
 
 func (c *checker) unknownType(s scope, f *ast.File, te *ast.TypeExpr) {
@@ -511,8 +671,7 @@ func (c *checker) applyRules(f *ast.File, t *ir.Type, b *ast.Block, extra string
 		c.add(diag.TypeConstraintInvalid, f.Range(b.Span()), "`min_length` %d is above `max_length` %d: no text fits", *rules.MinLength, *rules.MaxLength)
 	}
 	if rules.Min != nil || rules.Max != nil || rules.MinLength != nil || rules.MaxLength != nil || len(rules.Patterns) > 0 || rules.Format != "" {
-		r := rules // on the heap only when there are rules
-		t.Rules = &r
+		t.Rules = c.sharedRules(rules) // on the heap only when there are rules
 	}
 	return out
 }
