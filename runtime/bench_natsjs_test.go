@@ -12,14 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/internal/brokertest"
-	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
 
@@ -108,21 +105,7 @@ func benchReceiveNATSRuntime(b *testing.B) {
 func benchReceiveNATSRaw(b *testing.B, flush bool) {
 	ctx := context.Background()
 	js, stream, subject, proxy := benchNATS(b)
-	url := pgtest.FreshURL(b)
-	pgtest.RequireDurable(b, url)
-	st, err := store.Open(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := st.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	st.Close()
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pool.Close()
+	pool := rawPool(b, pgtest.FreshURL(b))
 	rc, err := nats.Connect("nats://" + proxy.addr)
 	if err != nil {
 		b.Fatal(err)
@@ -136,13 +119,7 @@ func benchReceiveNATSRaw(b *testing.B, flush bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	const (
-		insReceived = `INSERT INTO jadpo_received_events (source, received_id, received_at)
-VALUES ($1, $2, $3) ON CONFLICT (source, received_id) DO NOTHING`
-		insOutbox = `INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at)
-VALUES ($1, $2, $3, $4, $5)`
-		source = "queue orders"
-	)
+	const source = "queue orders"
 	run := benchRun.Add(1)
 	want := b.N * 10
 	sent, done := 0, 0
@@ -173,23 +150,11 @@ VALUES ($1, $2, $3, $4, $5)`
 		if len(msgs) == 0 {
 			continue
 		}
-		err = pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(tx pgx.Tx) error {
-			for j, m := range msgs {
-				id := fmt.Sprintf("r%d-%d-%d", run, done, j)
-				tag, err := tx.Exec(ctx, insReceived, source, id, now)
-				if err != nil {
-					return err
-				}
-				if tag.RowsAffected() == 0 {
-					continue
-				}
-				if _, err := tx.Exec(ctx, insOutbox, source, "OrderPlaced", string(m.Data()), id, now); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		kept := make([]rawKept, len(msgs))
+		for j, m := range msgs {
+			kept[j] = rawKept{ID: fmt.Sprintf("r%d-%d-%d", run, done, j), EventJSON: string(m.Data())}
+		}
+		if err := rawKeep(ctx, pool, source, "OrderPlaced", kept, now); err != nil {
 			b.Fatal(err)
 		}
 		if flush {

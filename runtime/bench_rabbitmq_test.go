@@ -11,13 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/internal/brokertest"
-	"github.com/jadpo/jadpo/runtime/store"
 	"github.com/jadpo/jadpo/runtime/store/pgtest"
 )
 
@@ -127,21 +124,7 @@ func benchRabbitRuntime(b *testing.B, u string, quorum bool) {
 func benchRabbitRaw(b *testing.B, u string, quorum bool) {
 	ctx := context.Background()
 	rq := newBenchRabbit(b, u, quorum)
-	url := pgtest.FreshURL(b)
-	pgtest.RequireDurable(b, url)
-	st, err := store.Open(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := st.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	st.Close()
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pool.Close()
+	pool := rawPool(b, pgtest.FreshURL(b))
 	var writes atomic.Int64
 	c, err := amqp.DialConfig(u, amqp.Config{Dial: func(network, addr string) (net.Conn, error) {
 		return countingDial(&writes)(ctx, network, addr)
@@ -161,13 +144,7 @@ func benchRabbitRaw(b *testing.B, u string, quorum bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	const (
-		insReceived = `INSERT INTO jadpo_received_events (source, received_id, received_at)
-VALUES ($1, $2, $3) ON CONFLICT (source, received_id) DO NOTHING`
-		insOutbox = `INSERT INTO jadpo_outbox (source, event_name, event_json, received_id, created_at)
-VALUES ($1, $2, $3, $4, $5) RETURNING id`
-		source = "queue orders"
-	)
+	const source = "queue orders"
 	run := benchRun.Add(1)
 	want := b.N * 10
 	sent, acked := 0, 0
@@ -187,21 +164,11 @@ VALUES ($1, $2, $3, $4, $5) RETURNING id`
 			batch = append(batch, <-deliveries)
 		}
 		now := time.Now().UTC()
-		err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(tx pgx.Tx) error {
-			for j, d := range batch {
-				id := fmt.Sprintf("r%d-%d-%d", run, i, j)
-				if _, err := tx.Exec(ctx, insReceived, source, id, now); err != nil {
-					return err
-				}
-				var oid int64
-				if err := tx.QueryRow(ctx, insOutbox, source, "OrderPlaced", `{"order_id":42,"total_cents":1999,"note":"fragile"}`, id, now).Scan(&oid); err != nil {
-					return err
-				}
-				_ = d
-			}
-			return nil
-		})
-		if err != nil {
+		kept := make([]rawKept, len(batch))
+		for j := range batch {
+			kept[j] = rawKept{ID: fmt.Sprintf("r%d-%d-%d", run, i, j), EventJSON: `{"order_id":42,"total_cents":1999,"note":"fragile"}`}
+		}
+		if err := rawKeep(ctx, pool, source, "OrderPlaced", kept, now); err != nil {
 			b.Fatal(err)
 		}
 		if err := ch.Ack(batch[len(batch)-1].DeliveryTag, true); err != nil {

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/providers/fakes/sqsfake"
@@ -207,20 +206,7 @@ func (t *benchTimedTransport) RoundTrip(r *http.Request) (*http.Response, error)
 func benchReceiveRaw(b *testing.B, pipelined bool) {
 	ctx := context.Background()
 	cpu, url := NewBenchCPU(pgtest.FreshURL(b))
-	pgtest.RequireDurable(b, url)
-	st, err := store.Open(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := st.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	st.Close()
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pool.Close()
+	pool := rawPool(b, url)
 	const (
 		insReceived = `INSERT INTO jadpo_received_events (source, received_id, received_at)
 VALUES ($1, $2, $3) ON CONFLICT (source, received_id) DO NOTHING`
