@@ -55,7 +55,6 @@ func TestCloudflareKilledAtRandomMomentsKeepsEachMessageOnce(t *testing.T) {
 	// The last twentieth is held back for the last killed run (below).
 	tail := n / 20
 	s := flowCF(w, e, 0, n-tail, over)
-	maxKills := 10 * minKills
 	live := func(what string, until func(*Proc) time.Duration) {
 		t.Helper()
 		msgs, life := l.kill(until)
@@ -63,13 +62,7 @@ func TestCloudflareKilledAtRandomMomentsKeepsEachMessageOnce(t *testing.T) {
 		t.Logf("run %2d killed %s after %4d ms: kept %4d, repeats %3d, parked %2d; %5d sent; queue: %4d visible, %3d leased, %3d delayed",
 			l.kills, what, life.Milliseconds(), msgs["kept"], msgs["repeat: already kept"], msgs["parked"], s.Sent(), st.Visible, st.InFlight, st.Delayed)
 	}
-	for l.kills < minKills || !s.Finished() {
-		if l.kills >= maxKills {
-			t.Fatalf("%d kills and the messages are still not all sent (%d of %d)", l.kills, s.Sent(), n-tail)
-		}
-		// From 50 ms (building the plan, migrating) to 1.5 s (pulling).
-		live("at random", sleepFor(time.Duration(50+rng.IntN(1450))*time.Millisecond))
-	}
+	l.killWhileSending(rng, minKills, s, n-tail, live)
 	// A run that keeps up is mostly idle, so random kills seldom fall between
 	// a pull and its acknowledgement, and the last one (the flow over) never
 	// does. So the held-back tail is sent at once and two more runs are

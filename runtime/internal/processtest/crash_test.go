@@ -36,16 +36,11 @@ func TestKilledAtRandomMomentsKeepsEachMessageOnce(t *testing.T) {
 	l := newLives(t, func(log string) *Proc { return startWarehouse(e, bin, log, "--interval", "200ms") })
 
 	s := w.Flow(e, 0, n, time.Duration(minKills)*700*time.Millisecond)
-	maxKills := 10 * minKills
-	for l.kills < minKills || !s.Finished() {
-		if l.kills >= maxKills {
-			t.Fatalf("%d kills and the messages are still not all sent (%d of %d)", l.kills, s.Sent(), n)
-		}
-		// From 50 ms (building the plan, migrating) to 1.5 s (ticking).
-		msgs, life := l.kill(sleepFor(time.Duration(50+rng.IntN(1450)) * time.Millisecond))
+	l.killWhileSending(rng, minKills, s, n, func(_ string, until func(*Proc) time.Duration) {
+		msgs, life := l.kill(until)
 		t.Logf("run %2d killed after %4d ms: kept %4d, repeats %3d, parked %2d; %5d sent, %5d on the queue",
 			l.kills, life.Milliseconds(), msgs["kept"], msgs["repeat: already kept"], msgs["parked"], s.Sent(), e.QueueDepth())
-	}
+	})
 	killPhase := time.Since(start)
 	queueAtEnd := e.QueueDepth()
 

@@ -2,6 +2,7 @@ package processtest
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,5 +97,33 @@ func killWhen(cond func() bool) func(*Proc) time.Duration {
 			time.Sleep(500 * time.Microsecond)
 		}
 		return time.Since(began)
+	}
+}
+
+// untilLogged is a kill moment: as soon as the run logs msg (at most 20 s),
+// such as "kept": its batch's keep has committed, its acknowledgement not
+// yet sent.
+func untilLogged(msg string) func(p *Proc) time.Duration {
+	return func(p *Proc) time.Duration {
+		began := time.Now()
+		for !p.Logged(msg) && !p.Exited() && time.Since(began) < 20*time.Second {
+			time.Sleep(500 * time.Microsecond)
+		}
+		return time.Since(began)
+	}
+}
+
+// killWhileSending kills runs at random moments drawn from rng, each by
+// live (which logs it), until at least minKills runs are killed and flow
+// has sent all it sends (total); more than 10×minKills kills fail the test.
+// A moment is 50 ms (building the plan, migrating) to 1.5 s (receiving)
+// after the run's start.
+func (l *lives) killWhileSending(rng *rand.Rand, minKills int, flow *workload.Flow, total int, live func(what string, until func(*Proc) time.Duration)) {
+	l.t.Helper()
+	for l.kills < minKills || !flow.Finished() {
+		if l.kills >= 10*minKills {
+			l.t.Fatalf("%d kills and the messages are still not all sent (%d of %d)", l.kills, flow.Sent(), total)
+		}
+		live("at random", sleepFor(time.Duration(50+rng.IntN(1450))*time.Millisecond))
 	}
 }

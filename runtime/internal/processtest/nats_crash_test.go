@@ -52,21 +52,7 @@ func TestNATSKilledAtRandomMomentsKeepsEachMessageOnce(t *testing.T) {
 		t.Logf("run %2d killed %s after %4d ms: kept %4d, repeats %3d, parked %2d; %5d published; stream %d, pending %d, unacknowledged %d",
 			l.kills, what, life.Milliseconds(), msgs["kept"], msgs["repeat: already kept"], msgs["parked"], s.Sent(), m, p, a)
 	}
-	for l.kills < minKills || !s.Finished() {
-		if l.kills >= 10*minKills {
-			t.Fatalf("%d kills and the messages are still not all published (%d of %d)", l.kills, s.Sent(), n-tail)
-		}
-		live("at random", sleepFor(time.Duration(50+rng.IntN(1450))*time.Millisecond))
-	}
-	untilLogged := func(msg string) func(p *Proc) time.Duration {
-		return func(p *Proc) time.Duration {
-			began := time.Now()
-			for !p.Logged(msg) && !p.Exited() && time.Since(began) < 20*time.Second {
-				time.Sleep(500 * time.Microsecond)
-			}
-			return time.Since(began)
-		}
-	}
+	l.killWhileSending(rng, minKills, s, n-tail, live)
 	if err := w.Publish(e, n-tail, n-tail/2); err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,6 @@ func rabbitKills(t *testing.T, quorum bool) {
 	l := newLives(t, func(log string) *Proc { return e.StartRun(bin, log, "--interval", "200ms") })
 
 	s := e.PublishFlow(orders, 0, n-tail, over)
-	maxKills := 10 * minKills
 	live := func(what string, until func(p *Proc) time.Duration) {
 		t.Helper()
 		msgs, life := l.kill(until)
@@ -80,21 +79,7 @@ func rabbitKills(t *testing.T, quorum bool) {
 		t.Logf("run %2d killed %s after %4d ms: kept %4d, repeats %3d, parked %2d; %5d published, %4d ready",
 			l.kills, what, life.Milliseconds(), msgs["kept"], msgs["repeat: already kept"], msgs["parked"], s.Sent(), ready)
 	}
-	for l.kills < minKills || !s.Finished() {
-		if l.kills >= maxKills {
-			t.Fatalf("%d kills and the messages are still not all published (%d of %d)", l.kills, s.Sent(), n-tail)
-		}
-		live("at random", sleepFor(time.Duration(50+rng.IntN(1450))*time.Millisecond))
-	}
-	untilLogged := func(msg string) func(p *Proc) time.Duration {
-		return func(p *Proc) time.Duration {
-			began := time.Now()
-			for !p.Logged(msg) && !p.Exited() && time.Since(began) < 20*time.Second {
-				time.Sleep(500 * time.Microsecond)
-			}
-			return time.Since(began)
-		}
-	}
+	l.killWhileSending(rng, minKills, s, n-tail, live)
 	publish := func(from, to int) {
 		t.Helper()
 		f := e.PublishFlow(orders, from, to, 0)

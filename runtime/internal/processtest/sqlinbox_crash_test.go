@@ -94,34 +94,18 @@ func sqlInboxKills(t *testing.T, form string, opts SQLInboxOptions) {
 
 	// The last 100 rows are held back for the last two killed runs (below).
 	s := w.InsertFlow(e, 0, n-tail, over)
-	maxKills := 10 * minKills
 	live := func(what string, until func(p *Proc) time.Duration) {
 		t.Helper()
 		msgs, life := l.kill(until)
 		t.Logf("run %2d killed %s after %4d ms: kept %4d, repeats %3d, parked %2d; %5d inserted, %4d in the table",
 			l.kills, what, life.Milliseconds(), msgs["kept"], msgs["repeat: already kept"], msgs["parked"], s.Sent(), e.InboxRows())
 	}
-	for l.kills < minKills || !s.Finished() {
-		if l.kills >= maxKills {
-			t.Fatalf("%d kills and the rows are still not all inserted (%d of %d)", l.kills, s.Sent(), n-tail)
-		}
-		// From 50 ms (building the plan, migrating) to 1.5 s (claiming).
-		live("at random", sleepFor(time.Duration(50+rng.IntN(1450))*time.Millisecond))
-	}
+	l.killWhileSending(rng, minKills, s, n-tail, live)
 	// A run that keeps up is mostly idle, so random kills seldom fall between
 	// a keep and the delete of its rows. So the held-back tail is inserted at
 	// once and one more run is killed the moment it logs a kept row: its
 	// batch's keep has committed and (row_lock) the claim's transaction,
 	// which deletes the rows, has not, or other batches are in flight.
-	untilLogged := func(msg string) func(p *Proc) time.Duration {
-		return func(p *Proc) time.Duration {
-			began := time.Now()
-			for !p.Logged(msg) && !p.Exited() && time.Since(began) < 20*time.Second {
-				time.Sleep(500 * time.Microsecond)
-			}
-			return time.Since(began)
-		}
-	}
 	w.Insert(e, n-tail, n-tail/2)
 	live("after a keep", untilLogged("kept"))
 	// The second half of the tail starts with rows to park: the last run is
