@@ -17,6 +17,7 @@ import (
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/diag"
+	"github.com/jadpo/jadpo/lang/parser"
 	"github.com/jadpo/jadpo/lang/project"
 	"github.com/jadpo/jadpo/lang/source"
 )
@@ -342,6 +343,11 @@ type namespace struct {
 
 // checker carries one run's state.
 type checker struct {
+	// fieldReaders read the fields of records that a lean parse left out
+	// of the tree (parser.ParseFileLean), a reader per record being
+	// resolved at once (resolving a field's type may resolve another
+	// record): a check then holds one record's field nodes at a time.
+	fieldReaders []*parser.FieldReader
 	// types holds each type without rules once (shared).
 	types map[typeKey]*ir.Type
 	rules map[rulesKey]*ir.Rules // each set of rules once (sharedRules)

@@ -12,6 +12,7 @@ import (
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/lang/ast"
 	"github.com/jadpo/jadpo/lang/diag"
+	"github.com/jadpo/jadpo/lang/parser"
 )
 
 // builtin scalar bases.
@@ -97,9 +98,25 @@ func (c *checker) resolveDecl(d *decl) {
 	case kindValue, kindEvent:
 		d.typ = ir.Type{Kind: ir.RecordK, Name: d.id()}
 		d.state = resolved // a record may refer to itself through a list
-		c.resolveFields(d, n.Record.Fields)
+		// A lean parse left the fields out of the tree: they are read
+		// again, and the reader's nodes let go once resolved (nothing
+		// the check keeps points into them).
+		r := c.takeFieldReader()
+		c.resolveFields(d, r.Fields(d.file, n.Record))
+		c.fieldReaders = append(c.fieldReaders, r)
 	}
 	d.state = resolved
+}
+
+// takeFieldReader is a reader no record being resolved is using.
+func (c *checker) takeFieldReader() *parser.FieldReader {
+	n := len(c.fieldReaders)
+	if n == 0 {
+		return &parser.FieldReader{}
+	}
+	r := c.fieldReaders[n-1]
+	c.fieldReaders = c.fieldReaders[:n-1]
+	return r
 }
 
 func (c *checker) resolveTypeDecl(d *decl, td *ast.TypeDecl) (ir.Type, bool) {

@@ -54,6 +54,10 @@ type File struct {
 	// declared, as far as its tokens tell: the checker knows these names
 	// so that their uses are not reported as unknown too.
 	Failed []FailedDecl
+	// FieldsDeferred says the parse left every record's fields out of this
+	// tree (lang/parser's ParseFileLean, for a check): each Record's Fields
+	// is nil, and a parser.FieldReader reads them from the file when asked.
+	FieldsDeferred bool
 }
 
 // FailedDecl is what a declaration that did not parse would have declared:

@@ -32,8 +32,10 @@ var cleanPath = true
 var tokPool = sync.Pool{New: func() any { return new([]lexer.Tok) }}
 
 // parseClean parses a file that has no syntax problem, or returns nil.
-// The content is valid UTF-8 (ParseFile has checked).
-func parseClean(f *source.File) *ast.File {
+// The content is valid UTF-8 (ParseFile has checked). When lean, its
+// records' fields are parsed into a scratch slab reused record after
+// record and left out of the tree (ParseFileLean).
+func parseClean(f *source.File, lean bool) *ast.File {
 	buf := tokPool.Get().(*[]lexer.Tok)
 	defer tokPool.Put(buf)
 	src := unsafe.String(unsafe.SliceData(f.Content), len(f.Content))
@@ -45,8 +47,11 @@ func parseClean(f *source.File) *ast.File {
 	if len(probs) > 0 || gluedNumber(toks) {
 		return nil
 	}
-	out := &ast.File{Source: f}
+	out := &ast.File{Source: f, FieldsDeferred: lean}
 	var slab identSlab
+	if lean {
+		slab.scratch = &identSlab{}
+	}
 	ok := true
 	splitTokens(src, toks, func(chunk []lexer.Tok) bool {
 		if deeperThanMax(chunk) {

@@ -94,6 +94,11 @@ type identSlab struct {
 	// empty tails were some 6% of a large project's trees.
 	file  fileLeft
 	bound bool
+
+	// scratch, when set, is where a record's fields are parsed and then
+	// let go (ParseFileLean): it is recycled record after record, so a
+	// lean parse allocates for fields only what the largest record takes.
+	scratch *identSlab
 }
 
 type fileLeft struct{ tokens, left int }
@@ -132,6 +137,38 @@ func (s *identSlab) bind() {
 	s.exprList.store.bind(l, 1)
 	s.argList.store.bind(l, 1)
 	s.typeList.store.bind(l, 1)
+}
+
+// recycle empties every run and stack for the next record's fields: what
+// the slab handed out before is overwritten (FieldReader.Fields).
+func (s *identSlab) recycle() {
+	s.reset()
+	s.idents.recycle()
+	s.names.recycle()
+	s.typeBs.recycle()
+	s.fieldBs.recycle()
+	s.decls.recycle()
+	s.nameds.recycle()
+	s.records.recycle()
+	s.typeDecls.recycle()
+	s.enums.recycle()
+	s.blockDecl.recycle()
+	s.blocks.recycle()
+	s.members.recycle()
+	s.keyed.recycle()
+	s.exprs.recycle()
+	s.lists.recycle()
+	s.refs.recycle()
+	s.argss.recycle()
+	s.args.recycle()
+	s.subItems.recycle()
+	s.attempts.recycle()
+	s.identList.store.recycle()
+	s.fieldList.store.recycle()
+	s.memberList.store.recycle()
+	s.exprList.store.recycle()
+	s.argList.store.recycle()
+	s.typeList.store.recycle()
 }
 
 // reset empties the stacks a declaration the fast path gave up on may
@@ -182,6 +219,14 @@ func (s *slab[T]) grow(n int) {
 	if s.size*int(unsafe.Sizeof(zero)) < slabMaxBytes {
 		s.size *= 2
 	}
+}
+
+// recycle zeroes the current run for reuse from its start; the runs
+// before it are let go. next's slots are zero, as in a new run.
+func (s *slab[T]) recycle() {
+	clear(s.items)
+	s.items = s.items[:0]
+	s.taken = 0
 }
 
 func (s *slab[T]) next() *T {
@@ -610,7 +655,18 @@ func (p *fastParser) record() *ast.Record {
 	r.Kind = p.toks[p.i].Value
 	p.i++
 	r.Name = p.identIn(&b.name)
-	r.Fields = p.fields()
+	if scratch := p.slab.scratch; scratch != nil {
+		// Parsed to be sure they parse, then let go: a FieldReader
+		// parses them again when the check asks.
+		kept := p.slab
+		scratch.bind()
+		scratch.recycle()
+		p.slab = scratch
+		p.fields()
+		p.slab = kept
+	} else {
+		r.Fields = p.fields()
+	}
 	r.Node = p.node(start)
 	return r
 }

@@ -304,7 +304,8 @@ func checkCleanPath(t *testing.T, content []byte) {
 		t.Fatalf("the clean path cuts %v, splitDecls %v", got, want)
 	}
 	file := source.NewFile("fuzz.jadpo", content)
-	clean := parseClean(file)
+	clean := parseClean(file, false)
+	checkLeanPath(t, file, clean)
 	if clean == nil {
 		return
 	}
@@ -324,7 +325,7 @@ func checkCleanPath(t *testing.T, content []byte) {
 func TestCleanPathTakesRealProjects(t *testing.T) {
 	fsys := projectgen.Generate(5000)
 	for _, name := range projectgen.Files(fsys) {
-		if parseClean(source.NewFile(name, fsys[name].Data)) == nil {
+		if parseClean(source.NewFile(name, fsys[name].Data), false) == nil {
 			t.Errorf("%s: the clean path gives up", name)
 		}
 		checkCleanPath(t, fsys[name].Data)
@@ -351,5 +352,94 @@ func TestDeclKeywordSwitch(t *testing.T) {
 	}
 	if n != len(declKeywords) {
 		t.Errorf("isDeclKeyword takes %d keywords, declKeywords holds %d", n, len(declKeywords))
+	}
+}
+
+// checkLeanPath: ParseFileLean takes the files the clean path takes (and
+// reports what ParseFile reports on the others), keeps no record's fields,
+// and a FieldReader reads back each record's fields as the full tree holds
+// them, one reader recycled record after record.
+func checkLeanPath(t *testing.T, file *source.File, clean *ast.File) {
+	t.Helper()
+	lean, leanDiags := ParseFileLean(file)
+	full, fullDiags := ParseFile(file)
+	if render(leanDiags) != render(fullDiags) {
+		t.Fatalf("ParseFileLean reports %s, ParseFile %s", render(leanDiags), render(fullDiags))
+	}
+	if lean.FieldsDeferred != (clean != nil) {
+		t.Fatalf("FieldsDeferred is %v on a file the clean path takes: %v", lean.FieldsDeferred, clean != nil)
+	}
+	var reader FieldReader
+	var records []*ast.Record
+	for _, d := range lean.Decls {
+		if d.Named != nil && d.Named.Record != nil {
+			r := d.Named.Record
+			if lean.FieldsDeferred && r.Fields != nil {
+				t.Fatalf("record %s keeps its fields in a lean tree", r.Name.Name)
+			}
+			records = append(records, r)
+		}
+	}
+	// Read each record's fields through the one reader, the last again
+	// after the first, and keep a copy of each: the reader's nodes are
+	// its own until its next call.
+	order := make([]int, 0, len(records)+1)
+	for i := range records {
+		order = append(order, i)
+	}
+	if len(records) > 1 {
+		order = append(order, 0)
+	}
+	got := make([][]*ast.Field, len(records))
+	for _, i := range order {
+		got[i] = deepCopyFields(reader.Fields(lean, records[i]))
+	}
+	for i, r := range records {
+		r.Fields = got[i]
+	}
+	lean.FieldsDeferred = false
+	if diff := firstDiff(reflect.ValueOf(lean), reflect.ValueOf(full), "File"); diff != "" {
+		t.Fatalf("the lean tree with its fields read back differs from the full tree: %s", diff)
+	}
+}
+
+// deepCopyFields copies fields out of a FieldReader's slab.
+func deepCopyFields(fields []*ast.Field) []*ast.Field {
+	if fields == nil {
+		return nil
+	}
+	out := make([]*ast.Field, len(fields))
+	for i, f := range fields {
+		v := reflect.New(reflect.TypeOf(*f))
+		deepCopy(v.Elem(), reflect.ValueOf(f).Elem())
+		out[i] = v.Interface().(*ast.Field)
+	}
+	return out
+}
+
+func deepCopy(dst, src reflect.Value) {
+	switch src.Kind() {
+	case reflect.Pointer:
+		if src.IsNil() {
+			return
+		}
+		n := reflect.New(src.Type().Elem())
+		deepCopy(n.Elem(), src.Elem())
+		dst.Set(n)
+	case reflect.Slice:
+		if src.IsNil() {
+			return
+		}
+		s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
+		for i := range src.Len() {
+			deepCopy(s.Index(i), src.Index(i))
+		}
+		dst.Set(s)
+	case reflect.Struct:
+		for i := range src.NumField() {
+			deepCopy(dst.Field(i), src.Field(i))
+		}
+	default:
+		dst.Set(src)
 	}
 }

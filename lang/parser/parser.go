@@ -53,7 +53,20 @@ var declKeywords = map[string]bool{
 
 // ParseFile parses one file. Its diagnostics are syntax problems only; a
 // declaration that did not parse is absent from the returned tree.
-func ParseFile(f *source.File) (*ast.File, diag.List) {
+func ParseFile(f *source.File) (*ast.File, diag.List) { return parseFile(f, false) }
+
+// ParseFileLean is ParseFile for a check, which reads each record's fields
+// once: a file without a syntax problem keeps no record's fields in its
+// tree (File.FieldsDeferred is set, and a FieldReader reads them again
+// from the file when asked). Its fields are parsed all the same, so the
+// diagnostics are ParseFile's. A record's fields are most of a tree (some
+// 3x the source's bytes); a check holding every file's tree while it holds
+// its own results peaked at 10x the source, the trees alone 7x
+// (docs/performance.md). A file with a syntax problem is parsed as
+// ParseFile parses it, its fields in the tree.
+func ParseFileLean(f *source.File) (*ast.File, diag.List) { return parseFile(f, true) }
+
+func parseFile(f *source.File, lean bool) (*ast.File, diag.List) {
 	out := &ast.File{Source: f}
 	var diags diag.List
 	if !utf8.Valid(f.Content) {
@@ -63,7 +76,7 @@ func ParseFile(f *source.File) (*ast.File, diag.List) {
 			"the file is not valid UTF-8")
 		return out, diags
 	}
-	if clean := parseClean(f); clean != nil && cleanPath {
+	if clean := parseClean(f, lean); clean != nil && cleanPath {
 		return clean, nil // no syntax problem: the fast path alone (clean.go)
 	}
 	// The tokens' values, and so the tree's names, are slices of the

@@ -84,7 +84,9 @@ type Package struct {
 	proj      *Project
 }
 
-// Load reads the project in dir from disk.
+// Load reads the project in dir from disk for a check, as LoadFSLean
+// reads a file system: its records' fields are read again when the check
+// asks, not kept in the trees.
 func Load(dir string) *Project {
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
@@ -109,7 +111,7 @@ func Load(dir string) *Project {
 			"cannot read the project directory `%s`: it cannot be opened", dir).With("directory", dir)
 		return p
 	}
-	p := LoadFS(fsys)
+	p := LoadFSLean(fsys)
 	p.dir = dir
 	return p
 }
@@ -119,6 +121,14 @@ func Load(dir string) *Project {
 // GOMAXPROCS at once; the project, its diagnostics included, is the same
 // as a parse one file after the other gives (TestParallelLoadIsSequential).
 func LoadFS(fsys fs.FS) *Project { return load(fsys, parser.ParseFile, true) }
+
+// LoadFSLean is LoadFS parsing each file with parser.ParseFileLean: a
+// clean file's tree keeps no record's fields (the check reads them again,
+// one record at a time), so a project's trees take less than half the
+// memory. What `jadpo check` and `jadpo build` load; a caller that reads
+// the trees' fields itself (the language server, the catalogue's pages)
+// loads with LoadFS.
+func LoadFSLean(fsys fs.FS) *Project { return load(fsys, parser.ParseFileLean, true) }
 
 // LoadFSParsing is LoadFS parsing each file with parse: a caller that
 // loads the same project again after an edit (the language server) passes
