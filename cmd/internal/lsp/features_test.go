@@ -293,6 +293,18 @@ func TestSymbols(t *testing.T) {
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("outline: %s, want %s", got, want)
 	}
+	// A module the check read lean (no record's fields in its tree): the
+	// outline still lists each record's fields.
+	events := filepath.Join(filepath.Dir(app), "stock", "events.jadpo")
+	c.open(events, read(t, events))
+	names = nil
+	for _, s := range c.Call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": pathURI(events)}}).([]any) {
+		m := s.(map[string]any)
+		names = append(names, fmt.Sprintf("%s/%d", m["name"], len(m["children"].([]any))))
+	}
+	if got, want := strings.Join(names, " "), "OrderId/0 Quantity/0 Sku/0 ShippedAt/0 Carrier/3 OrderLine/2 OrderShipped/5 OrderCancelled/3"; got != want {
+		t.Errorf("the events module's outline: %s, want %s", got, want)
+	}
 	ws := c.Call("workspace/symbol", map[string]any{"query": "ordship"}).([]any)
 	if len(ws) == 0 || ws[0].(map[string]any)["name"] != "OrderShipped" {
 		t.Errorf("workspace symbols for ordship: %v", ws)

@@ -80,7 +80,7 @@ func (s *server) document(uri string, raw json.RawMessage) (*docContext, error) 
 	}
 	dc := &docContext{pr: pr, path: pr.rel(abs), raw: raw}
 	if t := pr.files[dc.path]; t != nil {
-		dc.tree, dc.file = t, t.Source
+		dc.tree, dc.file = pr.fullTree(dc.path, t), t.Source
 	} else {
 		b, ok := s.ws.docs[abs]
 		if !ok {

@@ -68,9 +68,15 @@ type proj struct {
 
 type parseEntry struct {
 	content []byte
-	file    *ast.File
-	diags   diag.List
-	used    int
+	// file is lean (parser.ParseFileLean): the check reads a record's
+	// fields again when it resolves the record, so the server keeps no
+	// record's field nodes for the files nobody asks about.
+	file  *ast.File
+	diags diag.List
+	used  int
+	// full is the same content's tree with every record's fields, made
+	// when a request first reads the document's tree (fullTree).
+	full *ast.File
 }
 
 func (w *workspace) open(path string, text []byte) {
@@ -220,9 +226,28 @@ func (pr *proj) parse(f *source.File) (*ast.File, diag.List) {
 		e.used = pr.gen
 		return e.file, e.diags
 	}
-	af, diags := parser.ParseFile(f)
+	af, diags := parser.ParseFileLean(f)
 	pr.parsed[f.Path] = &parseEntry{content: f.Content, file: af, diags: diags, used: pr.gen}
 	return af, diags
+}
+
+// fullTree is t, the check's lean tree of the file at path, with every
+// record's fields: what a request that walks the document's tree reads
+// (its outline, semantic tokens, selection ranges, signature help). It is
+// parsed once per content, when first asked, and kept with the lean one.
+func (pr *proj) fullTree(path string, t *ast.File) *ast.File {
+	if !t.FieldsDeferred {
+		return t
+	}
+	e := pr.parsed[path]
+	if e == nil || e.file != t {
+		full, _ := parser.ParseFile(t.Source)
+		return full
+	}
+	if e.full == nil {
+		e.full, _ = parser.ParseFile(t.Source)
+	}
+	return e.full
 }
 
 // checkLone checks a file in no project on its own: its folder is not
