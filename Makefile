@@ -95,6 +95,10 @@ vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	@# The front end's comparison with CUE and HCL is a module of its own (its
+	@# go.mod keeps them out of this one): vet it too, so that it keeps building
+	@# against this module (docs/performance.md's figures come from it).
+	cd lang/parser/compare && $(GO) vet ./...
 
 ## lint: staticcheck (a pinned version, fetched through the module proxy).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
