@@ -14,6 +14,13 @@ import (
 // the rest of its batch is read as usual.
 const RuleAnswer = "answer"
 
+// FieldDeliveryCount is the problem field, with RuleAnswer, of a message
+// its driver handed over its broker's delivery limit
+// (queue.Message.OverDeliveryLimit): the field Redis Streams' driver named
+// before the runtime counted such parks apart, so parked rows read as they
+// did.
+const FieldDeliveryCount = "delivery_count"
+
 // RuleNotFound is the problem rule of a message its driver claimed but found
 // no body for (a SQL inbox's row gone between its claim and its fetch): it
 // is parked unreadable with it, its handle as its id.

@@ -10,13 +10,15 @@ import (
 )
 
 // Metrics are the runtime's Prometheus metrics: received, kept, repeats,
-// parked by reason, deliveries by outcome, tick duration.
+// parked by reason (and, apart, those over their broker's delivery
+// limit), deliveries by outcome, tick duration.
 type Metrics struct {
 	Registry      *prometheus.Registry
 	received      *prometheus.CounterVec
 	kept          *prometheus.CounterVec
 	repeats       *prometheus.CounterVec
 	parkedBy      *prometheus.CounterVec
+	parkedLimit   *prometheus.CounterVec
 	unavailable   *prometheus.CounterVec
 	recvErrors    *prometheus.CounterVec
 	deliveries    *prometheus.CounterVec
@@ -46,6 +48,10 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		kept:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_messages_kept_total", Help: "Messages kept in the events' store."}, []string{"queue"}),
 		repeats:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_messages_repeated_total", Help: "Messages whose id was already kept."}, []string{"queue"}),
 		parkedBy: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_messages_parked_total", Help: "Messages parked, by reason."}, []string{"queue", "reason"}),
+		// A counter of its own, not a label of jadpo_messages_parked_total:
+		// a label added there would make each existing series a new one.
+		parkedLimit: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_messages_parked_delivery_limit_total",
+			Help: "Messages parked because their broker's delivery count passed the connection's limit (also in jadpo_messages_parked_total, reason unreadable)."}, []string{"queue"}),
 		unavailable: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_messages_left_on_queue_total",
 			Help: "Messages left on their queue because the store could not take them."}, []string{"queue"}),
 		recvErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "jadpo_receive_errors_total", Help: "Failed receive calls."}, []string{"queue"}),
@@ -73,7 +79,7 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		oldestPending: prometheus.NewGauge(prometheus.GaugeOpts{Name: "jadpo_store_oldest_pending_delivery_age_seconds",
 			Help: "Age of the oldest delivery not yet settled (0 when none), as of the last stats refresh."}),
 	}
-	reg.MustRegister(m.received, m.kept, m.repeats, m.parkedBy, m.unavailable, m.recvErrors, m.deliveries, m.released, m.ackCalls, m.ackFailed, m.ackUnanswered, m.tickSeconds,
+	reg.MustRegister(m.received, m.kept, m.repeats, m.parkedBy, m.parkedLimit, m.unavailable, m.recvErrors, m.deliveries, m.released, m.ackCalls, m.ackFailed, m.ackUnanswered, m.tickSeconds,
 		m.housekeptBy, m.storeDeliveries, m.storeParked, m.storeRows, m.storeBytes, m.oldestPending)
 	return m
 }
@@ -83,6 +89,9 @@ type queueMetrics struct {
 	m                                                        *Metrics
 	name                                                     string
 	received, kept, repeats, storeUnavailable, receiveErrors prometheus.Counter
+	// parkedDeliveryLimit counts the parks of messages over their broker's
+	// delivery limit (queue.Message.OverDeliveryLimit), counted by reason too.
+	parkedDeliveryLimit prometheus.Counter
 	// acknowledge requests by form, and the batch entries that failed
 	ackBatch, ackSingle, ackFailedEntries, ackUnanswered prometheus.Counter
 }
@@ -91,8 +100,8 @@ func (m *Metrics) queue(name string) *queueMetrics {
 	return &queueMetrics{m: m, name: name,
 		received: m.received.WithLabelValues(name), kept: m.kept.WithLabelValues(name),
 		repeats: m.repeats.WithLabelValues(name), storeUnavailable: m.unavailable.WithLabelValues(name),
-		receiveErrors: m.recvErrors.WithLabelValues(name),
-		ackBatch:      m.ackCalls.WithLabelValues(name, "batch"), ackSingle: m.ackCalls.WithLabelValues(name, "single"),
+		receiveErrors: m.recvErrors.WithLabelValues(name), parkedDeliveryLimit: m.parkedLimit.WithLabelValues(name),
+		ackBatch: m.ackCalls.WithLabelValues(name, "batch"), ackSingle: m.ackCalls.WithLabelValues(name, "single"),
 		ackFailedEntries: m.ackFailed.WithLabelValues(name), ackUnanswered: m.ackUnanswered.WithLabelValues(name)}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -194,7 +195,9 @@ func (qr *queueRunner) ask(ctx context.Context) (b *queue.Batch, msgs []*message
 			continue // left on the queue, to be sent again
 		default:
 			m.out = qr.reader.Read([]byte(m.Body))
-			if len(m.Unfit) > 0 {
+			if m.OverDeliveryLimit {
+				m.out = parkForAnswer(m.out, append(slices.Clone(m.Unfit), FieldDeliveryCount))
+			} else if len(m.Unfit) > 0 {
 				m.out = parkForAnswer(m.out, m.Unfit)
 			}
 		}
@@ -310,6 +313,10 @@ func (qr *queueRunner) park(ctx context.Context, m *message, reason store.Reason
 	m.Settled = true
 	rep.Parked++
 	qr.metrics.parked(string(reason)).Inc()
+	if m.OverDeliveryLimit {
+		// Also counted apart: its reason (unreadable) says nothing of why.
+		qr.metrics.parkedDeliveryLimit.Inc()
+	}
 	if res == store.ParkAlready {
 		qr.log.Info("parked already: the same body from this queue; nothing added", "queue", qr.q.Name, "parked_id", id.String(), "message_id", m.out.ID, "reason", string(reason))
 		return

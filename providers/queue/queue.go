@@ -83,6 +83,16 @@ type Message struct {
 	// item), or its handle when that is missing or not valid text: the
 	// message is parked whatever its body reads as.
 	Unfit []string
+	// OverDeliveryLimit means the broker's own delivery count of the
+	// message passed the limit its connection sets, and the broker keeps no
+	// dead letters to take it (Redis Streams' max_deliveries against
+	// XPENDING's count): it is parked whatever its body reads as, with a
+	// delivery_count problem, and acknowledged, and the runtime counts it
+	// apart (jadpo_messages_parked_delivery_limit_total). A broker that
+	// enforces its limit itself (a RabbitMQ quorum queue's delivery limit,
+	// JetStream's MaxDeliver, SQS's redrive policy) never hands such a
+	// message over, and its driver leaves this false. Never with NotFound.
+	OverDeliveryLimit bool
 	// Damaged means the body does not match the checksum the queue sent
 	// with it: the message is left on the queue, to be sent again.
 	Damaged bool

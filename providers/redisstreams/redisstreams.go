@@ -10,9 +10,9 @@
 // first. The settled entries of a batch are acknowledged by one XACK after
 // the keep commits; the others are left pending, and come back once
 // claim_idle has passed: the stream's visibility timeout. An entry
-// delivered more than max_deliveries times is handed on Unfit, so the
-// runtime parks it once and it is acknowledged: Redis has no dead-letter
-// queue of its own.
+// delivered more than max_deliveries times is handed on OverDeliveryLimit,
+// so the runtime parks it once (and counts it apart) and it is
+// acknowledged: Redis has no dead-letter queue of its own.
 package redisstreams
 
 import (
@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,10 +33,6 @@ import (
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/providers/queue"
 )
-
-// UnfitDeliveries is the Unfit name of an entry delivered more than
-// max_deliveries times: the delivery count XPENDING answers with.
-const UnfitDeliveries = "delivery_count"
 
 // PruneIdle is how long a consumer of the group with nothing pending must
 // have been idle for Open to delete it: one a process that ended left
@@ -351,7 +346,8 @@ func (s *Source) add(b *queue.Batch, entries []any, reclaimed bool) (*queue.Batc
 // by the field setting, byte for byte; its id the entry's id. An entry
 // without that field (or with it twice) is unfit, its body its fields as a
 // JSON object, for the parked copy; one delivered more than
-// max_deliveries times is unfit by its delivery count.
+// max_deliveries times (the count XPENDING answers with) is over the
+// delivery limit.
 func (s *Source) message(id string, flat []any, deliveries int64) queue.Message {
 	m := queue.Message{Handle: id, WireID: id}
 	body, found := "", 0
@@ -373,8 +369,7 @@ func (s *Source) message(id string, flat []any, deliveries int64) queue.Message 
 		}
 	}
 	if s.set.MaxDeliveries > 0 && deliveries > s.set.MaxDeliveries {
-		m.Unfit = append(m.Unfit, UnfitDeliveries)
-		slices.Sort(m.Unfit)
+		m.OverDeliveryLimit = true
 		s.log.Warn("an entry was delivered more than max_deliveries times; it is parked", "queue", s.queue, "stream", s.set.Stream,
 			"entry", id, "deliveries", deliveries, "max_deliveries", s.set.MaxDeliveries)
 	}

@@ -132,8 +132,9 @@ func (st *stream) held(t *testing.T) int {
 }
 
 // expire makes every pending entry idle longer than claim_idle (XCLAIM to
-// its own consumer with IDLE, JUSTID: its delivery count unchanged), so
-// the next receive reclaims it.
+// its own consumer with IDLE, JUSTID, and RETRYCOUNT its count: unchanged,
+// as Redis leaves it for JUSTID and miniredis would not), so the next
+// receive reclaims it.
 func (st *stream) expire(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
@@ -143,7 +144,7 @@ func (st *stream) expire(t *testing.T) {
 	}
 	idle := strconv.FormatInt((st.claimIdle + time.Minute).Milliseconds(), 10)
 	for _, p := range pending {
-		if err := st.admin.Do(ctx, "XCLAIM", st.key, st.group, p.Consumer, 0, p.ID, "IDLE", idle, "JUSTID").Err(); err != nil {
+		if err := st.admin.Do(ctx, "XCLAIM", st.key, st.group, p.Consumer, 0, p.ID, "IDLE", idle, "RETRYCOUNT", p.RetryCount, "JUSTID").Err(); err != nil {
 			t.Fatal(err)
 		}
 	}

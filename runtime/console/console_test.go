@@ -469,7 +469,8 @@ func TestMountedUnderAPrefix(t *testing.T) {
 	}
 }
 
-// With MetricsURL the overview shows what the store does not keep: repeats, and what
+// With MetricsURL the overview shows what the store does not keep: repeats, the parks
+// over a broker's delivery limit (the store has them as unreadable), and what
 // housekeeping deleted, from jadpo run's metrics.
 func TestOverviewShowsRunMetrics(t *testing.T) {
 	metrics := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -482,6 +483,8 @@ jadpo_messages_repeated_total{queue="warehouse_queue"} 1
 # TYPE jadpo_messages_parked_total counter
 jadpo_messages_parked_total{queue="warehouse_queue",reason="unreadable"} 2
 jadpo_messages_parked_total{queue="warehouse_queue",reason="too_large"} 2
+# TYPE jadpo_messages_parked_delivery_limit_total counter
+jadpo_messages_parked_delivery_limit_total{queue="warehouse_queue"} 1
 # TYPE jadpo_store_housekept_rows_total counter
 jadpo_store_housekept_rows_total{table="jadpo_received_events"} 17
 `)
@@ -494,7 +497,7 @@ jadpo_store_housekept_rows_total{table="jadpo_received_events"} 17
 	})
 	page := w.get(w.loggedIn(), "/").body
 	for _, want := range []string{
-		`<th scope="row">warehouse_queue</th><td class="num">6</td><td class="num">1</td><td class="num">1</td><td class="num">4</td>`,
+		`<th scope="row">warehouse_queue</th><td class="num">6</td><td class="num">1</td><td class="num">1</td><td class="num">4</td><td class="num">1</td>`,
 		`<th scope="row">jadpo_received_events</th><td class="num">17</td>`,
 	} {
 		if !strings.Contains(page, want) {

@@ -26,6 +26,8 @@ type runCounts struct {
 type runQueue struct {
 	Queue                           string
 	Received, Kept, Repeats, Parked float64
+	// OverLimit are the parked over their broker's delivery limit, of Parked.
+	OverLimit float64
 }
 
 type tableCount struct {
@@ -92,6 +94,7 @@ func (rc *runCounts) read(ctx context.Context, url string) error {
 	each("jadpo_messages_kept_total", "queue", func(v string, n float64) { q(v).Kept += n })
 	each("jadpo_messages_repeated_total", "queue", func(v string, n float64) { q(v).Repeats += n })
 	each("jadpo_messages_parked_total", "queue", func(v string, n float64) { q(v).Parked += n })
+	each("jadpo_messages_parked_delivery_limit_total", "queue", func(v string, n float64) { q(v).OverLimit += n })
 	for _, name := range slices.Sorted(maps.Keys(queues)) {
 		rc.Queues = append(rc.Queues, *queues[name])
 	}

@@ -240,7 +240,7 @@ func (f *fixture) receive(src queue.Source) *queue.Batch {
 		f.t.Fatalf("a receive brought %d messages, more than MaxBatch %d", len(b.Messages), MaxBatch)
 	}
 	for _, m := range b.Messages {
-		if m.Handle == "" || m.Damaged || m.NotFound || len(m.Unfit) > 0 {
+		if m.Handle == "" || m.Damaged || m.NotFound || len(m.Unfit) > 0 || m.OverDeliveryLimit {
 			f.t.Fatalf("a message sent well came in unfit: %+v", m)
 		}
 	}
