@@ -22,8 +22,9 @@ const RuleAnswer = "answer"
 const FieldDeliveryCount = "delivery_count"
 
 // RuleNotFound is the problem rule of a message its driver claimed but found
-// no body for (a SQL inbox's row gone between its claim and its fetch): it
-// is parked unreadable with it, its handle as its id.
+// no body for (a SQL inbox's row the fetch did not return): it is parked
+// unreadable with it, its handle as its id, with what else the driver read
+// of it as its body (a SQL inbox's table row).
 const RuleNotFound = "row"
 
 // parkForAnswer is the outcome of a message whose item did not fit at the
@@ -45,7 +46,15 @@ func parkForAnswer(out reading.Outcome, unfit []string) reading.Outcome {
 	return out
 }
 
-// notFound is the outcome of a message its driver found no body for.
-func notFound(id string) reading.Outcome {
-	return reading.Outcome{Park: true, Reason: reading.Unreadable, ID: id, Problems: []reading.Problem{{Field: "", Rule: RuleNotFound}}}
+// notFound is the outcome of a message its driver found no body for. What
+// the driver read of it instead (body: a SQL inbox's table row, "" for
+// nothing) is read for its wire type and event only, so that operators see
+// the job's kind: the message is parked all the same, never kept.
+func notFound(r *reading.Reader, id, body string) reading.Outcome {
+	out := reading.Outcome{Park: true, Reason: reading.Unreadable, ID: id, Problems: []reading.Problem{{Field: "", Rule: RuleNotFound}}}
+	if body != "" {
+		read := r.Read([]byte(body))
+		out.WireType, out.Event = read.WireType, read.Event
+	}
+	return out
 }

@@ -190,7 +190,7 @@ func (qr *queueRunner) ask(ctx context.Context) (b *queue.Batch, msgs []*message
 		msgs[i] = m
 		switch {
 		case m.NotFound:
-			m.out = notFound(m.Handle)
+			m.out = notFound(qr.reader, m.Handle, m.Body)
 		case m.Damaged:
 			continue // left on the queue, to be sent again
 		default:
@@ -355,6 +355,17 @@ func (qr *queueRunner) parkedBody(m *message) []byte {
 	return []byte(m.Body)
 }
 
+// parkedHeaders are the headers of a parked body, when the queue's driver
+// keeps them in it (queue.ParkedHeaders: a SQL inbox row's header columns),
+// so a retried message is kept with the headers a first read gives; nil
+// otherwise.
+func (qr *queueRunner) parkedHeaders(body []byte) map[string]string {
+	if p, ok := qr.driver.(queue.ParkedHeaders); ok {
+		return p.ParkedHeaders(body)
+	}
+	return nil
+}
+
 // rereadRetried reads up to MaxRetriedParked operator-retried parked
 // messages with the plan running now: each is kept (its parked row goes in
 // the same transaction) or parked again. They come from the store, not a
@@ -390,7 +401,7 @@ func (r *Runtime) rereadRetried(ctx context.Context, rep *TickReport) error {
 			rep.RetriedParked += parked.Parked
 			continue
 		}
-		results, err := r.store.KeepBatch(ctx, []store.Keep{qr.keepOf(m.out, nil, pm.ID)})
+		results, err := r.store.KeepBatch(ctx, []store.Keep{qr.keepOf(m.out, qr.parkedHeaders(pm.Body), pm.ID)})
 		if err != nil {
 			errs = append(errs, err)
 			continue

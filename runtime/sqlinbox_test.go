@@ -7,6 +7,7 @@ package runtime_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -167,17 +168,64 @@ func TestSQLInboxDriver(t *testing.T) {
 					t.Fatal(err)
 				}
 				w.insert("packing", "acme", "", 7, "")
-				w.insert("packing", "acme", "", 8, "") // no order 8: the join finds nothing
-				wantReport(t, w.tick(), "received 2 kept 1 repeats 0 parked 1 left 0 acked 2")
+				w.insert("packing", "acme", "tr-8", 8, "gift") // no order 8: the join finds nothing
+				w.insert("receipts", "globex", "", 9, "")      // nor order 9
+				wantReport(t, w.tick(), "received 3 kept 1 repeats 0 parked 2 left 0 acked 3")
 				wantRows(t, "outbox", w.outbox(), row("queue order_jobs", "PackingRequested", "1", `{"note":"Ada","order_id":7,"tenant":"acme"}`))
+				// Each is parked on its own, its body the table's own row (the
+				// claim's attempt left out, as for every parked row), labelled by
+				// its kind: none is lost, none is "parked already" under another.
 				ps := w.parked("failed")
-				if len(ps) != 1 || ps[0].Code != "unreadable" || problemsText(w.show(ps[0].ID).Problems) != ":row" {
-					t.Fatalf("parked %+v", ps)
+				var got []string
+				for _, p := range ps {
+					full := w.show(p.ID)
+					got = append(got, p.Label()+" "+p.Code+" "+problemsText(full.Problems)+" "+string(full.Body))
+				}
+				slices.Sort(got)
+				want := []string{
+					`queue order_jobs · PackingRequested unreadable :row {"job_id":2,"locked_until":null,"name":"packing","note":"gift","order_id":8,"tenant":"acme","trace":"tr-8"}`,
+					`queue order_jobs · ReceiptRequested unreadable :row {"job_id":3,"locked_until":null,"name":"receipts","note":null,"order_id":9,"tenant":"globex","trace":null}`,
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("parked\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 				}
 				if got := w.rows(); len(got) != 0 {
 					t.Fatalf("rows left: %v", got)
 				}
+				// Retried, each is read from its parked row, headers and all.
+				ids := []store.ID{ps[0].ID, ps[1].ID}
+				if err := w.raw.Retry(w.ctx, ids); err != nil {
+					t.Fatal(err)
+				}
+				rep := w.tick()
+				if rep.RetriedKept != 2 || len(w.parked("all")) != 0 {
+					t.Fatalf("after the retry %+v, parked %+v", rep, w.parked("all"))
+				}
+				wantRows(t, "headers", w.env.Query(`SELECT received_id, headers FROM jadpo_outbox ORDER BY received_id`),
+					row("1", `{"order_id":"7","tenant":"acme"}`),
+					row("2", `{"order_id":"8","tenant":"acme","trace":"tr-8"}`),
+					row("3", `{"order_id":"9","tenant":"globex"}`))
 			}},
+		// A row parked on its first read, retried and kept with a build
+		// that reads it, keeps the headers its first read gave it.
+		{"a_retried_parked_row_is_kept_with_its_headers", nil, func(t *testing.T, w *sqlWorld) {
+			w.insert("refund", "acme", "tr-1", 7, "") // a kind the queue does not list
+			wantReport(t, w.tick(), "received 1 kept 0 repeats 0 parked 1 left 0 acked 1")
+			ps := w.parked("failed")
+			if len(ps) != 1 || ps[0].Code != "unlisted_type" {
+				t.Fatalf("parked %+v", ps)
+			}
+			if err := w.raw.Retry(w.ctx, []store.ID{ps[0].ID}); err != nil {
+				t.Fatal(err)
+			}
+			rt := w.runtime(jobsPlan(t, checktest.Edit{Old: `wire_name: "receipts"`, New: `wire_name: "refund"`}), runtime.Options{})
+			t.Cleanup(rt.Close)
+			if rep := w.tickWith(rt); rep.RetriedKept != 1 {
+				t.Fatalf("after the retry %+v", rep)
+			}
+			wantRows(t, "headers", w.env.Query(`SELECT received_id, event_name, headers FROM jadpo_outbox ORDER BY id`),
+				row("1", "ReceiptRequested", `{"order_id":"7","tenant":"acme","trace":"tr-1"}`))
+		}},
 		{"the_lease_form", []checktest.Edit{{Old: `columns: "note"`, New: `columns: "note"
         claim: lease
         locked_until: "locked_until"

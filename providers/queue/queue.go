@@ -59,6 +59,18 @@ type ParkedBodies interface {
 	ParkedBody(m *Message) []byte
 }
 
+// ParkedHeaders is implemented by a Source whose messages' headers are
+// part of what parking keeps (a SQL inbox row's header columns are columns
+// of its parked copy), so that a parked message an operator retries, read
+// again and kept, travels with the headers its first read gave it. The
+// runtime asks for it with a type assertion; a Source without it has its
+// retried messages kept without headers.
+type ParkedHeaders interface {
+	// ParkedHeaders gives the headers of parked, what parking kept of a
+	// message (ParkedBody, else its body); nil or empty for none.
+	ParkedHeaders(parked []byte) map[string]string
+}
+
 // Batch is what one receive brought.
 type Batch struct {
 	Messages []Message
@@ -98,7 +110,10 @@ type Message struct {
 	Damaged bool
 	// NotFound means the driver claimed the message but found no body for
 	// it: it is parked, its Handle as its id, and acknowledged, never
-	// dropped. Any driver that claims ids before it reads bodies may meet
+	// dropped. Its Body, when the driver has one, is what else it could
+	// read of the message (a SQL inbox's table row, every column), parked
+	// as it, so each such message keeps its own; it is read only for its
+	// type, never kept. Any driver that claims ids before it reads bodies may meet
 	// it: a SQL inbox row gone between its claim and its fetch, a Redis
 	// stream entry trimmed before XAUTOCLAIM handed over its id.
 	NotFound bool

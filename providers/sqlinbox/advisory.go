@@ -201,6 +201,9 @@ func (in *Inbox) claimAdvisory(ctx context.Context, max int) (b *Batch, err erro
 			b.Missing = append(b.Missing, id)
 		}
 	}
+	if err := b.readUnfetched(ctx, conn); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 

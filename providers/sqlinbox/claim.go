@@ -8,12 +8,19 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/jadpo/jadpo/internal/jsonstring"
 )
 
 // Batch is one claim's rows. It is used by one goroutine: Finish or Abandon ends it, once.
 type Batch struct {
 	Rows    []Row
 	Missing []string // claimed ids (as text) the fetch returned no row for: the caller parks and acks them
+	// Unfetched is, for each id in Missing, the table's own row (the row statement: SELECT *, every
+	// column of the table, by the same JSON rules), what the caller parks of it: each missing row
+	// keeps its own columns, so none is lost and no two share a body. A row the table no longer
+	// holds either (deleted by someone else since the claim) has a body of its id alone.
+	Unfetched map[string]Row
 
 	in     *Inbox
 	order  []string             // claimed ids as text, in id order
@@ -218,7 +225,63 @@ func (b *Batch) read(ctx context.Context, q querier, typed any) error {
 			b.Missing = append(b.Missing, id)
 		}
 	}
+	return b.readUnfetched(ctx, q)
+}
+
+// readUnfetched reads the table's own row of each Missing id into Unfetched (q is the claim's:
+// RowLock its transaction, AdvisoryLock its connection).
+func (b *Batch) readUnfetched(ctx context.Context, q querier) error {
+	if len(b.Missing) == 0 {
+		return nil
+	}
+	in := b.in
+	rows, err := q.Query(ctx, in.row, b.typedIDs(b.Missing))
+	if err != nil {
+		return in.errorf("claim: reading the rows the fetch did not return `%s`: %w", in.row, err)
+	}
+	defer rows.Close()
+	idCol := -1
+	for i, fd := range rows.FieldDescriptions() {
+		if fd.Name == in.t.ID {
+			idCol = i
+			break
+		}
+	}
+	if idCol < 0 {
+		return in.errorf("claim: `%s` returned no column %q", in.row, in.t.ID)
+	}
+	b.Unfetched = make(map[string]Row, len(b.Missing))
+	m := rows.Conn().TypeMap()
+	for rows.Next() {
+		row, err := in.encodeRow(m, rows.FieldDescriptions(), rows.RawValues(), idCol)
+		if err != nil {
+			return err
+		}
+		b.Unfetched[row.ID] = row
+	}
+	if err := rows.Err(); err != nil {
+		return in.errorf("claim: reading the rows the fetch did not return `%s`: %w", in.row, err)
+	}
+	for _, id := range b.Missing {
+		if _, ok := b.Unfetched[id]; !ok {
+			b.Unfetched[id] = Row{ID: id, Body: idBody(in.t.ID, id, b.ids[id]), Headers: map[string]string{}}
+		}
+	}
 	return nil
+}
+
+// idBody is the body of a claimed row gone from the table: its id alone, a number when the
+// id column is an integer. It is still the row's own, unlike an empty body.
+func idBody(col, text string, v any) []byte {
+	body := jsonstring.Append([]byte{'{'}, col)
+	body = append(body, ':')
+	switch v.(type) {
+	case int16, int32, int64:
+		body = append(body, text...)
+	default:
+		body = jsonstring.Append(body, text)
+	}
+	return append(body, '}')
 }
 
 // collect reads one fetch's result into found (claimed ids only, the first row of each), and closes rows.

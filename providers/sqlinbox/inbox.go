@@ -56,6 +56,7 @@ const (
 	stmtLock    = "lock"   // AdvisoryLock: takes one candidate's key
 	stmtUnlock  = "unlock" // AdvisoryLock: releases a list of keys, once per key listed
 	stmtExists  = "exists" // AdvisoryLock: tells a gone row from one the fetch did not find
+	stmtRow     = "row"    // reads the table's own row of each claimed id the fetch did not return (Batch.Unfetched)
 )
 
 // Inbox claims, reads and deletes the rows of one inbox table. It is safe for concurrent use.
@@ -68,6 +69,7 @@ type Inbox struct {
 	fetch   string
 	delete  string
 	headers map[string]bool
+	row     string // the table's own rows of ids the fetch did not return: SELECT *, parked as their bodies
 
 	// AdvisoryLock only.
 	lock   string
@@ -285,14 +287,15 @@ func (in *Inbox) build() {
 	for _, h := range t.Headers {
 		in.headers[h] = true
 	}
+	in.row = "SELECT * FROM " + table + " WHERE " + id + " = ANY($1)"
 }
 
-// Statements returns the SQL of the claim, the fetch and the delete, for docs and errors.
+// Statements returns the SQL of the claim, the fetch, the row read and the delete, for docs and errors.
 // The row lock and advisory lock forms with an Attempt column have a fourth, "attempt", run by
 // the claim after the select (advisory lock: after the locks). The advisory lock form adds
 // "lock", "unlock" and "exists"; its "claim" is the candidate select.
 func (in *Inbox) Statements() map[string]string {
-	m := map[string]string{stmtClaim: in.claim, stmtFetch: in.fetch, stmtDelete: in.delete}
+	m := map[string]string{stmtClaim: in.claim, stmtFetch: in.fetch, stmtDelete: in.delete, stmtRow: in.row}
 	for k, v := range map[string]string{stmtAttempt: in.attempt, stmtLock: in.lock, stmtUnlock: in.unlock, stmtExists: in.exists} {
 		if v != "" {
 			m[k] = v
@@ -311,7 +314,7 @@ func (in *Inbox) prepare(ctx context.Context) error {
 	defer conn.Release()
 	pc := conn.Conn().PgConn()
 	order := []struct{ name, sql string }{{stmtClaim, in.claim}, {stmtLock, in.lock}, {stmtUnlock, in.unlock}, {stmtAttempt, in.attempt},
-		{stmtFetch, in.fetch}, {stmtExists, in.exists}, {stmtDelete, in.delete}}
+		{stmtFetch, in.fetch}, {stmtExists, in.exists}, {stmtDelete, in.delete}, {stmtRow, in.row}}
 	for _, s := range order {
 		if s.sql == "" {
 			continue

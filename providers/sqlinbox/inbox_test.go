@@ -25,6 +25,7 @@ func TestStatementsSeed(t *testing.T) {
 			"attempt": `UPDATE "order_jobs" SET "attempt" = "attempt" + 1 WHERE "job_id" = ANY($1)`,
 			"fetch":   `SELECT "job_id", "name", "attempt", "tenant", "trace", "order_id", "note" FROM "order_jobs" WHERE "job_id" = ANY($1) ORDER BY "job_id"`,
 			"delete":  `DELETE FROM "order_jobs" WHERE "job_id" = ANY($1)`,
+			"row":     `SELECT * FROM "order_jobs" WHERE "job_id" = ANY($1)`,
 		},
 		Lease: {
 			"claim": `WITH claimed AS (UPDATE "order_jobs" SET "locked_until" = now() + interval '30 seconds', "attempt" = "attempt" + 1` +
@@ -32,6 +33,7 @@ func TestStatementsSeed(t *testing.T) {
 				` RETURNING "job_id", "locked_until") SELECT "job_id", "locked_until" FROM claimed ORDER BY "job_id"`,
 			"fetch":  `SELECT "job_id", "name", "attempt", "locked_until", "tenant", "trace", "order_id", "note" FROM "order_jobs" WHERE "job_id" = ANY($1) ORDER BY "job_id"`,
 			"delete": `DELETE FROM "order_jobs" WHERE "job_id" = ANY($1) AND "locked_until" = $2`,
+			"row":    `SELECT * FROM "order_jobs" WHERE "job_id" = ANY($1)`,
 		},
 		AdvisoryLock: {
 			"claim":   `SELECT "job_id", json_build_array("job_id")::text FROM "order_jobs" ORDER BY "job_id" LIMIT $1`,
@@ -41,6 +43,7 @@ func TestStatementsSeed(t *testing.T) {
 			"fetch":   `SELECT "job_id", "name", "attempt", "tenant", "trace", "order_id", "note" FROM "order_jobs" WHERE "job_id" = ANY($1) ORDER BY "job_id"`,
 			"exists":  `SELECT 1 FROM "order_jobs" WHERE "job_id" = $1`,
 			"delete":  `DELETE FROM "order_jobs" WHERE "job_id" = ANY($1)`,
+			"row":     `SELECT * FROM "order_jobs" WHERE "job_id" = ANY($1)`,
 		},
 	}
 	for form, w := range want {
@@ -386,6 +389,32 @@ func TestLeaseFencing(t *testing.T) {
 
 const orderMail = `SELECT j.job_id, j.name, j.attempt, j.tenant, j.trace, j.order_id, o.customer, o.total FROM order_jobs j JOIN orders o ON o.id = j.order_id WHERE j.job_id = ANY($1)`
 
+// TestUnfetchedGoneRow: a Missing id whose row the table no longer holds either (here a fetch
+// that deletes it, as another process could) is parked with its id alone, still a body of its
+// own; the advisory lock form, which checks, drops it from the batch instead.
+func TestUnfetchedGoneRow(t *testing.T) {
+	forms(t, func(t *testing.T, form Form) {
+		pool, _ := testDB(t)
+		seed(t, pool, 2)
+		exec(t, pool, `INSERT INTO orders VALUES (1, 'ann', 1250)`)
+		tb := seedTable(form)
+		tb.Columns = nil
+		tb.Fetch = `WITH gone AS (DELETE FROM order_jobs WHERE job_id = ANY($1) AND order_id = 2 RETURNING job_id) ` + orderMail
+		in := open(t, pool, tb)
+		b := claim(t, in, 10)
+		defer b.Abandon(bg)
+		if form == AdvisoryLock {
+			if len(b.Missing) != 0 || len(b.Unfetched) != 0 {
+				t.Fatalf("missing %v unfetched %v; want the gone row dropped", b.Missing, b.Unfetched)
+			}
+			return
+		}
+		if !reflect.DeepEqual(b.Missing, []string{"2"}) || string(b.Unfetched["2"].Body) != `{"job_id":2}` {
+			t.Fatalf("missing %v, 2's body %s; want [2] and {\"job_id\":2}", b.Missing, b.Unfetched["2"].Body)
+		}
+	})
+}
+
 // TestCustomFetchJoin: the seed's OrderMail; a job whose order is missing is in Missing, and
 // acking it deletes it.
 func TestCustomFetchJoin(t *testing.T) {
@@ -407,6 +436,16 @@ func TestCustomFetchJoin(t *testing.T) {
 		}
 		if h := b.Rows[1].Headers; !reflect.DeepEqual(h, map[string]string{"tenant": "acme", "order_id": "3"}) {
 			t.Errorf("headers %v", h)
+		}
+		// The missing job's own row, every column of the table, for the caller to park.
+		lu := `"locked_until":null}`
+		if form == Lease {
+			lu = `"locked_until":"`
+		}
+		own := b.Unfetched["2"]
+		if prefix := `{"job_id":2,"name":"packing","attempt":2,"tenant":"acme","trace":"tr-2","order_id":2,"note":null,` + lu; len(b.Unfetched) != 1 ||
+			!strings.HasPrefix(string(own.Body), prefix) || !reflect.DeepEqual(own.Headers, map[string]string{"tenant": "acme", "trace": "tr-2", "order_id": "2"}) {
+			t.Errorf("unfetched %d rows, 2: %s %v\nwant a body starting %s", len(b.Unfetched), own.Body, own.Headers, prefix)
 		}
 		n, err := b.Finish(bg, append(ids(b), b.Missing...))
 		if err != nil || n != 3 {

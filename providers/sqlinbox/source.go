@@ -21,8 +21,8 @@ import (
 // JSON body (its header columns travel with the kept event), and at the
 // end of the batch deletes the rows settled; the others are claimed again
 // later (row_lock: at once; lease: when the lease runs out). A claimed id
-// the fetch found no row for is NotFound, parked and deleted, never
-// dropped silently.
+// the fetch found no row for is NotFound, parked with the table's own row
+// as its body (Batch.Unfetched) and deleted, never dropped silently.
 type Source struct {
 	log      *slog.Logger
 	queue    string
@@ -39,8 +39,12 @@ type Source struct {
 	claims map[*queue.Batch]*Batch
 }
 
-// The parked copy of a row is not its body (ParkedBody).
-var _ queue.ParkedBodies = (*Source)(nil)
+// The parked copy of a row is not its body (ParkedBody), and its headers
+// are columns of it (ParkedHeaders).
+var (
+	_ queue.ParkedBodies  = (*Source)(nil)
+	_ queue.ParkedHeaders = (*Source)(nil)
+)
 
 // OpenSource opens the connection's database (its credential's url) and
 // prepares the inbox's statements, so a table or column the database
@@ -97,7 +101,8 @@ func (s *Source) Receive(ctx context.Context) (*queue.Batch, error) {
 	}
 	for _, id := range b.Missing {
 		s.log.Warn("a claimed row was not found by the fetch; it is parked", "queue", s.queue, "message_id", id)
-		out.Messages = append(out.Messages, queue.Message{Handle: id, NotFound: true})
+		row := b.Unfetched[id]
+		out.Messages = append(out.Messages, queue.Message{Body: string(row.Body), Handle: id, Headers: row.Headers, NotFound: true})
 	}
 	if len(out.Messages) == 0 {
 		b.Abandon(ctx) // nothing claimed: end the claim's transaction
@@ -174,4 +179,24 @@ func (s *Source) ParkedBody(m *queue.Message) []byte {
 		return nil
 	}
 	return out
+}
+
+// ParkedHeaders gives the header columns' values of a parked body, as
+// text by the rules a first read gives them (Row.Headers): a retried row
+// is kept with the headers it would have had. A header column the body
+// lacks or holds null is left out; nil when the body is not a JSON object.
+func (s *Source) ParkedHeaders(body []byte) map[string]string {
+	var cols map[string]json.RawMessage
+	if err := json.Unmarshal(body, &cols); err != nil || cols == nil {
+		return nil
+	}
+	h := map[string]string{}
+	for _, c := range s.inbox.t.Headers {
+		if js, ok := cols[c]; ok {
+			if text, ok := jsonText(js); ok {
+				h[c] = text
+			}
+		}
+	}
+	return h
 }
