@@ -53,8 +53,9 @@
 //     transaction, committed at its end, so the increment survives an Abandon):
 //     UPDATE "order_jobs" SET "attempt" = "attempt" + 1 WHERE "job_id" = ANY($1)
 //  4. checks each id the fetch did not return: SELECT 1 FROM "order_jobs" WHERE "job_id" = $1.
-//     A row still there is in [Batch.Missing]; a row gone (finished by another process between
-//     the candidate select and the lock) is dropped from the batch silently and its lock released.
+//     A row still there is in [Batch.Missing], its own row read as for the other forms (see The
+//     fetch); a row gone (finished by another process between the candidate select and the
+//     lock) is dropped from the batch silently and its lock released.
 //
 // Finish deletes the acked rows on the held connection (autocommit:
 // DELETE FROM "order_jobs" WHERE "job_id" = ANY($1)), then releases every lock, once per
@@ -75,6 +76,25 @@
 // under its name, with no two result columns of the same name. Rows are matched to claimed ids
 // by the id column's value as text; a claimed id with no row is reported in [Batch.Missing];
 // a second row for the same id is ignored.
+//
+// For each Missing id the claim then reads the table's own row, with every column of the
+// table, by the row statement (prepared at [Open] like the others, run in the claim's
+// transaction or on its connection): SELECT * FROM "order_jobs" WHERE "job_id" = ANY($1).
+// [Batch.Unfetched] holds it, encoded by the JSON rules below, headers and all. A row the table
+// no longer holds either (deleted by another process since the claim) gets a body of its id
+// alone ({"job_id":8}); the advisory lock form has dropped such a row already.
+//
+// # Parking and retrying
+//
+// [Source] parks a Missing id (the runtime's problem `(body): row`) with its Unfetched row as
+// its body, so each keeps its own columns and its own parked row: an empty body, shared by
+// every missing row, made the second "parked already" under the first, and its job was lost
+// with its deleted row. The runtime reads that body only for its type (the group column), so
+// the parked row is labelled by its kind. What parking keeps of any row is its body without the
+// columns each claim changes, the attempt and locked_until ([Source.ParkedBody]). A parked row
+// an operator retries is read from that copy: the table's columns, not a custom fetch's. Kept,
+// it travels with its header columns' values, read back from the copy by
+// [Source.ParkedHeaders] as a first read gives them.
 //
 // # JSON rules for Row.Body
 //
