@@ -528,7 +528,7 @@ func (d *deliverer) attempt(ctx context.Context, cl claim) attempted {
 		s.Outcome, s.ErrorCode = store.SettleFailed, CodeLeaseExpired
 	case h == nil:
 		s.Outcome, s.ErrorCode = store.SettleFailed, CodeHandlerMissing
-		callErr = fmt.Errorf("the plan running now has no handler of %s for %s", c.Subscriber, c.EventName)
+		callErr = errHandlerMissing(c.Subscriber, c.EventName)
 		s.Error = callErr.Error()
 	default:
 		began := time.Now()
@@ -548,6 +548,13 @@ func (d *deliverer) attempt(ctx context.Context, cl claim) attempted {
 		}
 	}
 	return attempted{cl: cl, s: s, callErr: callErr, took: took}
+}
+
+// errHandlerMissing is a delivery's error when the plan running now has no
+// handler for it. The Worker words it the same (codegen/workers/jadpo.mjs,
+// errorTexts; testdata/delivery/table.json's errors hold both).
+func errHandlerMissing(subscriber, event string) error {
+	return fmt.Errorf("the plan running now has no handler of %s for %s", subscriber, event)
 }
 
 // finish counts and logs one written settlement: ok false means the lease

@@ -3,13 +3,16 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/internal/reporoot"
+	"github.com/jadpo/jadpo/providers/wire"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/store"
 )
@@ -176,5 +179,98 @@ func deliveryTableSettle(t *testing.T, attempt, budget int, handler bool, result
 	}
 	if n := len(w.env.Target.Calls()); calls != nil && n != *calls || calls == nil && n != 1 {
 		t.Errorf("the target saw %d calls", n)
+	}
+}
+
+// TestDeliveryTableErrors holds the engine's error texts and their codes to
+// the table's errors, which the Worker's deliveryErrors are held to as well
+// (codegen/workers/test/delivery.test.mjs): what `jadpo deliveries` shows of a
+// failure is worded the same whichever engine ran it.
+func TestDeliveryTableErrors(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(reporoot.Dir(t), deliveryTablePath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tb struct {
+		Errors []struct {
+			Name, Error, Operation string
+			Status                 int
+			RefusalCode            string `json:"refusal_code"`
+			Attempts               int
+			TimedOut               bool `json:"timed_out"`
+			Path, Rule             string
+			Subscriber, Event      string
+			EventJSON              string `json:"event_json"`
+			Text                   string
+			TextBeforeCause        string `json:"text_before_cause"`
+			Code                   string
+			Temporary              bool
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal(raw, &tb); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, c := range tb.Errors {
+		t.Run(c.Name, func(t *testing.T) {
+			kinds[c.Error] = true
+			var e error
+			switch c.Error {
+			case "refused":
+				e = wire.NewRefusal(c.Operation, c.Status, c.RefusalCode, "")
+			case "no_answer":
+				cause := errors.New("EOF")
+				if c.TimedOut {
+					cause = context.DeadlineExceeded
+				}
+				e = &wire.TransportError{Operation: c.Operation, Attempts: c.Attempts, Retried: c.Attempts > 1, Err: cause}
+			case "input_unfit":
+				e = &wire.DecodeError{Operation: c.Operation, Input: true, Path: c.Path, Rule: c.Rule}
+			case "handler_missing":
+				e = runtime.ErrHandlerMissing(c.Subscriber, c.Event)
+			case "event_not_json":
+				e = runtime.KeptEventError([]byte(c.EventJSON))
+			default:
+				t.Fatalf("the table's error %q is unknown here", c.Error)
+			}
+			if e == nil {
+				t.Fatal("no error")
+			}
+			got := e.Error()
+			if c.Text != "" && got != c.Text {
+				t.Errorf("text %q, the table says %q", got, c.Text)
+			}
+			if c.TextBeforeCause != "" && (!strings.HasPrefix(got, c.TextBeforeCause) || len(got) == len(c.TextBeforeCause)) {
+				t.Errorf("text %q, the table says %q and a cause", got, c.TextBeforeCause)
+			}
+			code, temporary := runtime.Classify(e)
+			if c.Error == "handler_missing" {
+				// Told at the settlement, not by the error.
+				code, temporary = runtime.CodeHandlerMissing, false
+			}
+			if code != c.Code || temporary != c.Temporary {
+				t.Errorf("code %q (temporary %v), the table says %q (%v)", code, temporary, c.Code, c.Temporary)
+			}
+		})
+	}
+	for _, k := range []string{"refused", "no_answer", "input_unfit", "handler_missing", "event_not_json"} {
+		if !kinds[k] {
+			t.Errorf("the table has no %s error", k)
+		}
+	}
+	// Every code the engine writes of its own has a case, so the Worker is
+	// held to it too.
+	codes := map[string]bool{}
+	for _, c := range tb.Errors {
+		codes[c.Code] = true
+	}
+	for _, c := range readDeliveryTable(t).Settle {
+		codes[c.Code] = true
+	}
+	for _, c := range []string{runtime.CodeHandlerMissing, runtime.CodeLeaseExpired, runtime.CodeTimeout, runtime.CodeTransport,
+		runtime.CodeInputInvalid, runtime.CodeHandler} {
+		if !codes[c] {
+			t.Errorf("the table has no case of the code %s", c)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
@@ -16,3 +17,16 @@ func BackoffDraw(r ir.Retry, n int, rnd interface{ Int64N(int64) int64 }) time.D
 }
 
 func DefaultHTTPTimeout() time.Duration { return defaultHTTPClient().Timeout }
+
+// The engine's error texts and their codes, for the table's errors (the
+// Worker's errorTexts are held to the same).
+
+func Classify(err error) (string, bool) { return classify(err) }
+
+func ErrHandlerMissing(subscriber, event string) error { return errHandlerMissing(subscriber, event) }
+
+// KeptEventError is what running a handler on a kept event that is not
+// JSON returns.
+func KeptEventError(eventJSON []byte) error {
+	return (&deliverer{}).runHandler(context.Background(), &ir.Handler{}, eventJSON)
+}

@@ -16,7 +16,9 @@
 //   - runs due deliveries right after a batch and from the cron trigger, with
 //     the native engine's leases, fencing, backoff and give-up (runtime/deliver.go):
 //     one time budget per handler run, each delivery settled as it finishes,
-//     an event's numbers sent as the digits kept; the shared table
+//     each handler's start written as natively (a claim that never ran is
+//     not an attempt), an event's numbers sent as the digits kept, each
+//     failure worded as natively; the shared table
 //     testdata/delivery/table.json holds the rules both engines have equal.
 //
 // Plain ES2022 with Web APIs only (TextDecoder, crypto.subtle, fetch): it runs
@@ -59,6 +61,16 @@ export function compareBytes(a, b) {
 }
 
 class NotJSON extends Error {}
+
+// InputUnfit is an operation's input that does not fit its shape, at a
+// dotted path of field names (wire.DecodeError with Input set).
+class InputUnfit extends Error {
+  constructor(path, rule) {
+    super(`input does not fit its shape at ${path}: ${rule}`);
+    this.path = path;
+    this.rule = rule;
+  }
+}
 
 // parse reads one strict RFC 8259 value (docs/design/reading.md, "What counts as
 // JSON"): duplicate names refused after unescaping, escaped lone surrogates
@@ -749,8 +761,13 @@ SELECT o.id, j.value, 'pending', 0, ?3, 0, ?3, ?3 FROM o, json_each(?4) AS j`,
     (source, wire_type, event_name, reason, problems, body, body_sha256, state, created_at, updated_at)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'failed', ?8, ?8)
 ON CONFLICT (source, body_sha256) DO NOTHING`,
+  // As the native store's claim: a running row taken over whose handler
+  // never started (handler_started still 0) keeps its attempt number, since a
+  // claim that never ran is not an attempt (docs/design/store.md).
   claim: `UPDATE jadpo_deliveries
-SET state = 'running', attempts = attempts + 1, lease_expires_at = ?2, next_attempt_at = ?2,
+SET state = 'running',
+    attempts = attempts + CASE WHEN state = 'running' AND handler_started = 0 THEN 0 ELSE 1 END,
+    handler_started = 0, lease_expires_at = ?2, next_attempt_at = ?2,
     fencing_token = fencing_token + 1, updated_at = ?1
 WHERE id IN (
     SELECT id FROM jadpo_deliveries
@@ -766,9 +783,13 @@ WHERE id IN (SELECT value FROM json_each(?1))`,
   // the attempt's row, written from the row just settled and only when the
   // settlement took (changes() is the settle's), in the same D1 batch.
   settle: `UPDATE jadpo_deliveries
-SET state = ?3, next_attempt_at = COALESCE(?4, next_attempt_at), last_error_code = ?5, last_error = ?7,
+SET state = ?3, handler_started = 1, next_attempt_at = COALESCE(?4, next_attempt_at), last_error_code = ?5, last_error = ?7,
     lease_expires_at = NULL,
     settled_at = CASE WHEN ?3 IN ('succeeded', 'failed') THEN ?6 END, updated_at = ?6
+WHERE id = ?1 AND fencing_token = ?2 AND state = 'running'`,
+  // A handler's start (the native store.SettleStarted): the claim goes on,
+  // its attempt counted should its lease end.
+  start: `UPDATE jadpo_deliveries SET handler_started = 1, updated_at = ?3
 WHERE id = ?1 AND fencing_token = ?2 AND state = 'running'`,
   attempt: `INSERT INTO jadpo_delivery_attempts (delivery_id, attempt, at, outcome, error_code, error)
 SELECT id, attempts, updated_at, state, last_error_code, last_error FROM jadpo_deliveries
@@ -984,8 +1005,8 @@ export function jadpoWorker(plan, opts = {}) {
             const ids = [...new Set(claimed.map((c) => c.outbox_id))];
             const events = new Map((await db.prepare(SQL.claimedEvents).bind(JSON.stringify(ids)).all()).results.map((r) => [r.id, r]));
             for (const c of claimed) {
-              const p = attempt(env, c, events.get(c.outbox_id), claimedAt)
-                .then((a) => settle(a))
+              const p = attempt(env, c, events.get(c.outbox_id), claimedAt, settle)
+                .then((a) => (a.lost ? "lost" : settle.settlement(a)))
                 .then((outcome) => { rep[outcome]++; }, (e) => { errors.push(e); })
                 .finally(() => running.delete(p));
               running.add(p);
@@ -1012,11 +1033,16 @@ export function jadpoWorker(plan, opts = {}) {
   // with its outcome ("lost" for a claim taken over, which settles nothing).
   // A batch D1 refuses as a whole is written one settlement at a time, so
   // that one bad statement does not hold back the others.
+  //
+  // It writes handlers' starts too (start(c), the native SettleStarted), with
+  // the next write: those pushed in one turn of the event loop (a claim's)
+  // go in one batch. A start is "started", or "lost" when another claim took
+  // the delivery over; one whose settlement is in the same batch is written
+  // by it, since a settlement sets handler_started as well.
   function settler(db) {
     let waiting = [];
     let writing = false;
     const write = async () => {
-      writing = true;
       try {
         while (waiting.length > 0) {
           const group = waiting;
@@ -1031,49 +1057,86 @@ export function jadpoWorker(plan, opts = {}) {
         writing = false;
       }
     };
-    // writeGroup settles a group in one batch, then, if D1 refuses it,
-    // statement by statement; calling ok or fail for each (a promise
-    // resolved twice keeps its first).
+    const key = (c) => `${c.id}:${c.fencing_token}`;
+    // writeGroup writes a group in one batch, then, if D1 refuses it,
+    // write by write; calling ok or fail for each (a promise resolved twice
+    // keeps its first).
     const writeGroup = async (group) => {
       const at = micros(now());
-      // Each settlement is two statements: the settle and its attempt's row.
-      const pairs = group.map(({ a }) => [
-        db.prepare(SQL.settle).bind(a.c.id, a.c.fencing_token, a.state, a.next, a.code, at, a.error),
-        db.prepare(SQL.attempt).bind(a.c.id, a.c.fencing_token)]);
+      const settling = new Map(group.filter((g) => g.a).map((g) => [key(g.a.c), g]));
+      const folded = group.filter((g) => g.start && settling.has(key(g.start)));
+      const writes = group.filter((g) => !(g.start && settling.has(key(g.start))));
+      // A start is one statement; a settlement two: the settle and its attempt's row.
+      const parts = writes.map((g) => g.start
+        ? [db.prepare(SQL.start).bind(g.start.id, g.start.fencing_token, at)]
+        : [db.prepare(SQL.settle).bind(g.a.c.id, g.a.c.fencing_token, g.a.state, g.a.next, g.a.code, at, g.a.error),
+          db.prepare(SQL.attempt).bind(g.a.c.id, g.a.c.fencing_token)]);
       let results;
       try {
-        const rs = await db.batch(pairs.flat());
-        results = pairs.map((_, i) => ({ r: rs[2 * i] }));
+        const rs = await db.batch(parts.flat());
+        let i = 0;
+        results = parts.map((part) => {
+          const r = rs[i];
+          i += part.length;
+          return { r };
+        });
       } catch (e) {
-        if (group.length > 1) console.log(JSON.stringify({ msg: "settling deliveries together failed; settling them one by one", deliveries: pairs.length, error: String(e && e.message || e) }));
+        if (parts.length > 1) console.log(JSON.stringify({ msg: "settling deliveries together failed; settling them one by one", deliveries: parts.length, error: String(e && e.message || e) }));
         results = [];
-        for (const pair of pairs) {
+        for (const part of parts) {
           try {
-            results.push({ r: (await db.batch(pair))[0] });
+            results.push({ r: (await db.batch(part))[0] });
           } catch (e1) {
             results.push({ e: e1 });
           }
         }
       }
-      group.forEach(({ a, ok, fail }, i) => {
+      const byKey = new Map();
+      writes.forEach((g, i) => {
         const { r, e } = results[i] || {};
-        if (e !== undefined || !r || !r.meta) fail(e !== undefined ? e : new Error("D1 answered a settlement with no result"));
-        else ok(r.meta.changes === 0 ? "lost" : { succeeded: "succeeded", retry_wait: "retried", failed: "failed" }[a.state]);
+        const bad = e !== undefined || !r || !r.meta;
+        if (g.a) byKey.set(key(g.a.c), { r, e, bad });
+        if (bad) g.fail(e !== undefined ? e : new Error("D1 answered a settlement with no result"));
+        else if (r.meta.changes === 0) g.ok("lost");
+        else g.ok(g.start ? "started" : { succeeded: "succeeded", retry_wait: "retried", failed: "failed" }[g.a.state]);
       });
+      for (const g of folded) {
+        const { r, e, bad } = byKey.get(key(g.start));
+        if (bad) g.fail(e !== undefined ? e : new Error("D1 answered a settlement with no result"));
+        else g.ok(r.meta.changes === 0 ? "lost" : "started");
+      }
     };
-    return (a) => new Promise((ok, fail) => {
-      waiting.push({ a, ok, fail });
-      if (!writing) write();
+    const push = (entry) => new Promise((ok, fail) => {
+      waiting.push({ ...entry, ok, fail });
+      if (!writing) {
+        writing = true;
+        queueMicrotask(write);
+      }
     });
+    return { settlement: (a) => push({ a }), start: (c) => push({ start: c }) };
   }
 
-  // attempt runs one claimed delivery's handler and says how to settle it.
-  async function attempt(env, c, ev, claimedAt) {
+  // attempt runs one claimed delivery's handler and says how to settle it
+  // ({lost: true} when its start found the delivery taken over: nothing ran).
+  // A handler's start is written as the native engine writes it (runtime/deliver.go,
+  // docs/design/store.md "A claim that never ran is not an attempt"): only
+  // for a delivery whose handler runs; on its last attempt before the
+  // handler calls anything, so that an attempt that may have reached the
+  // target is always counted; on an earlier one with the next write, the
+  // handler starting at once. A start that cannot be written leaves the
+  // claim to its lease, unrun and so uncounted.
+  async function attempt(env, c, ev, claimedAt, settle) {
     const sub = plan.subscribers.find((s) => s.name === c.subscriber);
     const budget = attemptBudget(c.max_attempts, sub ? sub.retry.max_attempts : 1);
     const h = sub && ev ? sub.handlers.find((x) => x.name === ev.event_name) : undefined;
     let err = null;
     if (runsHandler(c.attempts, budget, !!h)) {
+      const started = settle.start(c);
+      if (startsGated(c.attempts, budget)) {
+        if ((await started) === "lost") return { c, lost: true };
+      } else {
+        started.catch(() => {}); // the settlement writes the start too
+      }
       try {
         await runHandler(env, h, ev.event_json, claimedAt);
       } catch (e) {
@@ -1084,7 +1147,7 @@ export function jadpoWorker(plan, opts = {}) {
     // The last error's text, as the native engine keeps it: none for a
     // lease_expired or a success.
     let why = null;
-    if (s.code === "handler_missing") why = `the plan running now has no handler of ${c.subscriber} for ${ev ? ev.event_name : "its event"}`;
+    if (s.code === "handler_missing") why = deliveryErrors.handlerMissing(c.subscriber, ev ? ev.event_name : "").message;
     else if (err) why = String(err && err.message || err);
     const out = { c, state: s.state, code: s.code, error: errorText(why), next: null };
     if (s.state === "retry_wait") out.next = micros(now() + backoffDraw(sub.retry, c.attempts, random));
@@ -1095,15 +1158,17 @@ export function jadpoWorker(plan, opts = {}) {
   // runHandler runs a handler's steps within one budget: the signal aborts
   // whatever fetch or pause is under way once handlerTimeoutMs has passed
   // since the run began, and never later than half the lease's margin over
-  // the budget after the claim (claimedAt), should the claim's answer have
-  // been slow: the settlement is written while the lease holds. The event is
-  // read with its numbers as their text (eventValue), so an Int goes out as
-  // the digits that came in.
+  // the budget after the claim (claimedAt), should the claim's answer or the
+  // start's write have been slow: the settlement is written while the lease
+  // holds. The event is read with its numbers as their text (keptEvent), so
+  // an Int goes out as the digits that came in.
   async function runHandler(env, h, eventJSON, claimedAt = Date.now()) {
-    const event = eventValue(eventJSON);
+    const event = keptEvent(eventJSON);
     const began = Date.now();
     const deadline = Math.min(began + handlerTimeoutMs, claimedAt + handlerTimeoutMs + (leaseMs - handlerTimeoutMs) / 2);
     const run = { deadline, ac: new AbortController() };
+    // A budget already spent (its start waited that long) sends nothing.
+    if (deadline <= began) run.ac.abort();
     const timer = setTimeout(() => run.ac.abort(), Math.max(0, deadline - began));
     try {
       for (const st of h.steps) {
@@ -1152,27 +1217,30 @@ export function jadpoWorker(plan, opts = {}) {
     return v.literal;
   }
 
-  // wireOf names a value's members as the operation's input type does.
-  function wireOf(t, v) {
-    if (v === undefined || v === null || !t || v instanceof JSONNumber) return v;
+  // wireOf names a value's members as the operation's input type does. As
+  // the native wire.Encode, a required value missing (a record's member, a
+  // list's or map's element) is the handler's fault, not the service's, and
+  // is not retried: an InputUnfit at its dotted path of field names.
+  function wireOf(t, v, path = "") {
+    const at = (name) => (path === "" ? String(name) : `${path}.${name}`);
+    if (v === undefined || v === null) {
+      if (t && !t.optional && path !== "") throw new InputUnfit(path, "required");
+      return v;
+    }
+    if (!t || v instanceof JSONNumber) return v;
     if (t.kind === "record") {
       const rec = plan.records.find((r) => r.id === t.name);
       if (!rec || typeof v !== "object") return v;
       const out = {};
       for (const f of rec.fields) {
         const x = Object.hasOwn(v, f.name) ? v[f.name] : undefined;
-        if (x === undefined || x === null) {
-          // As the native wire.Encode: a required member without a value is
-          // the handler's fault, not the service's, and is not retried.
-          if (!f.type.optional) throw Object.assign(new Error(`input member ${f.name} has no value`), { code: "input_invalid", temporary: false });
-          continue;
-        }
-        out[f.wire_name || f.name] = wireOf(f.type, x);
+        if ((x === undefined || x === null) && f.type.optional) continue;
+        out[f.wire_name || f.name] = wireOf(f.type, x, at(f.name));
       }
       return out;
     }
-    if (t.kind === "list" && Array.isArray(v)) return v.map((x) => wireOf(t.elem, x));
-    if (t.kind === "map" && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wireOf(t.elem, x)]));
+    if (t.kind === "list" && Array.isArray(v)) return v.map((x, i) => wireOf(t.elem, x, at(i)));
+    if (t.kind === "map" && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wireOf(t.elem, x, at(k))]));
     return v;
   }
 
@@ -1186,15 +1254,24 @@ export function jadpoWorker(plan, opts = {}) {
     const headers = { "content-type": "application/json" };
     if (conn.provider.credential === "bearer") headers.authorization = "Bearer " + connValue(env, conn.credential.token);
     const init = { method: op.method || "POST", headers };
-    if (op.input) init.body = encodeJSON(wireOf(op.input, args));
+    if (op.input) {
+      try {
+        init.body = encodeJSON(wireOf(op.input, args));
+      } catch (e) {
+        if (!(e instanceof InputUnfit)) throw e;
+        throw deliveryErrors.inputUnfit(op.ref, e.path, e.rule);
+      }
+    }
     const url = String(host).replace(/\/$/, "") + path;
     const tries = op.retry_safe ? TRANSPORT_TRIES : 1;
-    // The texts are the native wire.TransportError's and wire.Refusal's,
-    // which a delivery keeps as its last_error: never the answer's text.
-    const noAnswer = (timedOut, tries) => Object.assign(new Error(`${op.ref}: no answer after ${tries} attempt(s): ${timedOut ? "the time budget ran out" : "the connection failed"}`),
-      { code: timedOut ? "timeout" : "transport", temporary: true });
+    // The texts are the native wire.TransportError's and wire.Refusal's
+    // (deliveryErrors), which a delivery keeps as its last_error: never the
+    // answer's text.
+    const noAnswer = (timedOut, tries) => deliveryErrors.noAnswer(op.ref, tries, timedOut);
     for (let n = 1; ; n++) {
-      if (run.ac.signal.aborted) throw noAnswer(true, n - 1);
+      // Spent before try n: the tries made, or, before the first, one, as
+      // the native client counts a request its spent context refused.
+      if (run.ac.signal.aborted) throw noAnswer(true, Math.max(n - 1, 1));
       let resp, answer;
       const ac = new AbortController();
       const stop = () => ac.abort();
@@ -1212,9 +1289,7 @@ export function jadpoWorker(plan, opts = {}) {
         run.ac.signal.removeEventListener("abort", stop);
       }
       if (resp.status >= 200 && resp.status <= 299) return;
-      const code = refusalCode(conn.provider.error_code, answer) || "http_" + resp.status;
-      const temporary = isTemporary(resp.status, code);
-      throw Object.assign(new Error(`${op.ref} refused: ${code} (HTTP ${resp.status}, ${temporary ? "temporary" : "permanent"})`), { code, temporary });
+      throw deliveryErrors.refused(op.ref, refusalCode(conn.provider.error_code, answer) || "http_" + resp.status, resp.status);
     }
   }
 
@@ -1224,6 +1299,41 @@ export function jadpoWorker(plan, opts = {}) {
   }
 
   return withConfigCheck(plan, { queue, scheduled, deliver }, { validEmail, instant, validDuration, compilePattern });
+}
+
+// deliveryErrors are the errors a handler's run ends with, each worded as
+// the native runtime words the same failure (providers/wire's Refusal,
+// TransportError and DecodeError; runtime/deliver.go's handler_missing and
+// kept event), its text the delivery's last_error, and each with the code
+// and kind the native classify gives it (settlementOf reads them): the
+// "errors" cases of testdata/delivery/table.json hold both engines to them.
+// A transport failure's cause, after its attempts, is each platform's own
+// account: Go's net/http error natively, the Worker's two words here.
+export const deliveryErrors = {
+  refused: (op, code, status) => {
+    const temporary = isTemporary(status, code);
+    return Object.assign(new Error(`${op} refused: ${code} (HTTP ${status}, ${temporary ? "temporary" : "permanent"})`), { code, temporary });
+  },
+  noAnswer: (op, attempts, timedOut) => Object.assign(
+    new Error(`${op}: no answer after ${attempts} attempt(s): ${timedOut ? "the time budget ran out" : "the connection failed"}`),
+    { code: timedOut ? "timeout" : "transport", temporary: true }),
+  inputUnfit: (op, path, rule) => Object.assign(
+    new Error(`${op}: input does not fit its shape at ${path === "" ? "(root)" : path}: ${rule}`), { code: "input_invalid", temporary: false }),
+  // Its code is the settlement's (handler_missing), not the error's.
+  handlerMissing: (subscriber, event) => new Error(`the plan running now has no handler of ${subscriber} for ${event}`),
+  // Code "handler", as anything else a handler could not do.
+  eventNotJSON: (cause) => new Error(`the kept event is not JSON: ${cause}`),
+};
+
+// keptEvent reads a kept event's JSON for its handler (eventValue); one that
+// is not JSON is the handler's failure, worded as the native runtime's.
+export function keptEvent(text) {
+  try {
+    return eventValue(text);
+  } catch (e) {
+    if (!(e instanceof NotJSON || e instanceof RangeError)) throw e;
+    throw deliveryErrors.eventNotJSON(e instanceof RangeError ? "nested too deep" : "it is not strict JSON text");
+  }
 }
 
 // MAX_ERROR_TEXT is the most of an error's text a delivery keeps, in UTF-8
@@ -1283,9 +1393,18 @@ export function runsHandler(attempt, budget, handler) {
   return attempt <= budget && handler;
 }
 
+// startsGated says whether a handler waits for its start to be written
+// before it calls anything: on the delivery's last attempt, as the native
+// engine's (an earlier attempt starts at once, its start written with the
+// next write).
+export function startsGated(attempt, budget) {
+  return attempt >= budget;
+}
+
 // settlementOf decides a claimed delivery's settlement as the native
 // engine's attempt does, in its order: attempts beyond the budget were
-// claims that never settled (lease_expired, nothing run); no handler is
+// claims whose handlers started and never settled (lease_expired, nothing
+// run); no handler is
 // handler_missing; a handler that succeeded succeeds; a temporary failure
 // waits for another attempt while the budget allows one; anything else
 // fails. err is what the handler threw, or null.

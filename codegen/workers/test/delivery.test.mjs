@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
   HANDLER_TIMEOUT_MS, LEASE_MS, REQUEST_TIMEOUT_MS, TRANSPORT_TRIES,
-  MAX_ERROR_TEXT, attemptBudget, backoffDraw, errorText, runsHandler, settlementOf, transportPause,
+  MAX_ERROR_TEXT, attemptBudget, backoffDraw, deliveryErrors, errorText, keptEvent, runsHandler, settlementOf, startsGated, transportPause,
 } from "../jadpo.mjs";
 
 const tablePath = fileURLToPath(new URL("../../../testdata/delivery/table.json", import.meta.url));
@@ -66,6 +66,45 @@ test("errorText: none is NULL; cut to 1 KiB of UTF-8 at a character; NULs left o
   assert.equal(new TextEncoder().encode(errorText("€".repeat(500))).length, 1023);
 });
 
+// The Worker waits for a handler's start to be written on the delivery's
+// last attempt only, as the native engine (runtime/deliver.go).
+test("a handler's start is awaited on the last attempt only", () => {
+  assert.equal(startsGated(1, 5), false);
+  assert.equal(startsGated(4, 5), false);
+  assert.equal(startsGated(5, 5), true);
+  assert.equal(startsGated(1, 1), true);
+});
+
+// A failure's last_error text, code and kind, as the native runtime's
+// (runtime's TestDeliveryTableErrors builds Go's errors for the same cases).
+for (const c of table.errors) {
+  test(`error: ${c.name}`, () => {
+    let e;
+    switch (c.error) {
+      case "refused": e = deliveryErrors.refused(c.operation, c.refusal_code, c.status); break;
+      case "no_answer": e = deliveryErrors.noAnswer(c.operation, c.attempts, c.timed_out); break;
+      case "input_unfit": e = deliveryErrors.inputUnfit(c.operation, c.path, c.rule); break;
+      case "handler_missing": e = deliveryErrors.handlerMissing(c.subscriber, c.event); break;
+      case "event_not_json":
+        assert.throws(() => keptEvent(c.event_json), (x) => (e = x, true));
+        break;
+      default: assert.fail(`the table's error ${c.error} is unknown here`);
+    }
+    if (c.text) assert.equal(e.message, c.text);
+    if (c.text_before_cause) {
+      assert.ok(e.message.startsWith(c.text_before_cause) && e.message.length > c.text_before_cause.length,
+        `${JSON.stringify(e.message)}: the table says ${JSON.stringify(c.text_before_cause)} and a cause`);
+    }
+    // The code and the kind as the settlement reads them: with attempts
+    // left, a temporary failure waits and any other fails.
+    const s = c.error === "handler_missing" ? settlementOf(1, 2, false, null) : settlementOf(1, 2, true, e);
+    assert.equal(s.code, c.code);
+    assert.equal(s.state, c.temporary ? "retry_wait" : "failed");
+  });
+}
+
 test("the table holds cases of each rule", () => {
-  for (const k of ["transport_pause", "budget", "backoff", "settle"]) assert.ok(table[k].length > 0, k);
+  for (const k of ["transport_pause", "budget", "backoff", "settle", "errors"]) assert.ok(table[k].length > 0, k);
+  const kinds = new Set(table.errors.map((c) => c.error));
+  for (const k of ["refused", "no_answer", "input_unfit", "handler_missing", "event_not_json"]) assert.ok(kinds.has(k), k);
 });

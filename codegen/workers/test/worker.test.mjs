@@ -280,9 +280,13 @@ test("fencing: a claim taken over after its lease runs out settles nothing; the 
   const claim = async (at) => (await db.prepare(SQL.claim).bind(at, at + 60_000_000, 100).all()).results.find((c) => c.subscriber === "only");
   const first = await claim(2);
   assert.equal(await claim(3), undefined, "a running delivery within its lease is not claimed again");
+  // Its handler started, so the attempt counts (a claim that never ran would not).
+  assert.equal((await db.prepare(SQL.start).bind(first.id, first.fencing_token, 4).run()).meta.changes, 1);
   const second = await claim(60_000_003); // the first lease has run out
   assert.equal(second.id, first.id);
   assert.equal(second.attempts, 2);
+  assert.equal((await db.prepare(SQL.start).bind(first.id, first.fencing_token, 60_000_004).run()).meta.changes, 0,
+    "a stale token writes no start");
   // A settlement is its settle and its attempt's row, in one batch.
   const settle = async (c) => (await db.batch([db.prepare(SQL.settle).bind(c.id, c.fencing_token, "succeeded", null, null, 60_000_004, null),
     db.prepare(SQL.attempt).bind(c.id, c.fencing_token)])).map((r) => r.meta.changes);
@@ -340,28 +344,34 @@ function findSQLite(dir) {
 }
 
 // counting wraps a D1 binding and counts the calls that reach D1: each
-// statement run on its own (run, all, first) and each batch.
-function counting(d1, failBatches = 0) {
-  const n = { alone: 0, batch: 0, sizes: [] };
+// statement run on its own (run, all, first), and each batch as the names
+// of its statements (SQL's keys). failBatches refuses that many of the
+// batches holding a settlement; hold(names) is awaited before a batch goes.
+const sqlNames = new Map(Object.entries(SQL).map(([k, v]) => [v, k]));
+function counting(d1, failBatches = 0, hold = null) {
+  const n = { alone: 0, batches: [] };
   const real = new WeakMap();
-  const wrap = (st) => {
+  const names = new WeakMap();
+  const wrap = (st, name) => {
     const p = new Proxy(st, {
       get(t, k) {
-        if (k === "bind") return (...a) => wrap(t.bind(...a));
+        if (k === "bind") return (...a) => wrap(t.bind(...a), name);
         if (k === "run" || k === "all" || k === "first") return (...a) => { n.alone++; return t[k](...a); };
         const v = t[k];
         return typeof v === "function" ? v.bind(t) : v;
       },
     });
     real.set(p, st);
+    names.set(p, name);
     return p;
   };
   const binding = {
-    prepare: (q) => wrap(d1.prepare(q)),
+    prepare: (q) => wrap(d1.prepare(q), sqlNames.get(q) || q),
     batch: async (stmts) => {
-      n.batch++;
-      n.sizes.push(stmts.length);
-      if (failBatches-- > 0) throw new Error("D1_ERROR: injected");
+      const kinds = stmts.map((s) => names.get(s));
+      n.batches.push(kinds);
+      if (hold) await hold(kinds);
+      if (kinds.includes("settle") && failBatches-- > 0) throw new Error("D1_ERROR: injected");
       return d1.batch(stmts.map((s) => real.get(s) || s));
     },
   };
@@ -405,16 +415,21 @@ test("deliveries: settlements finishing together share a D1 batch; a refused bat
     release();
     const rep = await run;
     assert.deepEqual(rep, { claimed: 12, succeeded: 12, retried: 0, failed: 0, lost: 0 });
-    // The claim and the claimed events alone; the settlements in batches
-    // (the first to finish alone, the others together as it returns), each
-    // a settle and its attempt's row, and after a refused batch its
-    // settlements one batch of two each.
+    // The claim and the claimed events alone; the handlers' starts (their
+    // first attempts, not their last: written with the next write, the
+    // handlers running meanwhile) in one batch, the claim's; the
+    // settlements in batches (the first to finish alone, the others
+    // together as it returns), each a settle and its attempt's row, and
+    // after a refused batch its settlements one batch of two each.
+    const sizes = JSON.stringify(n.batches);
     assert.equal(n.alone, 2, `D1 calls with ${failBatches} refused batch: ${JSON.stringify(n)}`);
-    assert.ok(n.sizes.every((k) => k % 2 === 0), `batch sizes ${n.sizes}: a settle and its attempt's row each`);
-    const alone = failBatches === 0 ? 0 : n.sizes[0] / 2;
-    if (failBatches > 0) assert.deepEqual(n.sizes.slice(1, 1 + alone), Array(alone).fill(2), `after a refused batch: ${n.sizes}`);
-    assert.ok(n.batch - alone >= 1 && n.batch - alone <= 4, `${n.batch} batches for 12 settlements finishing together: ${n.sizes}`);
-    assert.equal(n.sizes.slice(failBatches).reduce((x, y) => x + y, 0), 24, "each settlement written once");
+    assert.deepEqual(n.batches[0], Array(12).fill("start"), `a claim's starts in one batch: ${sizes}`);
+    const settles = n.batches.slice(1);
+    assert.ok(settles.every((b) => b.join() === Array(b.length / 2).fill("settle,attempt").join()), `batches ${sizes}: a settle and its attempt's row each`);
+    const alone = failBatches === 0 ? 0 : settles[0].length / 2;
+    if (failBatches > 0) assert.deepEqual(settles.slice(1, 1 + alone).map((b) => b.length), Array(alone).fill(2), `after a refused batch: ${sizes}`);
+    assert.ok(settles.length - alone >= 1 && settles.length - alone <= 4, `${settles.length} batches for 12 settlements finishing together: ${sizes}`);
+    assert.equal(settles.slice(failBatches).flat().length, 24, "each settlement written once");
     assert.equal(await count("jadpo_delivery_attempts a JOIN jadpo_deliveries d ON d.id = a.delivery_id JOIN jadpo_outbox o ON o.id = d.outbox_id",
       `o.received_id LIKE '${prefix}-%' AND a.outcome = 'succeeded' AND a.attempt = 1`), 12, "an attempt row each");
     assert.equal(calls.length - before, 12, "each delivery's handler ran once");
@@ -640,4 +655,115 @@ test("a retry_safe call: three tries without an answer, and all of them inside t
   assert.equal(await lastError("t-0"), "refunds.open_refund: no answer after 3 attempt(s): the connection failed");
   assert.equal(await lastError("t-1"), "refunds.open_refund: no answer after 1 attempt(s): the time budget ran out");
   await db.prepare(`DELETE FROM jadpo_deliveries WHERE outbox_id IN (SELECT id FROM jadpo_outbox WHERE received_id IN ('t-0','t-1'))`).run();
+});
+
+const rowOf = async (id) => db.prepare(`SELECT d.state, d.attempts, d.handler_started FROM jadpo_deliveries d
+  JOIN jadpo_outbox o ON o.id = d.outbox_id WHERE o.received_id = ?1`).bind(id).first();
+const onlyAttempt = (id) => db.prepare(`UPDATE jadpo_deliveries SET max_attempts = 1
+  WHERE outbox_id IN (SELECT id FROM jadpo_outbox WHERE received_id = ?1)`).bind(id).run();
+
+// A claim counted its attempt whether or not its handler ran: a claim
+// abandoned before its handler started (its events unread, the invocation
+// ended) spent one, and with max_attempts 1 the delivery failed
+// lease_expired without ever running. As the native store: a claim that
+// never ran is not an attempt (docs/design/store.md).
+test("a claim abandoned before its handler started is no attempt: taken again after its lease, it runs as attempt 1 of 1", { timeout: 10000 }, async () => {
+  assert.equal(await count("jadpo_deliveries", "state IN ('pending','retry_wait','running')"), 0, "nothing else is due");
+  await keepForOpenRefund("ns", 1);
+  await onlyAttempt("ns-0");
+  let t = Date.now();
+  const clock = () => t;
+  // The claim is made, and its events cannot be read: nothing runs.
+  const unread = {
+    prepare: (q) => q !== SQL.claimedEvents ? db.prepare(q) : { bind: () => ({ all: async () => { throw new Error("D1_ERROR: injected: the events unread"); } }) },
+    batch: (stmts) => db.batch(stmts),
+  };
+  const before = calls.length;
+  await assert.rejects(jadpoWorker(planOf(), { now: clock }).deliver(env(unread)), /the events unread/);
+  assert.deepEqual(await rowOf("ns-0"), { state: "running", attempts: 1, handler_started: 0 });
+  // Past the lease, the next invocation takes it again as the same attempt
+  // and, that being its last, writes its start before the call (however
+  // slow that write).
+  t += LEASE_MS + 1000;
+  let release;
+  holds.set('order-ns-0"', new Promise((r) => (release = r)));
+  const { binding } = counting(db, 0, async (kinds) => {
+    if (kinds.includes("start")) await new Promise((r) => setTimeout(r, 200));
+  });
+  const run = jadpoWorker(planOf(), { now: clock }).deliver(env(binding));
+  try {
+    await until(async () => calls.length > before, "the handler's call");
+    assert.deepEqual(await rowOf("ns-0"), { state: "running", attempts: 1, handler_started: 1 }, "the last attempt's start is written before its call");
+  } finally {
+    release();
+  }
+  assert.deepEqual(await run, { claimed: 1, succeeded: 1, retried: 0, failed: 0, lost: 0 });
+  assert.deepEqual(await stateOf("ns-0"), { state: "succeeded", attempts: 1, code: null });
+  assert.equal(calls.length - before, 1);
+});
+
+test("a claim whose handler started is an attempt: taken over mid-run on max_attempts 1, it fails lease_expired and nothing runs again", { timeout: 10000 }, async () => {
+  assert.equal(await count("jadpo_deliveries", "state IN ('pending','retry_wait','running')"), 0, "nothing else is due");
+  await keepForOpenRefund("hs", 1);
+  await onlyAttempt("hs-0");
+  let t = Date.now();
+  const clock = () => t;
+  let release;
+  holds.set('order-hs-0"', new Promise((r) => (release = r)));
+  const before = calls.length;
+  const run = jadpoWorker(planOf(), { now: clock }).deliver(env(db));
+  try {
+    await until(async () => calls.length > before, "the handler's call");
+    assert.deepEqual(await rowOf("hs-0"), { state: "running", attempts: 1, handler_started: 1 });
+    t += LEASE_MS + 1000;
+    const later = await jadpoWorker(planOf(), { now: clock }).deliver(env(db));
+    assert.deepEqual(later, { claimed: 1, succeeded: 0, retried: 0, failed: 1, lost: 0 });
+  } finally {
+    release();
+  }
+  assert.deepEqual(await run, { claimed: 1, succeeded: 0, retried: 0, failed: 0, lost: 1 });
+  assert.deepEqual(await stateOf("hs-0"), { state: "failed", attempts: 2, code: "lease_expired" });
+  assert.equal(calls.length - before, 1, "the handler ran once");
+});
+
+// The Worker wrote "no answer after 0 attempt(s)" for a run whose budget was
+// gone before its first try; the native client counts that try.
+test("a last attempt whose start took the whole budget sends nothing: a timeout after 1 attempt, as natively", { timeout: 10000 }, async () => {
+  assert.equal(await count("jadpo_deliveries", "state IN ('pending','retry_wait','running')"), 0, "nothing else is due");
+  await keepForOpenRefund("bs", 1);
+  await onlyAttempt("bs-0");
+  // The start's write takes longer than the run's budget and half the lease's margin.
+  const { binding } = counting(db, 0, async (kinds) => {
+    if (kinds.includes("start")) await new Promise((r) => setTimeout(r, 500));
+  });
+  const before = calls.length;
+  const rep = await jadpoWorker(planOf(), { leaseMs: 400, handlerTimeoutMs: 300 }).deliver(env(binding));
+  assert.deepEqual(rep, { claimed: 1, succeeded: 0, retried: 0, failed: 1, lost: 0 });
+  assert.equal(calls.length - before, 0, "nothing was sent");
+  assert.deepEqual(await stateOf("bs-0"), { state: "failed", attempts: 1, code: "timeout" });
+  const e = await db.prepare(`SELECT d.last_error AS e FROM jadpo_deliveries d JOIN jadpo_outbox o ON o.id = d.outbox_id
+    WHERE o.received_id = 'bs-0'`).first();
+  assert.equal(e.e, "refunds.open_refund: no answer after 1 attempt(s): the time budget ran out");
+});
+
+// The Worker wrote "input member order_id has no value"; the native
+// wire.DecodeError names the operation and the field's whole path.
+test("an argument without a value is input_invalid, worded as natively, at its whole path; nothing is sent", async () => {
+  const cases = [
+    { id: "iv-a", args: { order_id: { path: ["no_such_field"] } }, text: "refunds.open_refund: input does not fit its shape at order_id: required" },
+    { id: "iv-b", args: { items: { record: { "SKU-1": { path: ["no_such_field"] } } } }, text: "refunds.open_refund: input does not fit its shape at items.SKU-1: required" },
+  ];
+  for (const c of cases) {
+    const plan = planOf();
+    Object.assign(plan.subscribers.find((s) => s.name === "open_refund").handlers[0].steps[0].args, c.args);
+    await keepForOpenRefund(c.id, 1);
+    const before = calls.length;
+    const rep = await jadpoWorker(plan).deliver(env(db));
+    assert.deepEqual(rep, { claimed: 1, succeeded: 0, retried: 0, failed: 1, lost: 0 });
+    assert.equal(calls.length - before, 0);
+    assert.deepEqual(await stateOf(`${c.id}-0`), { state: "failed", attempts: 1, code: "input_invalid" });
+    const e = await db.prepare(`SELECT d.last_error AS e FROM jadpo_deliveries d JOIN jadpo_outbox o ON o.id = d.outbox_id
+      WHERE o.received_id = ?1`).bind(`${c.id}-0`).first();
+    assert.equal(e.e, c.text);
+  }
 });
