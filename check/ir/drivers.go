@@ -6,8 +6,10 @@ package ir
 // Contract); the commands hand the drivers' contracts to the checker with
 // the project (project.Project.Drivers, set beside its Catalogue), and the
 // checker holds every package to its driver's contract by one path
-// (check/drivers.go). ir holds the types because both sides read them and
-// ir imports nothing of either.
+// (check/drivers.go). A driver's own rules for a connection's settings are
+// functions of the settings (Check, Body), so the checker applies the very
+// rules the driver's start does. ir holds the types because both sides
+// read them and ir imports nothing of either.
 
 // DriverContract is one driver's contract.
 type DriverContract struct {
