@@ -17,6 +17,10 @@ type connection struct {
 	ok   bool
 	// called: a subscriber's attempt names it (connection.unused).
 	called bool
+	// settingsKey is its `settings:` member (nil when it gives none) and
+	// given the settings it gives: where its settings' problems are shown.
+	settingsKey *ast.Member
+	given       map[string]*ast.Member
 }
 
 func (c *checker) checkConnections() {
@@ -92,6 +96,8 @@ func (c *checker) checkConnection(cn *connection) {
 	}
 	// settings
 	if !c.checkSettings(cn, ms["settings"]) {
+		ok = false
+	} else if !c.checkDriverRules(cn) {
 		ok = false
 	}
 	cn.ok = ok
@@ -183,6 +189,7 @@ func (c *checker) checkSettings(cn *connection, m *ast.Member) bool {
 		}
 		given = c.members(f, blk, diag.ConnectionValueInvalid, "in package `"+cn.ir.Package+"`'s settings", sortedKeys(p.settings)...)
 	}
+	cn.settingsKey, cn.given = m, given
 	for _, name := range sortedKeys(p.settings) {
 		st := p.settings[name]
 		gm := given[name]
@@ -296,4 +303,60 @@ func keyListOrNone(names []string) string {
 		return "none"
 	}
 	return keyList(names)
+}
+
+// connectionDriver is the contract of the built-in driver the
+// connection's package receives with, nil for none (or a package whose
+// mapping is wrong: that is reported in its file).
+func (c *checker) connectionDriver(cn *connection) *ir.DriverContract {
+	if cn.pkg == nil || cn.pkg.receiving == nil || !cn.pkg.receiving.ok || cn.pkg.receiving.ir.Driver == ir.DriverMapping {
+		return nil
+	}
+	return c.driverContract(string(cn.pkg.receiving.ir.Driver))
+}
+
+// driverSettings are the connection's settings as its driver's rules
+// read them: the literal and default values resolved, the config fields'
+// left open.
+func driverSettings(cn *connection) ir.ConnectionSettings {
+	s := ir.ConnectionSettings{Values: map[string]any{}, Open: map[string]bool{}}
+	for name, v := range cn.ir.Settings {
+		switch {
+		case v.Config != "":
+			s.Open[name] = true
+		case v.Literal != nil:
+			if val, err := ir.DecodeLiteral(v.Literal); err == nil {
+				s.Values[name] = val
+			}
+		}
+	}
+	return s
+}
+
+// settingAt is where a problem of the connection's setting name is shown:
+// its value, else the `settings:` key, else the connection's name.
+func (c *checker) settingAt(cn *connection, name string) source.Range {
+	f := cn.decl.file
+	if gm := cn.given[name]; gm != nil {
+		return f.Range(gm.Value.Span())
+	}
+	if cn.settingsKey != nil {
+		return f.Range(cn.settingsKey.Key.Span())
+	}
+	return cn.decl.rng()
+}
+
+// checkDriverRules holds the connection's settings, each of its type, to
+// its driver's own rules (a SQL inbox's claim form and columns): those
+// its start applies, shown at the setting at fault.
+func (c *checker) checkDriverRules(cn *connection) bool {
+	dc := c.connectionDriver(cn)
+	if dc == nil || dc.Check == nil {
+		return true
+	}
+	ps := dc.Check(driverSettings(cn))
+	for _, p := range ps {
+		c.add(diag.ConnectionValueInvalid, c.settingAt(cn, p.Setting), "%s", p.Message).WithHelp(p.Help)
+	}
+	return len(ps) == 0
 }

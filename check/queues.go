@@ -70,6 +70,9 @@ func (c *checker) checkQueue(d *decl) {
 		events, eok := c.queueEvents(d, blk, typeAt)
 		q.Events = events
 		ok = ok && eok
+		if ok && !c.checkQueueBody(cn, events) {
+			ok = false
+		}
 	}
 	if ok {
 		c.out.queues = append(c.out.queues, q)
@@ -190,6 +193,66 @@ func (c *checker) queueEvents(d *decl, blk *ast.Block, typeAt *ast.Member) ([]ir
 	return out, ok
 }
 
+// checkQueueBody holds each listed event's required fields to the members
+// its connection's driver says every body has (a SQL inbox's default
+// fetch reads only the columns its settings name): a required field that
+// is none of them would park every message `<field>: required`. It is
+// shown at the connection's setting that names the columns, which is
+// where it is fixed.
+func (c *checker) checkQueueBody(cn *connection, events []ir.QueueEvent) bool {
+	if cn == nil || !cn.ok {
+		return true
+	}
+	dc := c.connectionDriver(cn)
+	if dc == nil || dc.Body == nil {
+		return true
+	}
+	body, known := dc.Body(driverSettings(cn))
+	if !known {
+		return true
+	}
+	// Each missing field once, with the events that require it.
+	var missing []string
+	requiredBy := map[string][]*decl{}
+	for _, qe := range events {
+		ev := c.recordDecl(qe.Event)
+		if ev == nil {
+			continue
+		}
+		for _, fld := range ev.fields() {
+			if fld.Type.Optional || contains(body.Members, fld.Name) {
+				continue
+			}
+			if requiredBy[fld.Name] == nil {
+				missing = append(missing, fld.Name)
+			}
+			requiredBy[fld.Name] = append(requiredBy[fld.Name], ev)
+		}
+	}
+	for _, name := range missing {
+		var evs []string
+		for _, ev := range requiredBy[name] {
+			evs = append(evs, "`"+ev.displayName()+"`")
+		}
+		verb, their := "requires", "its"
+		if len(evs) > 1 {
+			verb, their = "require", "their"
+		}
+		dg := c.add(diag.ConnectionValueInvalid, c.settingAt(cn, body.Setting),
+			"%s %s the field `%s`, which %s does not read: each of %s messages would be parked `%s: required`",
+			andList(evs), verb, name, body.Reader, their, name)
+		for _, ev := range requiredBy[name] {
+			dg.WithRelated(ev.rng(), "`"+ev.displayName()+"` is declared here")
+		}
+		list := name
+		if v, ok := driverSettings(cn).Values[body.Setting].(string); ok && strings.Trim(v, " ,") != "" {
+			list = strings.Trim(v, " ,") + ", " + name
+		}
+		dg.WithHelp(fmt.Sprintf("add it to `%s` (`%s: %q`), or make the field optional if a message may lack it", body.Setting, body.Setting, list))
+	}
+	return len(missing) == 0
+}
+
 // unknownEvent reports a name that is not an event in scope, with the
 // nearest event's name and the `use` line that would bring it in.
 func (c *checker) unknownEvent(s scope, f *ast.File, q *ast.QualName, found *decl, code diag.Code, format string, owner string) {
@@ -254,4 +317,12 @@ func article(word string) string {
 		return "an"
 	}
 	return "a"
+}
+
+// andList joins items as a sentence does: "a", "a and b", "a, b and c".
+func andList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }

@@ -91,23 +91,42 @@ func TestDurationConfigValuesShareTheGrammar(t *testing.T) {
 }
 
 // Issue 11, point 12: a SQL inbox's start errors name the setting as the
-// user wrote it, never a Go field (`Headers[0]`, `LockKey`).
+// user wrote it, never a Go field (`Headers[0]`, `LockKey`). `jadpo check`
+// reports these when the settings are literals (the goldens
+// connection_sql_*); given config fields, only the start sees them.
 func TestSQLInboxStartErrorsNameTheSetting(t *testing.T) {
 	cases := []struct {
-		edit checktest.Edit
-		want string
+		settings     string // in place of `columns: "note"`
+		field, value string // the config field the settings name, and its value ("": its default, "")
+		want         string
 	}{
-		{checktest.Edit{Old: `columns: "note"`, New: `columns: "tenant"`},
+		{`columns: config.jobs_columns`, "jobs_columns", "tenant",
 			`column "tenant" is named by both setting headers and setting columns`},
-		{checktest.Edit{Old: `columns: "note"`, New: `columns: "note"
-        lock_key: "tenant"`}, `setting lock_key is only for claim: advisory_lock (claim is row_lock)`},
-		{checktest.Edit{Old: `columns: "note"`, New: `columns: "note"
-        claim: lease`}, `claim: lease needs the setting locked_until`},
+		{`columns: "note"
+        lock_key: config.jobs_lock_key`, "jobs_lock_key", "tenant",
+			`setting lock_key is only for claim: advisory_lock (claim is row_lock)`},
+		{`columns: "note"
+        claim: lease
+        locked_until: config.jobs_locked_until`, "jobs_locked_until", "",
+			`claim: lease needs the setting locked_until`},
 	}
 	for _, c := range cases {
-		err := startJobs(t, jobsPlan(t, c.edit))
+		binding := strings.ToUpper(c.field)
+		field := c.field + `: Text { binding: "` + binding + `" }`
+		if c.value == "" {
+			field = c.field + `: Text { binding: "` + binding + `" default: "" }`
+		}
+		plan := jobsPlan(t,
+			checktest.Edit{Old: `jobs_database_url: Url { binding: "JOBS_DATABASE_URL" secret: true }`, New: `jobs_database_url: Url { binding: "JOBS_DATABASE_URL" secret: true }
+    ` + field},
+			checktest.Edit{Old: `columns: "note"`, New: c.settings})
+		var environ []string
+		if c.value != "" {
+			environ = append(environ, binding+"="+c.value)
+		}
+		err := startJobs(t, plan, environ...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Fatalf("%s: start error %v, want %q", c.edit.New, err, c.want)
+			t.Fatalf("%s=%s: start error %v, want %q", binding, c.value, err, c.want)
 		}
 		for _, goName := range []string{"Headers[", "Columns[", "LockKey", "LockedUntil", "Form"} {
 			if strings.Contains(err.Error(), goName) {

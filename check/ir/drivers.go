@@ -6,8 +6,10 @@ package ir
 // Contract); the commands hand the drivers' contracts to the checker with
 // the project (project.Project.Drivers, set beside its Catalogue), and the
 // checker holds every package to its driver's contract by one path
-// (check/drivers.go). ir holds the types because both sides read them and
-// ir imports nothing of either.
+// (check/drivers.go). A driver's own rules for a connection's settings are
+// functions of the settings (Check, Body), so the checker applies the very
+// rules the driver's start does. ir holds the types because both sides
+// read them and ir imports nothing of either.
 
 // DriverContract is one driver's contract.
 type DriverContract struct {
@@ -35,6 +37,43 @@ type DriverContract struct {
 	// none (a SQL inbox calls none): the checker fills the plan's calls from
 	// them.
 	Receive, Acknowledge *DriverCall
+	// Check, when set, holds a connection's settings to the driver's own
+	// rules that need no server (a SQL inbox's claim form and columns): the
+	// function its start applies too, so check and start never disagree.
+	// The checker shows each problem at its setting.
+	Check func(ConnectionSettings) []SettingProblem
+	// Body, when set, names the members at the top of every body the
+	// driver hands on, as the settings say (a SQL inbox's default fetch: the
+	// columns it selects); false when they leave it open (a fetch of the
+	// app's own, a column named by a config field). The checker holds each
+	// listed event's required fields to them.
+	Body func(ConnectionSettings) (DriverBody, bool)
+}
+
+// ConnectionSettings are a connection's settings as the checker knows them.
+type ConnectionSettings struct {
+	// Values are the settings given a literal or defaulted, resolved as
+	// the runtime resolves them (DecodeLiteral: an enum's variant and a
+	// duration are their text).
+	Values map[string]any
+	// Open are the settings given a config field: their values are known
+	// only at start, and a rule reading one is left to the start.
+	Open map[string]bool
+}
+
+// DriverBody is what every body a driver hands on holds at its top.
+type DriverBody struct {
+	Members []string
+	// Reader is what reads them, for the diagnostics ("the SQL inbox's
+	// default fetch"), and Setting the setting that names more of them, a
+	// comma-separated list: where a missing one is shown, and added.
+	Reader, Setting string
+}
+
+// SettingProblem is a mistake in a connection's settings: the setting it
+// is shown at, what is wrong, and how to fix it.
+type SettingProblem struct {
+	Setting, Message, Help string
 }
 
 // DriverSetting is a setting a driver reads.

@@ -377,6 +377,8 @@ var entries = []Entry{
 			{Text: "A credential member missing or not from config — `credential: { key_id: config.x secret: config.y }`, secret members from secret fields."},
 			{Text: "No `host:` for a package without a fixed host, or a `host:` that is not an http(s) URL."},
 			{Text: "A setting's value outside its type (a duration without unit, a number over its maximum)."},
+			{Text: "Settings a queue driver cannot take together: for a SQL inbox, `claim: lease` without `locked_until`, `lock_key` outside `claim: advisory_lock`, `locked_until` outside `claim: lease`, or a column named twice — the help says which to add or remove.", Case: "connection_sql_lease_without_locked_until"},
+			{Text: "A listed event's required field (`region: Text`) that a SQL inbox without a fetch of its own reads no column for: its body holds only the columns the settings name, so every row would be parked `region: required` — add it to `columns:`, or make the field optional.", Case: "connection_sql_field_not_read"},
 		}},
 	{Code: ConnectionUnused, Severity: Warning, Title: "a connection has no queue and no call",
 		Help:  "remove the connection, or receive from it (`queue <name>`) or call it (`attempt <name>....`)",

@@ -14,7 +14,11 @@
 // message's own columns. Every name must be a plain SQL identifier ([A-Za-z_][A-Za-z0-9_]*, at
 // most 63 bytes); names are quoted in SQL all the same, so they are case-sensitive. [Open]
 // builds the statements and prepares each one, so a column or table the database lacks stops
-// the start with an error naming the table and the statement.
+// the start with an error naming the table and the statement. The rules that need no database
+// (the names, a column named once, the settings each form takes) are one function, which Open
+// applies and `jadpo check` too, through the driver's contract (its Check), to the settings it
+// knows; the contract's Body gives it the default fetch's columns, to which it holds the listed
+// events' required fields.
 //
 // # The forms
 //
@@ -73,7 +77,8 @@
 // returned for the id column (so = ANY($1) uses the id's index). The default fetch selects the
 // id, group, attempt, (lease form) locked_until, header and own columns from the table. A
 // custom fetch (Table.Fetch) is the app's own SQL, e.g. a join; it must return the id column
-// under its name, with no two result columns of the same name. Rows are matched to claimed ids
+// under its name, the group, attempt and header columns under theirs (Open refuses one that
+// leaves any out, naming it), with no two result columns of the same name. Rows are matched to claimed ids
 // by the id column's value as text; a claimed id with no row is reported in [Batch.Missing];
 // a second row for the same id is ignored.
 //
@@ -118,6 +123,5 @@
 //
 // Row.Headers holds the header columns' values as text: strings as they are; integers,
 // booleans, numerics and floats as decimal text; timestamps RFC 3339 (as in the body); uuids
-// canonical; any other value as its JSON text from the rules above. A NULL header, or a header
-// column a custom fetch does not return, is left out.
+// canonical; any other value as its JSON text from the rules above. A NULL header is left out.
 package sqlinbox

@@ -88,12 +88,7 @@ func Open(ctx context.Context, pool *pgxpool.Pool, t Table) (*Inbox, error) {
 	t.Headers = append([]string(nil), t.Headers...)
 	t.Columns = append([]string(nil), t.Columns...)
 	t.LockKey = append([]string(nil), t.LockKey...)
-	if t.Form == "" {
-		t.Form = RowLock
-	}
-	if t.Lease == 0 {
-		t.Lease = DefaultLease
-	}
+	t = withDefaults(t)
 	in := &Inbox{pool: pool, t: t, display: displayName(t)}
 	if err := in.check(); err != nil {
 		return nil, err
@@ -133,76 +128,11 @@ func validIdent(s string) bool {
 	return true
 }
 
-// check refuses what would build wrong SQL, before any statement is sent.
+// check refuses what would build wrong SQL, before any statement is sent:
+// the first of the problems `jadpo check` shows too.
 func (in *Inbox) check() error {
-	t := in.t
-	// Each name is reported as the setting the user wrote it in (the
-	// SqlInbox.v1 package's settings, which Table mirrors).
-	type named struct{ field, name string }
-	var names []named
-	if t.Schema != "" {
-		names = append(names, named{"schema", t.Schema})
-	}
-	names = append(names, named{"table", t.Name}, named{"id", t.ID})
-	for _, n := range []named{{"group", t.Group}, {"attempt", t.Attempt}, {"locked_until", t.LockedUntil}} {
-		if n.name != "" {
-			names = append(names, n)
-		}
-	}
-	for _, h := range t.Headers {
-		names = append(names, named{"headers", h})
-	}
-	for _, c := range t.Columns {
-		names = append(names, named{"columns", c})
-	}
-	seen := map[string]string{}
-	for _, k := range t.LockKey {
-		// A key column may also play a role or be a header (it is only read), so it is not in names.
-		if !validIdent(k) {
-			return in.errorf("setting lock_key: %q is not a plain SQL identifier ([A-Za-z_][A-Za-z0-9_]*, at most 63 bytes)", k)
-		}
-		if _, ok := seen[k]; ok {
-			return in.errorf("setting lock_key names column %q twice", k)
-		}
-		seen[k] = "lock_key"
-	}
-	clear(seen)
-	for _, n := range names {
-		if !validIdent(n.name) {
-			return in.errorf("setting %s: %q is not a plain SQL identifier ([A-Za-z_][A-Za-z0-9_]*, at most 63 bytes)", n.field, n.name)
-		}
-		if n.field == "schema" || n.field == "table" {
-			continue
-		}
-		// A column named twice would be selected twice and give a body with a duplicate key.
-		if prev, ok := seen[n.name]; ok {
-			if prev == n.field {
-				return in.errorf("setting %s names column %q twice", n.field, n.name)
-			}
-			return in.errorf("column %q is named by both setting %s and setting %s", n.name, prev, n.field)
-		}
-		seen[n.name] = n.field
-	}
-	if len(t.LockKey) > 0 && t.Form != AdvisoryLock {
-		return in.errorf("setting lock_key is only for claim: advisory_lock (claim is %s)", t.Form)
-	}
-	switch t.Form {
-	case RowLock, AdvisoryLock:
-		if t.LockedUntil != "" {
-			return in.errorf("setting locked_until is only for claim: lease (claim is %s)", t.Form)
-		}
-	case Lease:
-		if t.LockedUntil == "" {
-			return in.errorf("claim: lease needs the setting locked_until, the timestamptz column a claim sets")
-		}
-		if t.Lease < 0 {
-			return in.errorf("setting lease: %v is negative", t.Lease)
-		}
-		if t.Lease < time.Microsecond {
-			return in.errorf("setting lease: %v is shorter than PostgreSQL's microsecond", t.Lease)
-		}
-	default:
-		return in.errorf("setting claim: %q is not one of %s, %s and %s", t.Form, RowLock, Lease, AdvisoryLock)
+	if ps := problems(in.t, nil); len(ps) > 0 {
+		return in.errorf("%s", ps[0].Message)
 	}
 	return nil
 }
@@ -269,14 +199,7 @@ func (in *Inbox) build() {
 	if t.Fetch != "" {
 		in.fetch = t.Fetch
 	} else {
-		cols := []string{t.ID}
-		for _, c := range []string{t.Group, t.Attempt, t.LockedUntil} {
-			if c != "" {
-				cols = append(cols, c)
-			}
-		}
-		cols = append(cols, t.Headers...)
-		cols = append(cols, t.Columns...)
+		cols := t.fetchColumns()
 		q := make([]string, len(cols))
 		for i, c := range cols {
 			q[i] = quote(c)
@@ -352,7 +275,8 @@ func (in *Inbox) stmtError(name, sql string, err error) error {
 	return in.errorf("%s statement `%s`: %w", name, sql, err)
 }
 
-// checkFetch makes sure rows can be matched to ids and bodies have unique keys.
+// checkFetch makes sure rows can be matched to ids, bodies have unique keys and a custom
+// fetch returns every column that plays a role.
 func (in *Inbox) checkFetch(sd *pgconn.StatementDescription) error {
 	if len(sd.ParamOIDs) != 1 {
 		return in.errorf("the fetch statement `%s` must take exactly one parameter, $1 (the claimed ids), it takes %d", in.fetch, len(sd.ParamOIDs))
@@ -366,6 +290,19 @@ func (in *Inbox) checkFetch(sd *pgconn.StatementDescription) error {
 	}
 	if !seen[in.t.ID] {
 		return in.errorf("the fetch statement `%s` does not return the id column %q, which matches its rows to the claimed ids", in.fetch, in.t.ID)
+	}
+	// A custom fetch that leaves out a column playing a role would drop it
+	// silently: the group (the job's kind), the attempt, a header.
+	if in.t.Group != "" && !seen[in.t.Group] {
+		return in.errorf("the fetch statement `%s` does not return the group column %q, which tells each row's kind", in.fetch, in.t.Group)
+	}
+	if in.t.Attempt != "" && !seen[in.t.Attempt] {
+		return in.errorf("the fetch statement `%s` does not return the attempt column %q, which counts each row's claims", in.fetch, in.t.Attempt)
+	}
+	for _, h := range in.t.Headers {
+		if !seen[h] {
+			return in.errorf("the fetch statement `%s` does not return the header column %q, which travels with the kept event", in.fetch, h)
+		}
 	}
 	return nil
 }

@@ -509,6 +509,15 @@ func TestOpenFails(t *testing.T) {
 		{"custom fetch without the id", mod(RowLock, func(t *Table) {
 			t.Fetch = `SELECT name, tenant FROM order_jobs WHERE job_id = ANY($1)`
 		}), []string{`"order_jobs"`, "fetch statement `SELECT name, tenant FROM order_jobs WHERE job_id = ANY($1)`", `does not return the id column "job_id"`}},
+		{"custom fetch without the group", mod(RowLock, func(t *Table) {
+			t.Fetch = `SELECT job_id, attempt, tenant, trace, order_id FROM order_jobs WHERE job_id = ANY($1)`
+		}), []string{`"order_jobs"`, "fetch statement `SELECT job_id, attempt, tenant, trace, order_id FROM", `does not return the group column "name"`}},
+		{"custom fetch without the attempt", mod(Lease, func(t *Table) {
+			t.Fetch = `SELECT job_id, name, tenant, trace, order_id FROM order_jobs WHERE job_id = ANY($1)`
+		}), []string{`"order_jobs"`, "fetch statement `SELECT job_id, name, tenant, trace, order_id FROM", `does not return the attempt column "attempt"`}},
+		{"custom fetch without a header", mod(AdvisoryLock, func(t *Table) {
+			t.Fetch = `SELECT job_id, name, attempt, tenant, order_id FROM order_jobs WHERE job_id = ANY($1)`
+		}), []string{`"order_jobs"`, "fetch statement `SELECT job_id, name, attempt, tenant, order_id FROM", `does not return the header column "trace"`}},
 		{"custom fetch with a bad column", mod(RowLock, func(t *Table) {
 			t.Fetch = `SELECT job_id, customer FROM order_jobs WHERE job_id = ANY($1)`
 		}), []string{`"order_jobs"`, "fetch statement `SELECT job_id, customer FROM", `column "customer" does not exist`}},

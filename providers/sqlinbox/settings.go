@@ -33,7 +33,8 @@ const (
 // contract is the driver's contract: a provider reaching a SQL database,
 // and the settings it reads, with their kind and whether the package must
 // require them. The claim form is an enum holding at least row_lock and
-// lease, which the package must declare.
+// lease, which the package must declare. Check and Body hold the
+// connection's settings to the start's own rules (rules.go).
 var contract = ir.DriverContract{
 	Name:        ir.DriverSQLInbox,
 	Help:        "declare the provider and settings as the catalogue's SqlInbox.v1 does (`jadpo package add SqlInbox.v1`)",
@@ -50,6 +51,8 @@ var contract = ir.DriverContract{
 			As: "one of row_lock, lease and advisory_lock"},
 		{Name: settingLease, Kind: ir.Duration}, {Name: settingLockKey, Kind: ir.Text},
 	},
+	Check: checkSettings,
+	Body:  bodyMembers,
 }
 
 // TableOf reads the table's description from a sql_inbox connection's
