@@ -53,12 +53,25 @@ func newQueueRunner(sh shared, p *ir.Program, q *ir.Queue, conn *connection, rc 
 	}
 	qr := &queueRunner{shared: sh, receiving: rc, q: q, reader: reader, source: q.Source, metrics: sh.metrics.queue(q.Name)}
 	qr.driver, err = providers.OpenQueue(conn.queueConn(), queue.Options{
-		Queue: q.Name, Log: sh.log, MaxBatch: MaxBatch, InFlight: MaxBatchesInFlight, Dial: rc.dial,
+		Queue: q.Name, Log: sh.log, MaxBatch: MaxBatch, InFlight: MaxBatchesInFlight, Dial: rc.dial, Kinds: queueKinds(q),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("queue %s: %w", q.Name, err)
 	}
 	return qr, nil
+}
+
+// queueKinds are the wire names of the events q lists, nil for a queue of
+// one kind (which has none).
+func queueKinds(q *ir.Queue) []string {
+	if q.TypeAt == nil {
+		return nil
+	}
+	kinds := make([]string, 0, len(q.Events))
+	for _, e := range q.Events {
+		kinds = append(kinds, e.WireName)
+	}
+	return kinds
 }
 
 // message is one received message in hand: what its driver brought, and

@@ -157,6 +157,11 @@ type Options struct {
 	// inbox's database), with the host as written: no name is looked up
 	// before it.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Kinds are the wire names of the events the queue lists, nil for a
+	// queue of one kind (no type_at). A driver that can receive by kind (a
+	// SQL inbox with a group column) takes only messages of these kinds,
+	// so that several queues can share one source, each its own kinds.
+	Kinds []string
 }
 
 // Opener opens a driver's Source for one queue of conn.

@@ -40,7 +40,7 @@ func (in *Inbox) claimAdvisory(ctx context.Context, max int) (b *Batch, err erro
 		limit = math.MaxInt64
 	}
 	var cands []candidate
-	rows, err := conn.Query(ctx, in.claim, limit)
+	rows, err := conn.Query(ctx, in.claim, in.claimArgs(limit)...)
 	if err != nil {
 		return nil, in.errorf("claim: %w", err)
 	}

@@ -76,7 +76,7 @@ func (in *Inbox) claimRowLock(ctx context.Context, max int) (b *Batch, err error
 		}
 	}()
 	b = &Batch{in: in, ids: map[string]any{}}
-	rows, err := tx.Query(ctx, in.claim, max)
+	rows, err := tx.Query(ctx, in.claim, in.claimArgs(max)...)
 	if err != nil {
 		return nil, in.errorf("claim: %w", err)
 	}
@@ -106,7 +106,7 @@ func (in *Inbox) claimRowLock(ctx context.Context, max int) (b *Batch, err error
 
 func (in *Inbox) claimLease(ctx context.Context, max int) (*Batch, error) {
 	b := &Batch{in: in, ids: map[string]any{}, tokens: map[string]time.Time{}}
-	rows, err := in.pool.Query(ctx, in.claim, max)
+	rows, err := in.pool.Query(ctx, in.claim, in.claimArgs(max)...)
 	if err != nil {
 		return nil, in.errorf("claim: %w", err)
 	}

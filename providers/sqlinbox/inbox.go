@@ -45,6 +45,9 @@ type Table struct {
 	Fetch       string        // the app's own SQL returning the rows for $1, the claimed ids (an array of the id's type); "" means the default fetch
 	Lease       time.Duration // Lease form: how long a claim holds its rows; 0 means 30 s
 	LockKey     []string      // AdvisoryLock only: the columns whose values make a row's lock key (rows sharing a key are claimed by one process at a time); empty means the ID column
+	// Kinds, with Group, are the group values (as text) the claim takes: a row of another
+	// group, or none, is left in the table for the inbox that lists it. Empty: every row.
+	Kinds []string
 }
 
 // Statement names, the keys of Inbox.Statements.
@@ -88,6 +91,7 @@ func Open(ctx context.Context, pool *pgxpool.Pool, t Table) (*Inbox, error) {
 	t.Headers = append([]string(nil), t.Headers...)
 	t.Columns = append([]string(nil), t.Columns...)
 	t.LockKey = append([]string(nil), t.LockKey...)
+	t.Kinds = append([]string(nil), t.Kinds...)
 	t = withDefaults(t)
 	in := &Inbox{pool: pool, t: t, display: displayName(t)}
 	if err := in.check(); err != nil {
@@ -134,6 +138,10 @@ func (in *Inbox) check() error {
 	if ps := problems(in.t, nil); len(ps) > 0 {
 		return in.errorf("%s", ps[0].Message)
 	}
+	// Kinds come from the queue, not a setting: no check problem of their own.
+	if len(in.t.Kinds) > 0 && in.t.Group == "" {
+		return in.errorf("claiming by kind needs the setting group, the column telling a job's kind")
+	}
 	return nil
 }
 
@@ -158,9 +166,27 @@ func (in *Inbox) build() {
 		table = quote(t.Schema) + "." + table
 	}
 	id := quote(t.ID)
+	// kinds: with Kinds, the claim takes only rows whose group is one of $2. The group is
+	// compared as text, so the array is text[] whatever the column's type (an enum, a varchar).
+	kinds := ""
+	if len(t.Kinds) > 0 {
+		kinds = quote(t.Group) + "::text = ANY($2::text[])"
+	}
+	where := func(conds ...string) string {
+		var out []string
+		for _, c := range conds {
+			if c != "" {
+				out = append(out, c)
+			}
+		}
+		if len(out) == 0 {
+			return ""
+		}
+		return " WHERE " + strings.Join(out, " AND ")
+	}
 	switch t.Form {
 	case RowLock:
-		in.claim = "SELECT " + id + " FROM " + table + " ORDER BY " + id + " LIMIT $1 FOR UPDATE SKIP LOCKED"
+		in.claim = "SELECT " + id + " FROM " + table + where(kinds) + " ORDER BY " + id + " LIMIT $1 FOR UPDATE SKIP LOCKED"
 		if t.Attempt != "" {
 			in.attempt = "UPDATE " + table + " SET " + quote(t.Attempt) + " = " + quote(t.Attempt) + " + 1 WHERE " + id + " = ANY($1)"
 		}
@@ -171,10 +197,14 @@ func (in *Inbox) build() {
 		if t.Attempt != "" {
 			set += ", " + quote(t.Attempt) + " = " + quote(t.Attempt) + " + 1"
 		}
+		free := lu + " IS NULL OR " + lu + " <= now()"
+		if kinds != "" {
+			free = "(" + free + ")"
+		}
 		// RETURNING has no order of its own: the WITH only sorts the claimed ids.
 		in.claim = "WITH claimed AS (UPDATE " + table + " SET " + set +
 			" WHERE " + id + " IN (SELECT " + id + " FROM " + table +
-			" WHERE " + lu + " IS NULL OR " + lu + " <= now() ORDER BY " + id + " LIMIT $1 FOR UPDATE SKIP LOCKED)" +
+			where(free, kinds) + " ORDER BY " + id + " LIMIT $1 FOR UPDATE SKIP LOCKED)" +
 			" RETURNING " + id + ", " + lu + ") SELECT " + id + ", " + lu + " FROM claimed ORDER BY " + id
 		in.delete = "DELETE FROM " + table + " WHERE " + id + " = ANY($1) AND " + lu + " = $2"
 	case AdvisoryLock:
@@ -187,7 +217,7 @@ func (in *Inbox) build() {
 			q[i] = quote(k)
 		}
 		// The key's text is a JSON array of its values: unambiguous whatever the values hold.
-		in.claim = "SELECT " + id + ", json_build_array(" + strings.Join(q, ", ") + ")::text FROM " + table + " ORDER BY " + id + " LIMIT $1"
+		in.claim = "SELECT " + id + ", json_build_array(" + strings.Join(q, ", ") + ")::text FROM " + table + where(kinds) + " ORDER BY " + id + " LIMIT $1"
 		in.lock = "SELECT pg_try_advisory_lock($1, hashtext($2))"
 		in.unlock = "SELECT pg_advisory_unlock($1, hashtext(k)) FROM unnest($2::text[]) AS k"
 		if t.Attempt != "" {
@@ -211,6 +241,14 @@ func (in *Inbox) build() {
 		in.headers[h] = true
 	}
 	in.row = "SELECT * FROM " + table + " WHERE " + id + " = ANY($1)"
+}
+
+// claimArgs are the claim statement's arguments: the limit, and (with Kinds) the kinds.
+func (in *Inbox) claimArgs(limit any) []any {
+	if len(in.t.Kinds) > 0 {
+		return []any{limit, in.t.Kinds}
+	}
+	return []any{limit}
 }
 
 // Statements returns the SQL of the claim, the fetch, the row read and the delete, for docs and errors.

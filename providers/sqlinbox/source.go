@@ -23,6 +23,8 @@ import (
 // later (row_lock: at once; lease: when the lease runs out). A claimed id
 // the fetch found no row for is NotFound, parked with the table's own row
 // as its body (Batch.Unfetched) and deleted, never dropped silently.
+// With a group column, it claims only the rows whose group is one of its
+// queue's kinds (queue.Options.Kinds).
 type Source struct {
 	log      *slog.Logger
 	queue    string
@@ -53,6 +55,11 @@ func OpenSource(conn *queue.Conn, opts queue.Options) (queue.Source, error) {
 	t, err := TableOf(conn.Settings)
 	if err != nil {
 		return nil, err
+	}
+	if t.Group != "" {
+		// Several connections may share one table, each queue its own kinds:
+		// a row no queue lists waits in the table rather than being parked.
+		t.Kinds = opts.Kinds
 	}
 	cfg, err := pgxpool.ParseConfig(conn.Credentials[ir.MemberURL])
 	if err != nil {
