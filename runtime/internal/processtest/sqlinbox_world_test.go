@@ -130,9 +130,12 @@ type Job struct {
 	// Event is the event it is kept as ("PackingRequested",
 	// "ReceiptRequested"); "" for a row to park.
 	Event string
-	// Park is the reason it must be parked for ("unlisted_type",
-	// "unreadable"); "" for a row to keep.
+	// Park is the reason it must be parked for ("unreadable"); "" for a
+	// row to keep.
 	Park string
+	// Stays: a kind the queue does not list ("refund"), which its claims
+	// never take: the row must be left in the table, unclaimed.
+	Stays bool
 	// ID is the job_id the database gave the row; 0 until it is inserted.
 	ID int64
 }
@@ -143,8 +146,8 @@ type JobsWorkload struct {
 	mu   sync.Mutex // guards the Jobs' IDs while a flow inserts them
 }
 
-// NewJobsWorkload makes n rows from seed: about 2% of kind "refund" (parked
-// unlisted_type), about 1% packing rows with an empty tenant (parked
+// NewJobsWorkload makes n rows from seed: about 2% of kind "refund" (a kind
+// the queue does not list, left in the table), about 1% packing rows with an empty tenant (parked
 // unreadable), the rest valid packing (about 70%) and receipts rows with a
 // tenant and an order id, about half with a trace and a third with a note.
 func NewJobsWorkload(seed uint64, n int) *JobsWorkload {
@@ -161,7 +164,7 @@ func NewJobsWorkload(seed uint64, n int) *JobsWorkload {
 		}
 		switch r := rng.IntN(100); {
 		case r < 2:
-			j.Name, j.Park, j.Event = "refund", "unlisted_type", ""
+			j.Name, j.Stays, j.Event = "refund", true, ""
 		case r < 3:
 			j.Name, j.Park, j.Tenant = "packing", "unreadable", ""
 		case r < 73:
@@ -174,17 +177,21 @@ func NewJobsWorkload(seed uint64, n int) *JobsWorkload {
 	return w
 }
 
-// Count says how many rows must be kept and parked (by reason).
-func (w *JobsWorkload) Count() (kept int, parked map[string]int) {
+// Count says how many rows must be kept, parked (by reason) and left in
+// the table.
+func (w *JobsWorkload) Count() (kept int, parked map[string]int, stay int) {
 	parked = map[string]int{}
 	for _, j := range w.Jobs {
-		if j.Park != "" {
+		switch {
+		case j.Stays:
+			stay++
+		case j.Park != "":
 			parked[j.Park]++
-		} else {
+		default:
 			kept++
 		}
 	}
-	return kept, parked
+	return kept, parked, stay
 }
 
 // Insert inserts rows [from, to) of w at once.
@@ -288,6 +295,9 @@ func VerifySQLInbox(t testing.TB, e *SQLInboxEnv, w *JobsWorkload, subs map[stri
 		case j.Park != "":
 			fail("outbox holds job %s (%s), which had to be parked %s", id, event, j.Park)
 			return nil
+		case j.Stays:
+			fail("outbox holds job %s (%s), of a kind the queue does not list", id, event)
+			return nil
 		case seen[id] == 2:
 			fail("outbox holds job %s twice", id)
 		case event != j.Event:
@@ -306,7 +316,7 @@ func VerifySQLInbox(t testing.TB, e *SQLInboxEnv, w *JobsWorkload, subs map[stri
 	}
 	valid := 0
 	for id, j := range jobs {
-		if j.Park == "" {
+		if j.Park == "" && !j.Stays {
 			valid++
 			if seen[id] == 0 {
 				fail("job %s (%s) was lost: no outbox row", id, j.Name)
@@ -320,7 +330,7 @@ func VerifySQLInbox(t testing.TB, e *SQLInboxEnv, w *JobsWorkload, subs map[stri
 	}
 	_, err = pgx.ForEachRow(rows, []any{&src, &id}, func() error {
 		k.ReceivedIDs++
-		if j, ok := jobs[id]; src != JobsSource || !ok || j.Park != "" {
+		if j, ok := jobs[id]; src != JobsSource || !ok || j.Park != "" || j.Stays {
 			fail("received id %s %s is no valid job's id", src, id)
 		}
 		return nil
@@ -334,7 +344,7 @@ func VerifySQLInbox(t testing.TB, e *SQLInboxEnv, w *JobsWorkload, subs map[stri
 	// Deliveries: the subscribers of each kept event.
 	wantDeliveries := 0
 	for _, j := range jobs {
-		if j.Park == "" {
+		if j.Park == "" && !j.Stays {
 			wantDeliveries += len(subs[j.Event])
 		}
 	}
@@ -366,6 +376,8 @@ func VerifySQLInbox(t testing.TB, e *SQLInboxEnv, w *JobsWorkload, subs map[stri
 			fail("parked job %s is from %q", id, src)
 		case !ok:
 			fail("parked %s, which is no job's id: %.120s", id, body)
+		case j.Stays:
+			fail("job %s of a kind the queue does not list (%s) was parked (%s)", id, j.Name, reason)
 		case j.Park == "":
 			fail("valid job %s (%s) was parked (%s): %.120s", id, j.Name, reason, body)
 		case j.Park != reason:
@@ -388,10 +400,31 @@ func VerifySQLInbox(t testing.TB, e *SQLInboxEnv, w *JobsWorkload, subs map[stri
 			fail("job %s was parked %d times:\n  %s", id, len(bodies), strings.Join(bodies, "\n  "))
 		}
 	}
-	// The inbox: every row deleted.
-	k.Left = e.InboxRows()
-	if k.Left != 0 {
-		fail("the inbox table still holds %d rows", k.Left)
+	// The inbox: every row deleted but those of kinds the queue does not
+	// list, which no claim took (their attempt is still 0).
+	left, err := e.Inbox.Query(ctx, `SELECT job_id::text, attempt FROM order_jobs ORDER BY job_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attempt int16
+	stayed := map[string]bool{}
+	_, err = pgx.ForEachRow(left, []any{&id, &attempt}, func() error {
+		k.Left++
+		if j, ok := jobs[id]; !ok || !j.Stays {
+			fail("the inbox table still holds job %s", id)
+		} else if attempt != 0 {
+			fail("job %s of a kind the queue does not list was claimed (attempt %d)", id, attempt)
+		}
+		stayed[id] = true
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, j := range jobs {
+		if j.Stays && !stayed[id] {
+			fail("job %s of a kind the queue does not list (%s) left the table", id, j.Name)
+		}
 	}
 	if len(problems) > 0 {
 		more := ""
