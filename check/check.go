@@ -369,6 +369,9 @@ type checker struct {
 	connAlias   map[string]string
 	queues      map[string]*decl
 	subscribers map[string]*decl
+	// wireAt is where each queue's wire_name is written, by queue and wire
+	// name (queueWireKey), for diagnostics across queues.
+	wireAt map[string]source.Range
 
 	out programParts
 	// patterns remembers each pattern's compile result: a project repeats them.
@@ -393,7 +396,7 @@ func newChecker(p *project.Project) *checker {
 	return &checker{
 		proj: p, modules: map[string]*module{}, pkgs: map[string]*pkg{}, pkgDirs: map[string]*pkg{},
 		configs: map[string]*configField{}, connections: map[string]*connection{}, connAlias: map[string]string{},
-		queues: map[string]*decl{}, subscribers: map[string]*decl{},
+		queues: map[string]*decl{}, subscribers: map[string]*decl{}, wireAt: map[string]source.Range{},
 		out:      programParts{receivingConnections: map[string]bool{}, calledOps: map[string][]*operation{}},
 		patterns: map[string]error{},
 	}
@@ -412,6 +415,7 @@ func (c *checker) run() {
 	c.checkStore()
 	c.checkConnections()
 	c.checkQueues()
+	c.checkSharedInboxTables()
 	c.checkSubscribers()
 	c.verifyLock()
 }

@@ -179,6 +179,7 @@ func (c *checker) queueEvents(d *decl, blk *ast.Block, typeAt *ast.Member) ([]ir
 				seenWire[w] = wm.Value
 			}
 			qe.WireName = w
+			c.wireAt[queueWireKey(d.name, w)] = f.Range(wm.Value.Span())
 		}
 		if first == nil {
 			first = m

@@ -396,6 +396,7 @@ var entries = []Entry{
 			{Text: "No id_at, or an empty path (`id_at: \"\"`) — `id_at: \"id\"`.", Case: "queue_empty_path"},
 			{Text: "Several events without type_at (`events: { ReturnRequested OrderShipped }`), or an event without its wire_name under type_at — with `type_at`, each event gives `{ wire_name: \"...\" }`.", Case: "queue_several_events_without_type_at"},
 			{Text: "An event listed that is not an event in scope — declare it, or bring it in with `use`."},
+			{Text: "Two SQL inbox queues on one table (the same `url`, `schema` and `table` as written, with `group`) list the same wire_name, so a row of that kind would go to whichever claims it first — list each kind in one queue of the table.", Case: "queue_sql_inbox_kind_twice"},
 		}},
 	{Code: ReceivingTargetUnsupported, Severity: Error, Title: "the build target cannot run this part of the app",
 		Help:  "under --target workers a Worker consumes Cloudflare queues and calls json_http operations (docs/workers.md); build for the native runtime (no --target) for the rest",

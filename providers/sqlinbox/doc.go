@@ -20,6 +20,26 @@
 // knows; the contract's Body gives it the default fetch's columns, to which it holds the listed
 // events' required fields.
 //
+// # Kinds: several inboxes on one table
+//
+// A table may hold several kinds of job, each read by its own queue (the seed's `packing` by
+// the default fetch, its `receipts` by a join): a connection and queue for each, all naming the
+// same table. With Table.Group set, Table.Kinds are the group values an inbox claims: every form's
+// claim takes only the rows whose group, compared as text, is one of them ($2, a text array):
+//
+//	SELECT "job_id" FROM "order_jobs" WHERE "name"::text = ANY($2::text[]) ORDER BY "job_id" LIMIT $1 FOR UPDATE SKIP LOCKED
+//
+// (the lease form adds it to the free-row condition, the advisory lock form to its candidate
+// select). [OpenSource] sets Kinds to its queue's wire names (queue.Options.Kinds), so each
+// queue reads only the kinds it lists. A row whose group no inbox lists, or whose group is
+// NULL, is claimed by none: it waits in the table, its attempt untouched, until a queue lists
+// its kind (or someone deletes it). It is not parked `unlisted_type` as before, because a
+// table shared by several queues holds the others' kinds, which are not mistakes. To have a
+// queue take every row and park the kinds it does not list, leave Group out (and name the
+// kind column in Columns, for the queue's type_at). Without Group, or with no Kinds (a queue
+// of one kind, without type_at, has no wire names), the claim takes every row, as before.
+// Kinds without Group are refused.
+//
 // # The forms
 //
 // RowLock (the default): a claim opens a transaction, selects up to max ids in id order with

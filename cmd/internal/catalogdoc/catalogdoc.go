@@ -338,9 +338,10 @@ func receivingText(b *strings.Builder, r *ir.Receiving) {
 		return
 	case "sql_inbox":
 		b.WriteString("- `driver: sql_inbox`, built into the toolchain: each receive claims up to 10 rows of the `table`\n" +
-			"  (by `claim`: `row_lock`, `lease` or `advisory_lock`), reads each row's columns as a JSON object (the\n" +
-			"  message's body, read by the queue's `id_at` and `type_at`), keeps or parks it, and deletes the settled\n" +
-			"  rows. The database is the credential's `url`.\n\n")
+			"  (by `claim`: `row_lock`, `lease` or `advisory_lock`; with `group`, only rows whose group is the\n" +
+			"  wire_name of an event the queue lists, so several queues can share one table), reads each row's\n" +
+			"  columns as a JSON object (the message's body, read by the queue's `id_at` and `type_at`), keeps or\n" +
+			"  parks it, and deletes the settled rows. The database is the credential's `url`.\n\n")
 		return
 	case "nats_jetstream":
 		b.WriteString("- `driver: nats_jetstream`, built into the toolchain: each receive fetches up to 10 messages from the\n" +
