@@ -60,6 +60,34 @@ func TestClaimByKind(t *testing.T) {
 	})
 }
 
+// TestStatementsByKind pins each form's claim with kinds; the other statements are those
+// without (TestStatementsSeed).
+func TestStatementsByKind(t *testing.T) {
+	pool, _ := testDB(t)
+	seed(t, pool, 0)
+	want := map[Form]string{
+		RowLock: `SELECT "job_id" FROM "order_jobs" WHERE "name"::text = ANY($2::text[]) ORDER BY "job_id" LIMIT $1 FOR UPDATE SKIP LOCKED`,
+		Lease: `WITH claimed AS (UPDATE "order_jobs" SET "locked_until" = now() + interval '30 seconds', "attempt" = "attempt" + 1` +
+			` WHERE "job_id" IN (SELECT "job_id" FROM "order_jobs" WHERE ("locked_until" IS NULL OR "locked_until" <= now()) AND "name"::text = ANY($2::text[])` +
+			` ORDER BY "job_id" LIMIT $1 FOR UPDATE SKIP LOCKED) RETURNING "job_id", "locked_until") SELECT "job_id", "locked_until" FROM claimed ORDER BY "job_id"`,
+		AdvisoryLock: `SELECT "job_id", json_build_array("job_id")::text FROM "order_jobs" WHERE "name"::text = ANY($2::text[]) ORDER BY "job_id" LIMIT $1`,
+	}
+	for form, w := range want {
+		plain := open(t, pool, seedTable(form)).Statements()
+		tb := seedTable(form)
+		tb.Kinds = []string{"packing"}
+		got := open(t, pool, tb).Statements()
+		if got["claim"] != w {
+			t.Errorf("%s claim\n got %s\nwant %s", form, got["claim"], w)
+		}
+		delete(got, "claim")
+		delete(plain, "claim")
+		if !reflect.DeepEqual(got, plain) {
+			t.Errorf("%s: kinds changed more than the claim: %v", form, got)
+		}
+	}
+}
+
 // TestClaimByKindNonTextGroup: the group is compared as text, so an enum column's kinds claim
 // (and one the enum does not hold is no error: it matches no row).
 func TestClaimByKindNonTextGroup(t *testing.T) {
