@@ -82,15 +82,20 @@ func TestSQLInboxQueuesShareATableByKind(t *testing.T) {
 	}
 }
 
-// Without group:, as before, the queue claims every row: the kind column named in columns:
-// still gives type_at its value, and a kind the queue does not list is parked unlisted_type.
-func TestSQLInboxWithoutGroupClaimsEveryRow(t *testing.T) {
-	w := newSQLWorld(t, "sqlite", checktest.Edit{Old: `group: "name"
+// claimEveryRow is examples/jobs without group: its queue claims every row, the kind
+// column named in columns: to give type_at its value (receiving.md's way to park the kinds a
+// queue does not list).
+var claimEveryRow = checktest.Edit{Old: `group: "name"
         attempt: "attempt"
         headers: "tenant, trace, order_id"
         columns: "note"`, New: `attempt: "attempt"
         headers: "tenant, trace, order_id"
-        columns: "name, note"`})
+        columns: "name, note"`}
+
+// Without group:, as before, the queue claims every row, and a kind it does not list is
+// parked unlisted_type.
+func TestSQLInboxWithoutGroupClaimsEveryRow(t *testing.T) {
+	w := newSQLWorld(t, "sqlite", claimEveryRow)
 	w.insert("packing", "acme", "", 7, "")
 	w.insert("refund", "acme", "", 9, "")
 	wantReport(t, w.tick(), "received 2 kept 1 repeats 0 parked 1 left 0 acked 2")
