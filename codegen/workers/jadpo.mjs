@@ -17,8 +17,9 @@
 //     the native engine's leases, fencing, backoff and give-up (runtime/deliver.go):
 //     one time budget per handler run, each delivery settled as it finishes,
 //     each handler's start written as natively (a claim that never ran is
-//     not an attempt), an event's numbers sent as the digits kept, each
-//     failure worded as natively; the shared table
+//     not an attempt), an event's numbers sent as the digits kept, an
+//     operation's input written by its type or refused as wire.Encode does,
+//     each failure worded as natively; the shared table
 //     testdata/delivery/table.json holds the rules both engines have equal.
 //
 // Plain ES2022 with Web APIs only (TextDecoder, crypto.subtle, fetch): it runs
@@ -1182,7 +1183,6 @@ export function jadpoWorker(plan, opts = {}) {
   }
 
   const configValue = (env, name) => configValueOf(plan, env, name);
-  const evalExpr = (env, x, event, eventJSON) => argValue(plan, env, x, event, eventJSON);
 
   function connValue(env, v) {
     if (!v) return undefined;
