@@ -119,7 +119,13 @@ var deliverT0 = testclock.Epoch()
 
 func newDeliverWorld(t *testing.T, kind string, opts runtime.Options) *deliverWorld {
 	t.Helper()
-	w := &deliverWorld{t: t, env: runtimetest.New(t, kind, checktest.ExamplePlan(t, "warehouse")), clock: &deliverClock{t: deliverT0},
+	return newDeliverWorldOf(t, kind, checktest.ExamplePlan(t, "warehouse"), opts)
+}
+
+// newDeliverWorldOf is newDeliverWorld on the warehouse's plan p, edited.
+func newDeliverWorldOf(t *testing.T, kind string, p *ir.Program, opts runtime.Options) *deliverWorld {
+	t.Helper()
+	w := &deliverWorld{t: t, env: runtimetest.New(t, kind, p), clock: &deliverClock{t: deliverT0},
 		mirror: rand.New(rand.NewPCG(deliverSeed1, deliverSeed2))}
 	for _, s := range w.env.Plan.Subscribers {
 		if s.Name == "pack_order" && s.Retry != packOrderRetry {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jadpo/jadpo/check/checktest"
 	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/internal/reporoot"
 	"github.com/jadpo/jadpo/providers/wire"
@@ -272,5 +273,96 @@ func TestDeliveryTableErrors(t *testing.T) {
 		if !codes[c] {
 			t.Errorf("the table has no case of the code %s", c)
 		}
+	}
+}
+
+// TestDeliveryTableInputs runs the table's inputs through a delivery of the
+// native engine: each case's arguments are pack_order's step, the case's
+// input type is jobs.create_job's input, and its event is kept and
+// delivered. A case with a body is sent as exactly those bytes; one with a
+// text fails at once with it as the last error and its code, and nothing is
+// sent. The Worker is held to the same cases (codegen/workers/test/delivery.test.mjs).
+func TestDeliveryTableInputs(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(reporoot.Dir(t), deliveryTablePath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tb struct {
+		Records []ir.Record `json:"input_records"`
+		Type    ir.Type     `json:"input_type"`
+		Inputs  []struct {
+			Name      string
+			EventJSON string `json:"event_json"`
+			Args      map[string]ir.Expr
+			Body      *string
+			Text      string
+			Code      string
+			Temporary bool
+		} `json:"inputs"`
+	}
+	if err := json.Unmarshal(raw, &tb); err != nil {
+		t.Fatal(err)
+	}
+	if len(tb.Inputs) == 0 {
+		t.Fatal("the table has no inputs")
+	}
+	for _, c := range tb.Inputs {
+		t.Run(c.Name, func(t *testing.T) {
+			p := checktest.ExamplePlan(t, "warehouse")
+			p.Records = append(p.Records, tb.Records...)
+			found := false
+			for i := range p.Connections {
+				for j := range p.Connections[i].Operations {
+					if o := &p.Connections[i].Operations[j]; p.Connections[i].Name == "packing" && o.Ref == "jobs.create_job" {
+						in := tb.Type
+						o.Input = &in
+						found = true
+					}
+				}
+			}
+			for i := range p.Subscribers {
+				if p.Subscribers[i].Name == "pack_order" {
+					p.Subscribers[i].Handlers[0].Steps[0].Args = c.Args
+				}
+			}
+			if !found {
+				t.Fatal("the warehouse's plan has no packing jobs.create_job")
+			}
+			w := newDeliverWorldOf(t, "sqlite", p, runtime.Options{})
+			ctx := context.Background()
+			res, err := w.st.KeepBatch(ctx, []store.Keep{{Source: "queue warehouse_queue", ReceivedID: "1",
+				EventName: "OrderShipped", EventJSON: []byte(c.EventJSON), Subscribers: []string{"pack_order"}}})
+			if err != nil || res[0].Outcome != store.Kept {
+				t.Fatalf("keep: %+v %v", res, err)
+			}
+			pending, err := w.st.List(ctx, store.Filter{State: store.ListPending})
+			if err != nil || len(pending) != 1 {
+				t.Fatalf("pending: %+v %v", pending, err)
+			}
+			if _, err := w.rt.Deliver(ctx); err != nil {
+				t.Fatal(err)
+			}
+			e := w.show(pending[0].ID)
+			calls := w.env.Target.Calls()
+			if c.Body != nil {
+				if e.RowState != "succeeded" || len(calls) != 1 {
+					t.Fatalf("%s (code %q, %q) after %d calls, want succeeded after 1", e.RowState, e.Code, e.Error, len(calls))
+				}
+				if string(calls[0].Raw) != *c.Body {
+					t.Errorf("sent %s\nthe table says %s", calls[0].Raw, *c.Body)
+				}
+				return
+			}
+			if len(calls) != 0 {
+				t.Errorf("the target saw %d calls", len(calls))
+			}
+			state := "failed"
+			if c.Temporary {
+				state = "retry_wait"
+			}
+			if e.RowState != state || e.Code != c.Code || e.Error != c.Text {
+				t.Errorf("%s, code %q, last error %q; the table says %s, %q, %q", e.RowState, e.Code, e.Error, state, c.Code, c.Text)
+			}
+		})
 	}
 }

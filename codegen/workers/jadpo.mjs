@@ -17,8 +17,9 @@
 //     the native engine's leases, fencing, backoff and give-up (runtime/deliver.go):
 //     one time budget per handler run, each delivery settled as it finishes,
 //     each handler's start written as natively (a claim that never ran is
-//     not an attempt), an event's numbers sent as the digits kept, each
-//     failure worded as natively; the shared table
+//     not an attempt), an event's numbers sent as the digits kept, an
+//     operation's input written by its type or refused as wire.Encode does,
+//     each failure worded as natively; the shared table
 //     testdata/delivery/table.json holds the rules both engines have equal.
 //
 // Plain ES2022 with Web APIs only (TextDecoder, crypto.subtle, fetch): it runs
@@ -1174,74 +1175,19 @@ export function jadpoWorker(plan, opts = {}) {
       for (const st of h.steps) {
         const conn = plan.connections.find((c) => c.name === st.connection);
         const op = conn.operations.find((o) => o.ref === st.operation);
-        const args = {};
-        for (const [name, x] of Object.entries(st.args)) args[name] = evalExpr(env, x, event, eventJSON);
-        await callJSONHTTP(env, conn, op, args, run);
+        await callJSONHTTP(env, conn, op, stepArgs(plan, env, st, event, eventJSON), run);
       }
     } finally {
       clearTimeout(timer);
     }
   }
 
-  function configValue(env, name) {
-    const f = plan.config.find((c) => c.name === name);
-    if (!f) return undefined;
-    if (env[f.binding] === undefined || env[f.binding] === "") return f.default;
-    // wrangler.toml's [vars], --var and secrets give text; checkConfig held it to the type.
-    const v = String(env[f.binding]);
-    if (f.type.kind === "int") return /^[+-]?[0-9]+$/.test(v.trim()) ? new JSONNumber(BigInt(v.trim()).toString()) : Number(v);
-    // A Decimal goes out as its digits, a number (the native json.Number).
-    if (f.type.kind === "decimal") return new JSONNumber(v);
-    if (f.type.kind === "bool") return v === "true";
-    return v;
-  }
-
-  function evalExpr(env, x, event, eventJSON) {
-    if (x.literal !== undefined) return x.literal;
-    if (x.event) return event;
-    if (x.path) {
-      let cur = event;
-      for (const p of x.path) cur = cur !== null && typeof cur === "object" && !(cur instanceof JSONNumber) && Object.hasOwn(cur, p) ? cur[p] : undefined;
-      return cur;
-    }
-    if (x.config) return configValue(env, x.config);
-    if (x.record) return Object.fromEntries(Object.entries(x.record).map(([k, v]) => [k, evalExpr(env, v, event, eventJSON)]));
-    if (x.list) return x.list.map((v) => evalExpr(env, v, event, eventJSON));
-    if (x.json) return eventJSON;
-    return undefined;
-  }
+  const configValue = (env, name) => configValueOf(plan, env, name);
 
   function connValue(env, v) {
     if (!v) return undefined;
     if (v.config) return configValue(env, v.config);
     return v.literal;
-  }
-
-  // wireOf names a value's members as the operation's input type does. As
-  // the native wire.Encode, a required value missing (a record's member, a
-  // list's or map's element) is the handler's fault, not the service's, and
-  // is not retried: an InputUnfit at its dotted path of field names.
-  function wireOf(t, v, path = "") {
-    const at = (name) => (path === "" ? String(name) : `${path}.${name}`);
-    if (v === undefined || v === null) {
-      if (t && !t.optional && path !== "") throw new InputUnfit(path, "required");
-      return v;
-    }
-    if (!t || v instanceof JSONNumber) return v;
-    if (t.kind === "record") {
-      const rec = plan.records.find((r) => r.id === t.name);
-      if (!rec || typeof v !== "object") return v;
-      const out = {};
-      for (const f of rec.fields) {
-        const x = Object.hasOwn(v, f.name) ? v[f.name] : undefined;
-        if ((x === undefined || x === null) && f.type.optional) continue;
-        out[f.wire_name || f.name] = wireOf(f.type, x, at(f.name));
-      }
-      return out;
-    }
-    if (t.kind === "list" && Array.isArray(v)) return v.map((x, i) => wireOf(t.elem, x, at(i)));
-    if (t.kind === "map" && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wireOf(t.elem, x, at(k))]));
-    return v;
   }
 
   // callJSONHTTP calls one operation within the run's budget: each fetch try
@@ -1254,14 +1200,7 @@ export function jadpoWorker(plan, opts = {}) {
     const headers = { "content-type": "application/json" };
     if (conn.provider.credential === "bearer") headers.authorization = "Bearer " + connValue(env, conn.credential.token);
     const init = { method: op.method || "POST", headers };
-    if (op.input) {
-      try {
-        init.body = encodeJSON(wireOf(op.input, args));
-      } catch (e) {
-        if (!(e instanceof InputUnfit)) throw e;
-        throw deliveryErrors.inputUnfit(op.ref, e.path, e.rule);
-      }
-    }
+    if (op.input) init.body = inputBody(plan, op, args);
     const url = String(host).replace(/\/$/, "") + path;
     const tries = op.retry_safe ? TRANSPORT_TRIES : 1;
     // The texts are the native wire.TransportError's and wire.Refusal's
@@ -1299,6 +1238,147 @@ export function jadpoWorker(plan, opts = {}) {
   }
 
   return withConfigCheck(plan, { queue, scheduled, deliver }, { validEmail, instant, validDuration, compilePattern });
+}
+
+// configValueOf is a config field's value as the native Config holds it.
+function configValueOf(plan, env, name) {
+  const f = plan.config.find((c) => c.name === name);
+  if (!f) return undefined;
+  if (env[f.binding] === undefined || env[f.binding] === "") return f.default;
+  // wrangler.toml's [vars], --var and secrets give text; checkConfig held it to the type.
+  const v = String(env[f.binding]);
+  if (f.type.kind === "int") return /^[+-]?[0-9]+$/.test(v.trim()) ? new JSONNumber(BigInt(v.trim()).toString()) : Number(v);
+  // A Decimal goes out as its digits, a number (the native json.Number).
+  if (f.type.kind === "decimal") return new JSONNumber(v);
+  if (f.type.kind === "bool") return v === "true";
+  return v;
+}
+
+// stepArgs are a step's arguments, computed from the event (keptEvent's
+// values; eventJSON its text), the plan's literals and config, as the
+// native deliverer's eval computes them.
+export function stepArgs(plan, env, st, event, eventJSON) {
+  const args = {};
+  for (const [name, x] of Object.entries(st.args)) {
+    Object.defineProperty(args, name, { value: argValue(plan, env, x, event, eventJSON), enumerable: true, writable: true, configurable: true });
+  }
+  return args;
+}
+
+function argValue(plan, env, x, event, eventJSON) {
+  if (x.literal !== undefined) return x.literal;
+  if (x.event) return event;
+  if (x.path) {
+    let cur = event;
+    for (const p of x.path) cur = cur !== null && typeof cur === "object" && !(cur instanceof JSONNumber) && Object.hasOwn(cur, p) ? cur[p] : undefined;
+    return cur;
+  }
+  if (x.config) return configValueOf(plan, env, x.config);
+  if (x.record) {
+    const out = {};
+    for (const [k, v] of Object.entries(x.record)) {
+      Object.defineProperty(out, k, { value: argValue(plan, env, v, event, eventJSON), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  if (x.list) return x.list.map((v) => argValue(plan, env, v, event, eventJSON));
+  if (x.json) return eventJSON;
+  return undefined;
+}
+
+// inputBody is the JSON an operation is sent for its input args, or the
+// input_invalid error (deliveryErrors.inputUnfit) of the first thing that
+// does not fit, as the native wire.Encode: the handler's fault, not the
+// service's, so nothing is sent and it is not retried.
+export function inputBody(plan, op, args) {
+  try {
+    return encodeJSON(wireValue(plan, op.input, args, ""));
+  } catch (e) {
+    if (!(e instanceof InputUnfit)) throw e;
+    throw deliveryErrors.inputUnfit(op.ref, e.path, e.rule);
+  }
+}
+
+// WireObject is a JSON object's members in the order they are written
+// (encodeJSON): a record's in declaration order, a map's by key. A plain
+// object would put "10" before "9" and both before "a".
+class WireObject {
+  constructor(members) { this.members = members; }
+}
+
+const jsonNumberRe = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof JSONNumber) && !(v instanceof WireObject);
+
+// wireValue is v as the native wire.Encode writes it for the plan's type t
+// (providers/wire/codec.go; the type as runtime's shapeOf makes it a shape:
+// Uuid, Instant, Email, Url, Duration and enums travel as text, an enum's
+// value not checked against its variants, as natively). At the dotted
+// path of field names (list elements by index, map values by key), its
+// first problem is an InputUnfit: a value missing that its type requires
+// ("required"; an optional one is left out of a record, null in a list or
+// map); a member its record does not declare ("unknown"; told before the
+// record's fields, which are told in declaration order); a value of another
+// kind ("type"): an Int must be a whole number within int64, written as its
+// digits however large (a JSONNumber's text, never rounded through a
+// double); a Decimal a number, never text; a Bool true or false; a Text text;
+// a List a list; a Map or a record an object.
+function wireValue(plan, t, v, path) {
+  const at = (name) => (path === "" ? String(name) : `${path}.${name}`);
+  if (v === undefined || v === null) {
+    if (t.optional) return null;
+    throw new InputUnfit(path, "required");
+  }
+  const unfit = () => new InputUnfit(path, "type");
+  switch (t.kind) {
+    case "int": {
+      let n = null;
+      if (v instanceof JSONNumber) {
+        if (/^[+-]?[0-9]+$/.test(v.toString())) n = BigInt(v.toString());
+      } else if (typeof v === "bigint") {
+        n = v;
+      } else if (typeof v === "number" && Number.isInteger(v)) {
+        n = BigInt(v);
+      }
+      if (n === null || n < INT64_MIN || n > INT64_MAX) throw unfit();
+      return new JSONNumber(n.toString());
+    }
+    case "decimal":
+      if (v instanceof JSONNumber) {
+        if (!jsonNumberRe.test(v.toString())) throw unfit();
+        return v;
+      }
+      if (typeof v === "bigint" || (typeof v === "number" && Number.isFinite(v))) return v;
+      throw unfit();
+    case "bool":
+      if (typeof v !== "boolean") throw unfit();
+      return v;
+    case "list":
+      if (!Array.isArray(v)) throw unfit();
+      return v.map((x, i) => wireValue(plan, t.elem, x, at(i)));
+    case "map":
+      if (!isObject(v)) throw unfit();
+      return new WireObject(Object.keys(v).sort(compareBytes).map((k) => [k, wireValue(plan, t.elem, v[k], at(k))]));
+    case "record": {
+      const rec = plan.records.find((r) => r.id === t.name);
+      // The native runtime does not start on such a plan (shapeOf).
+      if (!rec) throw new Error(`the plan has no record ${t.name}`);
+      if (!isObject(v)) throw unfit();
+      for (const k of Object.keys(v).sort(compareBytes)) {
+        if (!rec.fields.some((f) => f.name === k)) throw new InputUnfit(at(k), "unknown");
+      }
+      const members = [];
+      for (const f of rec.fields) {
+        const x = Object.hasOwn(v, f.name) ? v[f.name] : undefined;
+        if ((x === undefined || x === null) && f.type.optional) continue;
+        members.push([f.wire_name || f.name, wireValue(plan, f.type, x, at(f.name))]);
+      }
+      return new WireObject(members);
+    }
+    default:
+      if (typeof v !== "string") throw unfit();
+      return v;
+  }
 }
 
 // deliveryErrors are the errors a handler's run ends with, each worded as
@@ -1446,21 +1526,28 @@ export function eventValue(text) {
   return value(parse(text));
 }
 
-// encodeJSON writes a handler's input: a JSONNumber as its text, members
-// without a value left out.
+// encodeJSON writes a handler's input: a JSONNumber as its text, a
+// WireObject's members in their order, members without a value left out;
+// text as the native internal/jsonstring writes it (U+2028 and U+2029
+// escaped, a lone surrogate as U+FFFD; JSON.stringify does neither).
 export function encodeJSON(v) {
   if (v === null || v === undefined) return "null";
   if (v instanceof JSONNumber) return v.toString();
+  if (v instanceof WireObject) return "{" + v.members.map(([k, x]) => jsonText(k) + ":" + encodeJSON(x)).join(",") + "}";
   switch (typeof v) {
-    case "string": return JSON.stringify(v);
+    case "string": return jsonText(v);
     case "number": if (!Number.isFinite(v)) throw new Error(`the number ${v} has no JSON`); return JSON.stringify(v);
     case "bigint": return v.toString();
     case "boolean": return v ? "true" : "false";
   }
   if (Array.isArray(v)) return "[" + v.map((x) => x === undefined ? "null" : encodeJSON(x)).join(",") + "]";
   const parts = [];
-  for (const [k, x] of Object.entries(v)) if (x !== undefined) parts.push(JSON.stringify(k) + ":" + encodeJSON(x));
+  for (const [k, x] of Object.entries(v)) if (x !== undefined) parts.push(jsonText(k) + ":" + encodeJSON(x));
   return "{" + parts.join(",") + "}";
+}
+
+function jsonText(s) {
+  return JSON.stringify(s.toWellFormed()).replace(/[\u2028\u2029]/g, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029"));
 }
 
 // subscribersOf maps each listed event to its subscribers, in the plan's

@@ -132,6 +132,7 @@ type Target struct {
 type Call struct {
 	Method, Path, Auth string
 	Body               map[string]any
+	Raw                []byte // the body as sent
 }
 
 // ServeHTTP records the call and answers it.
@@ -149,7 +150,7 @@ func (tg *Target) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var body map[string]any
 	_ = json.Unmarshal(b, &body)
 	tg.mu.Lock()
-	tg.calls = append(tg.calls, Call{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body})
+	tg.calls = append(tg.calls, Call{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body, Raw: b})
 	status := http.StatusOK
 	if len(tg.script) > 0 {
 		status, tg.script = tg.script[0], tg.script[1:]

@@ -9,11 +9,14 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
   HANDLER_TIMEOUT_MS, LEASE_MS, REQUEST_TIMEOUT_MS, TRANSPORT_TRIES,
-  MAX_ERROR_TEXT, attemptBudget, backoffDraw, deliveryErrors, errorText, keptEvent, runsHandler, settlementOf, startsGated, transportPause,
+  MAX_ERROR_TEXT, attemptBudget, backoffDraw, deliveryErrors, errorText, inputBody, keptEvent, readPlan, runsHandler, settlementOf, startsGated,
+  stepArgs, transportPause,
 } from "../jadpo.mjs";
 
 const tablePath = fileURLToPath(new URL("../../../testdata/delivery/table.json", import.meta.url));
 const table = JSON.parse(readFileSync(tablePath, "utf8"));
+// The inputs' literals as the Worker reads its plan's: numbers exactly.
+const planned = readPlan(readFileSync(tablePath, "utf8"));
 
 test("engine: lease, handler budget, request timeout, transport tries", () => {
   assert.deepEqual(
@@ -103,8 +106,32 @@ for (const c of table.errors) {
   });
 }
 
+// An operation's input as the handler's step computes and writes it, as the
+// native runtime's (runtime's TestDeliveryTableInputs runs the same cases
+// through a delivery): sent as exactly the case's body, or refused with its
+// text and code before anything is sent.
+const inputPlan = { records: planned.input_records, config: [] };
+for (const c of planned.inputs) {
+  test(`input: ${c.name}`, () => {
+    const op = { ref: "jobs.create_job", input: planned.input_type };
+    const body = () => inputBody(inputPlan, op, stepArgs(inputPlan, {}, { args: c.args }, keptEvent(c.event_json), c.event_json));
+    if (c.body !== undefined) {
+      assert.equal(body(), c.body);
+      return;
+    }
+    let e;
+    assert.throws(body, (x) => (e = x, true));
+    assert.equal(e.message, c.text);
+    const s = settlementOf(1, 2, true, e);
+    assert.equal(s.code, c.code);
+    assert.equal(s.state, c.temporary ? "retry_wait" : "failed");
+  });
+}
+
 test("the table holds cases of each rule", () => {
-  for (const k of ["transport_pause", "budget", "backoff", "settle", "errors"]) assert.ok(table[k].length > 0, k);
+  for (const k of ["transport_pause", "budget", "backoff", "settle", "errors", "inputs"]) assert.ok(table[k].length > 0, k);
+  const rules = new Set(table.inputs.map((c) => (c.text ? c.text.slice(c.text.lastIndexOf(": ") + 2) : "fits")));
+  for (const r of ["fits", "type", "unknown", "required"]) assert.ok(rules.has(r), r);
   const kinds = new Set(table.errors.map((c) => c.error));
   for (const k of ["refused", "no_answer", "input_unfit", "handler_missing", "event_not_json"]) assert.ok(kinds.has(k), k);
 });

@@ -521,6 +521,10 @@ test("literals beyond 2^53 in the plan, a config default and a Decimal variable 
   conn.settings.account = { literal: "@BIG_SETTING@" };
   plan.config.push({ name: "big_default", binding: "BIG_DEFAULT", type: { kind: "int" }, default: "@BIG_DEFAULT@" },
     { name: "ratio", binding: "RATIO", type: { kind: "decimal" } });
+  // Numbers go out only where the input declares numbers (wire.Encode).
+  const numeric = { order_id: { kind: "decimal" }, customer_email: { kind: "int" }, items: { kind: "decimal" } };
+  const rec = plan.records.find((r) => r.id === op.input.name);
+  rec.fields = rec.fields.map((f) => (numeric[f.name] ? { ...f, type: numeric[f.name] } : f));
   const sub = plan.subscribers.find((s) => s.name === "open_refund");
   const step = sub.handlers[0].steps[0];
   step.args.order_id = { literal: "@BIG_LITERAL@" };
@@ -747,11 +751,16 @@ test("a last attempt whose start took the whole budget sends nothing: a timeout 
 });
 
 // The Worker wrote "input member order_id has no value"; the native
-// wire.DecodeError names the operation and the field's whole path.
-test("an argument without a value is input_invalid, worded as natively, at its whole path; nothing is sent", async () => {
+// wire.DecodeError names the operation and the field's whole path. It sent
+// a value of the wrong kind, and a member the input does not declare, to
+// the service, which the native wire.Encode refuses.
+test("an argument without a value, of the wrong kind or not declared is input_invalid, worded as natively, at its whole path; nothing is sent", async () => {
   const cases = [
     { id: "iv-a", args: { order_id: { path: ["no_such_field"] } }, text: "refunds.open_refund: input does not fit its shape at order_id: required" },
     { id: "iv-b", args: { items: { record: { "SKU-1": { path: ["no_such_field"] } } } }, text: "refunds.open_refund: input does not fit its shape at items.SKU-1: required" },
+    { id: "iv-c", args: { order_id: { path: ["items"] } }, text: "refunds.open_refund: input does not fit its shape at order_id: type" },
+    { id: "iv-d", args: { items: { record: { "SKU-1": { literal: "two" } } } }, text: "refunds.open_refund: input does not fit its shape at items.SKU-1: type" },
+    { id: "iv-e", args: { colour: { literal: "red" } }, text: "refunds.open_refund: input does not fit its shape at colour: unknown" },
   ];
   for (const c of cases) {
     const plan = planOf();
