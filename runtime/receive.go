@@ -309,17 +309,27 @@ func (qr *queueRunner) keepOf(out reading.Outcome, headers map[string]string, re
 	}
 }
 
-func (qr *queueRunner) park(ctx context.Context, m *message, reason store.Reason, problems []store.Problem, retried int64, rep *TickReport) {
+// park parks m, or, with retried not 0, sets that retried parked row back to
+// failed. Its error is the store's: a received message then stays on its
+// queue (the caller leaves it unsettled), a retried one stays pending.
+func (qr *queueRunner) park(ctx context.Context, m *message, reason store.Reason, problems []store.Problem, retried int64, rep *TickReport) error {
 	p := store.Parked{Source: qr.source, ReceivedID: m.out.ID, WireType: m.out.WireType, Reason: reason, Problems: problems,
 		Body: qr.parkedBody(m), RetriedParkedID: retried}
 	if m.out.Event != nil {
 		p.EventName = m.out.Event.Name
 	}
 	res, id, err := qr.store.Park(ctx, p)
+	if err != nil && retried != 0 {
+		// Not on a queue (nor counted as left on one): its row is still
+		// pending, so the next tick reads it again.
+		qr.log.Warn("the store cannot park a retried message now; it stays pending and is read again next tick",
+			"queue", qr.q.Name, "message_id", m.out.ID, "parked_id", store.ParkedID(retried).String(), "error", err)
+		return fmt.Errorf("queue %s: parking retried message %s again: %w", qr.q.Name, store.ParkedID(retried), err)
+	}
 	if err != nil {
 		qr.log.Warn("the store cannot park a message now; it stays on the queue", "queue", qr.q.Name, "message_id", m.out.ID, "error", err)
 		qr.metrics.storeUnavailable.Inc()
-		return
+		return err
 	}
 	// The tick's count and the metric are of messages settled by parking;
 	// the log says when the body was parked already and nothing was added.
@@ -332,9 +342,10 @@ func (qr *queueRunner) park(ctx context.Context, m *message, reason store.Reason
 	}
 	if res == store.ParkAlready {
 		qr.log.Info("parked already: the same body from this queue; nothing added", "queue", qr.q.Name, "parked_id", id.String(), "message_id", m.out.ID, "reason", string(reason))
-		return
+		return nil
 	}
 	qr.log.Info("parked", "queue", qr.q.Name, "parked_id", id.String(), "message_id", m.out.ID, "reason", string(reason), "problems", ProblemsText(problems))
+	return nil
 }
 
 // ProblemsText names each problem by field and rule, never a value:
@@ -382,7 +393,8 @@ func (qr *queueRunner) parkedHeaders(body []byte) map[string]string {
 // rereadRetried reads up to MaxRetriedParked operator-retried parked
 // messages with the plan running now: each is kept (its parked row goes in
 // the same transaction) or parked again. They come from the store, not a
-// queue: each is counted once, in RetriedKept or RetriedParked, never in
+// queue: each is counted once, in RetriedKept, RetriedRepeats or
+// RetriedParked, never in
 // the received counts (Parked, Kept), so nothing is waited on as an
 // acknowledgement (issue 24: `parked 1 ... parked again 1` and a failed
 // acknowledgement for one message that needed none).
@@ -410,7 +422,7 @@ func (r *Runtime) rereadRetried(ctx context.Context, rep *TickReport) error {
 		var parked TickReport
 		m.out = qr.reader.Read(pm.Body)
 		if m.out.Park {
-			qr.park(ctx, m, m.out.Reason, m.out.Problems, pm.ID, &parked)
+			errs = append(errs, qr.park(ctx, m, m.out.Reason, m.out.Problems, pm.ID, &parked))
 			rep.RetriedParked += parked.Parked
 			continue
 		}
@@ -420,11 +432,18 @@ func (r *Runtime) rereadRetried(ctx context.Context, rep *TickReport) error {
 			continue
 		}
 		switch results[0].Outcome {
-		case store.Kept, store.Repeat:
+		case store.Kept:
 			rep.RetriedKept++
 			r.log.Info("kept after retry", "queue", qr.q.Name, "message_id", m.out.ID, "parked_id", store.ParkedID(pm.ID).String())
+		case store.Repeat:
+			// Its id was kept already (a copy came from the queue, or another
+			// process read this row too): nothing was added, and its parked
+			// row went all the same.
+			rep.RetriedRepeats++
+			qr.metrics.repeats.Inc()
+			r.log.Info("repeat after retry: already kept", "queue", qr.q.Name, "message_id", m.out.ID, "parked_id", store.ParkedID(pm.ID).String())
 		case store.Refused:
-			qr.park(ctx, m, store.ReasonUnreadable, []store.Problem{{Field: "", Rule: "store"}}, pm.ID, &parked)
+			errs = append(errs, qr.park(ctx, m, store.ReasonUnreadable, []store.Problem{{Field: "", Rule: "store"}}, pm.ID, &parked))
 			rep.RetriedParked += parked.Parked
 		}
 	}

@@ -14,8 +14,11 @@ type TickReport struct {
 	// handed back to their queue, which sends them again. It is not what
 	// waits on the queue.
 	Received, Kept, Repeats, Parked, Left, Acked int
-	RetriedKept, RetriedParked                   int
-	Delivered                                    DeliverReport
+	// RetriedKept, RetriedRepeats and RetriedParked count the parked
+	// messages an operator retried, read again from the store: kept, found
+	// kept already (nothing added), or parked again.
+	RetriedKept, RetriedRepeats, RetriedParked int
+	Delivered                                  DeliverReport
 	// Busy means work was left for the next tick (a full batch, the budget
 	// spent, due deliveries beyond the claim size).
 	Busy bool
