@@ -331,6 +331,13 @@ func (qr *queueRunner) park(ctx context.Context, m *message, reason store.Reason
 		qr.metrics.storeUnavailable.Inc()
 		return err
 	}
+	if res == store.ParkGone {
+		// Another process read the same retried row and settled it first
+		// (or it was deleted since): this read changed nothing, and is not
+		// counted.
+		qr.log.Info("parked already: the retried message is no longer pending; nothing changed", "queue", qr.q.Name, "parked_id", store.ParkedID(retried).String(), "message_id", m.out.ID)
+		return nil
+	}
 	// The tick's count and the metric are of messages settled by parking;
 	// the log says when the body was parked already and nothing was added.
 	m.Settled = true

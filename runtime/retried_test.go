@@ -1,10 +1,13 @@
 package runtime_test
 
 import (
+	"context"
 	"log/slog"
 	"strings"
 	"testing"
 
+	"github.com/jadpo/jadpo/check/checktest"
+	"github.com/jadpo/jadpo/check/ir"
 	"github.com/jadpo/jadpo/runtime"
 	"github.com/jadpo/jadpo/runtime/runtimetest"
 	"github.com/jadpo/jadpo/runtime/store"
@@ -94,6 +97,59 @@ func TestRetriedParkedMessageTheStoreCannotParkStaysPending(t *testing.T) {
 			rep = w.tick()
 			if rep.RetriedParked != 1 || len(w.parked(store.ListFailed)) != 1 || len(w.parked(store.ListPending)) != 0 {
 				t.Fatalf("the next tick %+v", rep)
+			}
+		})
+	}
+}
+
+// twiceRetried is a store whose RetriedParked lists each retried row twice:
+// what two `jadpo run` processes reading the same pending rows at once (the
+// read is no claim) settle, one after the other.
+type twiceRetried struct{ store.Store }
+
+func (s twiceRetried) RetriedParked(ctx context.Context, limit int) ([]store.ParkedMessage, error) {
+	ps, err := s.Store.RetriedParked(ctx, limit)
+	return append(ps, ps...), err
+}
+
+// Two readers of one retried row: the one that settles it second changes
+// nothing, and says so; the row is counted once, as what the first did.
+func TestRetriedParkedMessageReadTwiceIsSettledOnce(t *testing.T) {
+	for _, kind := range runtimetest.Stores {
+		t.Run(kind, func(t *testing.T) {
+			for _, c := range []struct {
+				name      string
+				plan      func(*testing.T) *ir.Program
+				once      string // the first reader's line
+				second    string // the second's
+				kept, rep int    // RetriedKept, RetriedRepeats
+				parked    int    // RetriedParked
+			}{
+				{"kept", planWithDelayed, "kept after retry", "repeat after retry: already kept", 1, 1, 0},
+				{"parked_again", func(t *testing.T) *ir.Program { return checktest.ExamplePlan(t, "warehouse") },
+					"parked", "parked already: the retried message is no longer pending; nothing changed", 0, 0, 1},
+			} {
+				t.Run(c.name, func(t *testing.T) {
+					w := retriedWorld(t, kind)
+					logs := &faultLog{}
+					rt := w.env.RuntimeFor(c.plan(t), twiceRetried{w.st}, runtime.Options{Now: w.clock.Now, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+					rep := w.tickWith(rt)
+					if rep.RetriedKept != c.kept || rep.RetriedRepeats != c.rep || rep.RetriedParked != c.parked {
+						t.Fatalf("after the retry %+v", rep)
+					}
+					if a, b := logs.count(c.once), logs.count(c.second); a != 1 || b != 1 {
+						t.Fatalf("%d %q lines and %d %q lines, want 1 each:\n%s", a, c.once, b, c.second, logs.buf.String())
+					}
+					if strings.Contains(logs.buf.String(), `"parked_id":"?`) {
+						t.Errorf("a line names no parked message:\n%s", logs.buf.String())
+					}
+					if got := counters(t, rt)["jadpo_messages_parked_total{queue=warehouse_queue,reason=unlisted_type}"]; got != float64(c.parked) {
+						t.Errorf("jadpo_messages_parked_total = %v, want %d", got, c.parked)
+					}
+					if len(w.parked(store.ListPending)) != 0 {
+						t.Fatal("the retried message is still pending")
+					}
+				})
 			}
 		})
 	}
