@@ -113,7 +113,7 @@ func (e *env) deliveriesCommand() *cobra.Command {
 		var out []string
 		for _, en := range entries {
 			if !slices.Contains(args, en.ID.String()) {
-				out = append(out, en.ID.String()+"\t"+string(en.State)+" "+en.Label())
+				out = append(out, en.ID.String()+"\t"+stateText(en, nil)+" "+en.Label())
 			}
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp

@@ -93,6 +93,13 @@ func TestDeliveriesPendingRowStates(t *testing.T) {
 				t.Errorf("show running:\n%s", out)
 			}
 
+			// Completion describes each id the same way.
+			_, out, _ = cli(t, "__complete", "deliveries", "retry", "--database", env.StoreURL, "")
+			if !strings.Contains(out, waiting.ID.String()+"\tpending (retry_wait) subscriber pack_order") ||
+				!strings.Contains(out, running.ID.String()+"\tpending (running) subscriber pack_order") {
+				t.Errorf("completion:\n%s", out)
+			}
+
 			// JSON: state is the listing state; rowState and the time that applies beside it.
 			isTime := func(v any, want time.Time) bool {
 				s, _ := v.(string)
