@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
@@ -112,7 +113,7 @@ func (e *env) deliveriesCommand() *cobra.Command {
 		var out []string
 		for _, en := range entries {
 			if !slices.Contains(args, en.ID.String()) {
-				out = append(out, en.ID.String()+"\t"+string(en.State)+" "+en.Label())
+				out = append(out, en.ID.String()+"\t"+stateText(en, nil)+" "+en.Label())
 			}
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
@@ -170,7 +171,10 @@ func (e *env) deliveriesCommand() *cobra.Command {
 					if err != nil {
 						return usageError{err}
 					}
-					ids = append(ids, id)
+					// An id given twice is acted on, and printed, once.
+					if !slices.Contains(ids, id) {
+						ids = append(ids, id)
+					}
 				}
 				st, url, err := open(c.Context())
 				if err != nil {
@@ -180,7 +184,7 @@ func (e *env) deliveriesCommand() *cobra.Command {
 				if err := apply(st, c.Context(), ids); err != nil {
 					var se *store.StateError
 					if errors.As(err, &se) {
-						return cmdError{code: "wrong_state", exit: exitFound, msg: err.Error()}
+						return cmdError{code: "wrong_state", exit: exitFound, msg: refusalText(c.Context(), st, se)}
 					}
 					return err
 				}
@@ -300,7 +304,19 @@ func (e *env) listEntries(ctx context.Context, open storeOpener, state, format, 
 				attempts += fmt.Sprintf("/%d", en.MaxAttempts)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", en.ID, en.State, termtext.Line(en.Label()), termtext.Line(en.Code), attempts, en.UpdatedAt.UTC().Format(time.RFC3339))
+		// A time on the day of SINCE is its time of day alone, to keep the column short.
+		since := en.UpdatedAt.UTC()
+		clock := func(t time.Time) string {
+			if t = t.UTC(); t.Format(time.DateOnly) == since.Format(time.DateOnly) {
+				return t.Format("15:04:05Z")
+			}
+			return t.Format(time.RFC3339)
+		}
+		code := "-" // a delivery whose first attempt is not settled yet has no code
+		if en.Code != "" {
+			code = termtext.Line(en.Code)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", en.ID, stateText(en, clock), termtext.Line(en.Label()), code, attempts, since.Format(time.RFC3339))
 	}
 	return tw.Flush()
 }
@@ -310,7 +326,8 @@ func (e *env) printEntry(en store.Entry, withBody bool) {
 	// Every value a producer or package chose is escaped (termtext.Line): a
 	// wire type of `\x1b[2J` must not clear the operator's screen.
 	line := termtext.Line
-	fmt.Fprintf(w, "%s  %s  %s\n", en.ID, en.State, line(en.Label()))
+	// The row's own state where it differs; its time is on a line of its own below.
+	fmt.Fprintf(w, "%s  %s  %s\n", en.ID, stateText(en, nil), line(en.Label()))
 	fmt.Fprintf(w, "  source:      %s\n", line(en.Source))
 	if en.ReceivedID != "" {
 		fmt.Fprintf(w, "  message id:  %s\n", line(en.ReceivedID))
@@ -358,6 +375,12 @@ func (e *env) printEntry(en store.Entry, withBody bool) {
 	if !en.NextAttemptAt.IsZero() && en.ID.Kind == store.KindDelivery {
 		fmt.Fprintf(w, "  next try:    %s\n", en.NextAttemptAt.UTC().Format(time.RFC3339))
 	}
+	if !en.LeaseUntil.IsZero() {
+		fmt.Fprintf(w, "  lease until: %s  (a process holds it until then)\n", en.LeaseUntil.UTC().Format(time.RFC3339))
+	}
+	if !en.SettledAt.IsZero() {
+		fmt.Fprintf(w, "  settled:     %s\n", en.SettledAt.UTC().Format(time.RFC3339))
+	}
 	if !en.DismissedAt.IsZero() {
 		fmt.Fprintf(w, "  dismissed:   %s\n", en.DismissedAt.UTC().Format(time.RFC3339))
 	}
@@ -376,6 +399,63 @@ func (e *env) printEntry(en store.Entry, withBody bool) {
 	}
 }
 
+// stateText is an entry's state as the list, show and a refusal print it: its listing
+// state, and a delivery's row state where it differs, with its time when clock is not nil:
+// "pending (retry_wait, next try 10:00:04Z)", "pending (running, lease until 10:01:00Z)".
+// A listing state alone would say pending of a delivery that cannot be retried.
+func stateText(en store.Entry, clock func(time.Time) string) string {
+	if en.RowState == "" || en.RowState == string(en.State) {
+		return string(en.State)
+	}
+	s := string(en.State) + " (" + termtext.Line(en.RowState)
+	if clock != nil {
+		switch {
+		case !en.NextAttemptAt.IsZero():
+			s += ", next try " + clock(en.NextAttemptAt)
+		case !en.LeaseUntil.IsZero():
+			s += ", lease until " + clock(en.LeaseUntil)
+		}
+	}
+	return s + ")"
+}
+
+// refusalText is a refused retry's or dismiss's message, each id's state as the list
+// shows it: "d1 is pending (retry_wait, next try …): it is retried by itself". The store's
+// refusal holds the row's state only, so each delivery not settled yet is read again for
+// its time (one that changed since, or cannot be read, is named by that state alone).
+func refusalText(ctx context.Context, st store.Store, se *store.StateError) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s refused, nothing changed: ", se.Op)
+	for i, r := range se.Refused {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		switch {
+		case r.State == store.StateUnknown:
+			fmt.Fprintf(&b, "%s is unknown", r.ID)
+		case r.ID.Kind == store.KindDelivery && pendingWhy[r.State] != "":
+			en := store.Entry{ID: r.ID, State: store.ListPending, RowState: r.State}
+			if got, err := st.Show(ctx, r.ID, false); err == nil && got.RowState == r.State {
+				en = got
+			}
+			rfc := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+			fmt.Fprintf(&b, "%s is %s: %s", r.ID, stateText(en, rfc), pendingWhy[r.State])
+		default:
+			fmt.Fprintf(&b, "%s is %s", r.ID, termtext.Line(r.State))
+		}
+	}
+	verb := map[string]string{"retry": "retried", "dismiss": "dismissed"}[se.Op]
+	fmt.Fprintf(&b, " (only a failed delivery or parked message can be %s)", verb)
+	return b.String()
+}
+
+// pendingWhy says what becomes of a delivery listed as pending, by its row's state.
+var pendingWhy = map[string]string{
+	"pending":    "it is delivered by itself",
+	"retry_wait": "it is retried by itself",
+	"running":    "a process holds it until then",
+}
+
 // stdoutIsTerminal says whether w is a terminal; tests stand in for one.
 var stdoutIsTerminal = func(w io.Writer) bool {
 	f, ok := w.(*os.File)
@@ -384,13 +464,28 @@ var stdoutIsTerminal = func(w io.Writer) bool {
 
 func entryJSON(en store.Entry, withBody bool) jsonout.Entry {
 	out := jsonout.Entry{
-		ID: en.ID.String(), State: string(en.State), What: en.Label(), Source: en.Source,
+		ID: en.ID.String(), State: string(en.State), RowState: en.RowState, What: en.Label(), Source: en.Source,
 		Event: en.EventName, WireType: en.WireType, MessageID: en.ReceivedID, Code: en.Code, Error: en.Error,
 		Problems: make([]jsonout.Problem, 0, len(en.Problems)), CreatedAt: en.CreatedAt.UTC(), UpdatedAt: en.UpdatedAt.UTC(),
 	}
 	for _, p := range en.Problems {
 		out.Problems = append(out.Problems, jsonout.Problem{Field: p.Field, Rule: p.Rule})
 	}
+	if out.RowState == "" {
+		out.RowState = out.State
+	}
+	// Each time is left out when it does not apply (zero).
+	at := func(t time.Time) *time.Time {
+		if t.IsZero() {
+			return nil
+		}
+		u := t.UTC()
+		return &u
+	}
+	if en.ID.Kind == store.KindDelivery {
+		out.NextAttemptAt = at(en.NextAttemptAt)
+	}
+	out.LeaseUntil, out.SettledAt, out.DismissedAt = at(en.LeaseUntil), at(en.SettledAt), at(en.DismissedAt)
 	if en.ID.Kind == store.KindDelivery {
 		// MaxAttempts 0 is null: the plan's budget, and no plan was read.
 		subscriber, attempts, budget := en.Subscriber, en.Attempts, jsonout.Budget(en.MaxAttempts)

@@ -332,8 +332,11 @@ type Entry struct {
 	MaxAttempts int
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
-	// NextAttemptAt, SettledAt and DismissedAt are zero when not set.
+	// NextAttemptAt, LeaseUntil, SettledAt and DismissedAt are zero when not set.
+	// NextAttemptAt is a pending or retry_wait delivery's; LeaseUntil a running one's: the
+	// end of the lease of the process that holds it (another may claim it after).
 	NextAttemptAt time.Time
+	LeaseUntil    time.Time
 	SettledAt     time.Time
 	DismissedAt   time.Time
 	// BodySHA256 is the hex sha256 of a parked message's body.

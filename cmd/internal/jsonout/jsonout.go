@@ -138,20 +138,29 @@ type Entry struct {
 	BodySHA256  *string           `json:"bodySha256,omitempty"`
 	Code        string            `json:"code"`
 	CreatedAt   time.Time         `json:"createdAt"`
+	DismissedAt *time.Time        `json:"dismissedAt,omitempty"` // a dismissed one's
 	Error       string            `json:"error"`
 	Event       string            `json:"event"`
 	Headers     map[string]string `json:"headers,omitempty"`
 	ID          string            `json:"id"`
 	Kind        string            `json:"kind"`
-	MaxAttempts *Budget           `json:"maxAttempts,omitempty"`
-	MessageID   string            `json:"messageId"`
-	Problems    []Problem         `json:"problems"`
-	Source      string            `json:"source"`
-	State       string            `json:"state"`
-	Subscriber  *string           `json:"subscriber,omitempty"`
-	UpdatedAt   time.Time         `json:"updatedAt"`
-	What        string            `json:"what"`
-	WireType    string            `json:"wireType"`
+	// LeaseUntil is a running delivery's: when the lease of the process that holds it ends.
+	LeaseUntil  *time.Time `json:"leaseUntil,omitempty"`
+	MaxAttempts *Budget    `json:"maxAttempts,omitempty"`
+	MessageID   string     `json:"messageId"`
+	// NextAttemptAt is a pending or retry_wait delivery's: when it is due.
+	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
+	Problems      []Problem  `json:"problems"`
+	// RowState is the row's own state (a delivery's pending, running or retry_wait is the
+	// listing state pending); State is the listing state, what --state selects.
+	RowState   string     `json:"rowState"`
+	SettledAt  *time.Time `json:"settledAt,omitempty"` // a settled delivery's
+	Source     string     `json:"source"`
+	State      string     `json:"state"`
+	Subscriber *string    `json:"subscriber,omitempty"`
+	UpdatedAt  time.Time  `json:"updatedAt"`
+	What       string     `json:"what"`
+	WireType   string     `json:"wireType"`
 }
 
 // Attempt is one settled attempt of a delivery, in `deliveries show`'s entry.

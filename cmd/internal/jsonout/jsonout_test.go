@@ -249,9 +249,9 @@ func TestEntryKeepsItsBytes(t *testing.T) {
 	at := testclock.Epoch()
 	sub, attempts, budget, sum, body := "pack_order", 1, Budget(0), "ab12", "{\"id\":\"1\"}"
 	delivery := Entry{Attempts: &attempts, Code: "status_400", CreatedAt: at, Event: "OrderShipped", ID: "d1", Kind: "delivery",
-		MaxAttempts: &budget, MessageID: "m-1", Problems: []Problem{}, Source: "queue q", State: "failed", Subscriber: &sub, UpdatedAt: at, What: "subscriber pack_order · OrderShipped"}
+		MaxAttempts: &budget, MessageID: "m-1", Problems: []Problem{}, RowState: "failed", SettledAt: &at, Source: "queue q", State: "failed", Subscriber: &sub, UpdatedAt: at, What: "subscriber pack_order · OrderShipped"}
 	parked := Entry{BodySHA256: &sum, Body: &body, Code: "unreadable", CreatedAt: at, Headers: map[string]string{"tenant": "acme"}, ID: "p2", Kind: "parked_message",
-		Problems: []Problem{{Rule: "json"}}, Source: "queue q", State: "failed", UpdatedAt: at, What: "queue q · ?"}
+		Problems: []Problem{{Rule: "json"}}, RowState: "failed", Source: "queue q", State: "failed", UpdatedAt: at, What: "queue q · ?"}
 	var b bytes.Buffer
 	if err := Write(&b, DeliveryList{Envelope: NewEnvelope("delivery_list", "deliveries", StatusOK), Entries: []Entry{delivery, parked}, State: "all", Store: "sqlite:x"}); err != nil {
 		t.Fatal(err)
@@ -273,6 +273,8 @@ func TestEntryKeepsItsBytes(t *testing.T) {
       "maxAttempts": null,
       "messageId": "m-1",
       "problems": [],
+      "rowState": "failed",
+      "settledAt": "AT",
       "source": "queue q",
       "state": "failed",
       "subscriber": "pack_order",
@@ -299,6 +301,7 @@ func TestEntryKeepsItsBytes(t *testing.T) {
           "rule": "json"
         }
       ],
+      "rowState": "failed",
       "source": "queue q",
       "state": "failed",
       "updatedAt": "AT",

@@ -780,8 +780,11 @@ func collectDeliveries(rows pgx.Rows) ([]store.Entry, error) {
 			CreatedAt: created.UTC(), UpdatedAt: updated.UTC(), SettledAt: utc(settled), DismissedAt: utc(dismissed),
 			Headers: hs,
 		}
-		if state == "pending" || state == "retry_wait" {
+		switch state {
+		case "pending", "retry_wait":
 			e.NextAttemptAt = next.UTC()
+		case "running":
+			e.LeaseUntil = next.UTC() // a claim sets next_attempt_at to its lease's end
 		}
 		if body != nil {
 			e.Body = []byte(*body)

@@ -901,8 +901,11 @@ func scanDelivery(rows *sql.Rows) (store.Entry, error) {
 		SettledAt: fromNullMicros(settled), DismissedAt: fromNullMicros(dismissed),
 		Headers: hs,
 	}
-	if state == "pending" || state == "retry_wait" {
+	switch state {
+	case "pending", "retry_wait":
 		e.NextAttemptAt = fromMicros(next)
+	case "running":
+		e.LeaseUntil = fromMicros(next) // a claim sets next_attempt_at to its lease's end
 	}
 	if body.Valid {
 		e.Body = []byte(body.String)

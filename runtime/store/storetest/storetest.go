@@ -1304,6 +1304,10 @@ func testRetryDismissStateMachine(t *testing.T, h Harness) {
 	if len(again) != 1 || again[0].ID != d1 || again[0].Attempt != 1 {
 		t.Fatalf("claim after retry = %+v, want d%d attempt 1", again, d1)
 	}
+	// A running delivery shows its lease's end, and no next attempt: a process holds it.
+	if e := show(t, s, store.DeliveryID(d1), false); e.RowState != "running" || !e.LeaseUntil.Equal(again[0].LeaseExpiresAt) || !e.NextAttemptAt.IsZero() {
+		t.Fatalf("claimed d%d = %+v, want running, its lease until %v", d1, e, again[0].LeaseExpiresAt)
+	}
 	wantStateError(t, s.Dismiss(ctx, later, []store.ID{store.DeliveryID(d1)}), "dismiss", store.Refusal{ID: store.DeliveryID(d1), State: "running"})
 
 	// Dismiss: failed ones set aside.
