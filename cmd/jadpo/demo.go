@@ -172,8 +172,8 @@ func shellQuote(s string) string {
 
 func printTick(w interface{ Write([]byte) (int, error) }, rep runtime.TickReport) {
 	fmt.Fprintf(w, "   received %d: %s, acknowledged %d\n", rep.Received, receivedCounts(rep), rep.Acked)
-	if rep.RetriedKept+rep.RetriedParked > 0 {
-		fmt.Fprintf(w, "   operator-retried parked messages: kept %d, parked again %d\n", rep.RetriedKept, rep.RetriedParked)
+	if rep.RetriedKept+rep.RetriedParked+rep.RetriedRepeats > 0 {
+		fmt.Fprintf(w, "   operator-retried parked messages: kept %d, parked again %d%s\n", rep.RetriedKept, rep.RetriedParked, retriedRepeats(rep))
 	}
 	d := rep.Delivered
 	if d.Claimed > 0 {

@@ -100,8 +100,8 @@ func (e *env) tickCommand() *cobra.Command {
 				s.log.Info("stopped", "error", err)
 				err = nil
 			}
-			fmt.Fprintf(e.stdout, "received %d, %s; retried parked: kept %d, parked again %d; deliveries: %d succeeded, %d to retry, %d failed%s\n",
-				rep.Received, receivedCounts(rep), rep.RetriedKept, rep.RetriedParked,
+			fmt.Fprintf(e.stdout, "received %d, %s; retried parked: kept %d, parked again %d%s; deliveries: %d succeeded, %d to retry, %d failed%s\n",
+				rep.Received, receivedCounts(rep), rep.RetriedKept, rep.RetriedParked, retriedRepeats(rep),
 				rep.Delivered.Succeeded, rep.Delivered.Retried, rep.Delivered.Failed, releasedCount(rep.Delivered))
 			if err != nil {
 				s.log.Warn("the tick did not finish everything", "error", err)
@@ -197,4 +197,13 @@ func serveMetrics(addr string, rt *runtime.Runtime, log *slog.Logger) (*http.Ser
 		}
 	}()
 	return srv, nil
+}
+
+// retriedRepeats is ", repeats R" when R retried parked messages were already
+// kept (nothing added), else nothing: the summary's common form stays as it was.
+func retriedRepeats(rep runtime.TickReport) string {
+	if rep.RetriedRepeats == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", repeats %d", rep.RetriedRepeats)
 }
