@@ -145,8 +145,8 @@ func TestWrongSecretIsRefusedAndNeverShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.Call(context.Background(), receiveOp, map[string]any{"queue_url": q})
-	want := "messages.receive_message refused: invalid_signature_exception (HTTP 400, permanent); the provider refused the credential: " +
-		"check its config fields aws_key_id, aws_secret and this machine's clock (AWS allows 15 minutes of skew)"
+	want := "messages.receive_message refused: invalid_signature_exception (HTTP 400, permanent); " +
+		"check the credential's config fields aws_key_id, aws_secret and this machine's clock (AWS allows 15 minutes of skew)"
 	if err == nil || err.Error() != want {
 		t.Errorf("wrong secret:\n got %v\nwant %s", err, want)
 	}

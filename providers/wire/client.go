@@ -163,12 +163,7 @@ func (c *Client) Call(ctx context.Context, op Operation, input map[string]any) (
 		}
 		if status < 200 || status > 299 {
 			code, msg := c.proto.Refusal(status, header, answer)
-			r := NewRefusal(name, status, code, msg)
-			if IsCredentialRefusal(r.Status, r.Code) {
-				h := c.credential
-				r.Credential = &h
-			}
-			return nil, r
+			return nil, NewRefusal(name, status, code, msg).WithCredential(c.credential)
 		}
 		if op.Output == nil {
 			return nil, nil

@@ -159,18 +159,18 @@ func TestCallRefusalCredentialHint(t *testing.T) {
 		want   string
 	}{
 		{"a bare 403", 403, `{"Message":"Authentication error: token ` + planted + `"}`, CredentialHint{Fields: []string{"cf_token"}},
-			"messages.receive_message refused: http_403 (HTTP 403, permanent); the provider refused the credential: check its config field cf_token"},
+			"messages.receive_message refused: http_403 (HTTP 403, permanent); check the credential's config field cf_token"},
 		{"a 401 with no fields known", 401, `{"Code":"Unauthorized"}`, CredentialHint{},
-			"messages.receive_message refused: unauthorized (HTTP 401, permanent); the provider refused the credential: check the connection's credential"},
+			"messages.receive_message refused: unauthorized (HTTP 401, permanent); check the connection's credential"},
 		{"AWS's bad signature", 400, `{"Code":"InvalidSignatureException","Message":"The request signature we calculated does not match ` + planted + `"}`,
 			CredentialHint{Fields: []string{"aws_key_id", "aws_secret"}, SigV4: true},
-			"messages.receive_message refused: invalid_signature_exception (HTTP 400, permanent); the provider refused the credential: check its config fields aws_key_id, aws_secret and this machine's clock (AWS allows 15 minutes of skew)"},
+			"messages.receive_message refused: invalid_signature_exception (HTTP 400, permanent); check the credential's config fields aws_key_id, aws_secret and this machine's clock (AWS allows 15 minutes of skew)"},
 		{"AWS's expired signature", 400, `{"Code":"InvalidSignatureException","Message":"` + skew + `"}`,
 			CredentialHint{Fields: []string{"aws_key_id", "aws_secret"}, SigV4: true},
-			"messages.receive_message refused: invalid_signature_exception (HTTP 400, permanent); the provider refused the credential: check its config fields aws_key_id, aws_secret and this machine's clock (AWS allows 15 minutes of skew); AWS says: " + skew},
+			"messages.receive_message refused: invalid_signature_exception (HTTP 400, permanent); check the credential's config fields aws_key_id, aws_secret and this machine's clock (AWS allows 15 minutes of skew); AWS says: " + skew},
 		{"the skew text with more after it", 400, `{"Code":"InvalidSignatureException","Message":"` + skew + ` ` + planted + `"}`,
 			CredentialHint{SigV4: true},
-			"messages.receive_message refused: invalid_signature_exception (HTTP 400, permanent); the provider refused the credential: check the connection's credential and this machine's clock (AWS allows 15 minutes of skew)"},
+			"messages.receive_message refused: invalid_signature_exception (HTTP 400, permanent); check the connection's credential and this machine's clock (AWS allows 15 minutes of skew)"},
 	}
 	for _, c := range cases {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

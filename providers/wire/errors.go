@@ -61,16 +61,15 @@ func (r *Refusal) Error() string {
 	return s
 }
 
+// text is worded as what to check, not as a finding: a 403 may be a
+// permission, or another refusal a provider answers with 403.
 func (h *CredentialHint) text() string {
-	what := "the connection's credential"
-	if len(h.Fields) > 0 {
-		what = "its config field"
-		if len(h.Fields) > 1 {
-			what += "s"
-		}
-		what += " " + strings.Join(h.Fields, ", ")
+	s := "check the connection's credential"
+	if len(h.Fields) == 1 {
+		s = "check the credential's config field " + h.Fields[0]
+	} else if len(h.Fields) > 1 {
+		s = "check the credential's config fields " + strings.Join(h.Fields, ", ")
 	}
-	s := "the provider refused the credential: check " + what
 	if h.SigV4 {
 		s += " and this machine's clock (AWS allows 15 minutes of skew)"
 	}
@@ -131,6 +130,15 @@ func NewRefusal(operation string, status int, code, message string) *Refusal {
 		Temporary: IsTemporary(status, code),
 		Message:   message,
 	}
+}
+
+// WithCredential sets r.Credential to h when r reads as a refusal of the
+// credential (IsCredentialRefusal), and returns r.
+func (r *Refusal) WithCredential(h CredentialHint) *Refusal {
+	if IsCredentialRefusal(r.Status, r.Code) {
+		r.Credential = &h
+	}
+	return r
 }
 
 // IsTemporary reports whether a refusal with this status and code is
