@@ -136,11 +136,14 @@ var schemes = map[ir.CredentialScheme]func(p ir.Provider, host string, credentia
 
 // NewClient builds the client of a connection (see Parts), sending with hc
 // (nil: a client with a 60 s timeout). Transport failures of retry-safe
-// operations are tried 3 times in all.
-func NewClient(p ir.Provider, host string, credentials, settings map[string]string, hc *http.Client) (*wire.Client, error) {
+// operations are tried 3 times in all. credentialFields are the config
+// fields the credential is read from (names only), which a refusal of the
+// credential names (wire.Refusal.Credential); nil when not known.
+func NewClient(p ir.Provider, host string, credentials, settings map[string]string, hc *http.Client, credentialFields []string) (*wire.Client, error) {
 	proto, auth, err := Parts(p, host, credentials, settings)
 	if err != nil {
 		return nil, err
 	}
-	return wire.NewClient(wire.Config{Protocol: proto, Auth: auth, HTTP: hc})
+	hint := wire.CredentialHint{Fields: credentialFields, SigV4: p.Credential == ir.CredentialAWSSigV4}
+	return wire.NewClient(wire.Config{Protocol: proto, Auth: auth, HTTP: hc, Credential: hint})
 }

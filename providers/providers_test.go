@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jadpo/jadpo/check/ir"
+	"github.com/jadpo/jadpo/internal/testclock"
 	"github.com/jadpo/jadpo/providers"
 	"github.com/jadpo/jadpo/providers/fakes/sqsfake"
 	"github.com/jadpo/jadpo/providers/queue"
@@ -58,7 +59,7 @@ func newClient(t *testing.T, url, secret string) *wire.Client {
 	t.Helper()
 	c, err := providers.NewClient(sqsProvider, url,
 		map[string]string{"key_id": sqsfake.DefaultKeyID, "secret": secret}, nil,
-		&http.Client{Timeout: 5 * time.Second})
+		&http.Client{Timeout: 5 * time.Second}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +137,36 @@ func TestWrongSecretIsRefusedAndNeverShown(t *testing.T) {
 	shown := err.Error() + r.Message + fmt.Sprintf("%v %+v %#v", c, c, c)
 	if strings.Contains(shown, wrong) {
 		t.Errorf("secret shown: %s", shown)
+	}
+	// It says what to check, by the names of the config fields.
+	c, err = providers.NewClient(sqsProvider, srv.URL, map[string]string{"key_id": sqsfake.DefaultKeyID, "secret": wrong}, nil,
+		&http.Client{Timeout: 5 * time.Second}, []string{"aws_key_id", "aws_secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Call(context.Background(), receiveOp, map[string]any{"queue_url": q})
+	want := "messages.receive_message refused: invalid_signature_exception (HTTP 400, permanent); " +
+		"check the credential's config fields aws_key_id, aws_secret and this machine's clock (AWS allows 15 minutes of skew)"
+	if err == nil || err.Error() != want {
+		t.Errorf("wrong secret:\n got %v\nwant %s", err, want)
+	}
+}
+
+// TestSkewedClockIsNamed: a request signed 20 minutes behind AWS's clock is
+// refused with AWS's own "Signature expired" text, which holds only times.
+func TestSkewedClockIsNamed(t *testing.T) {
+	fake := sqsfake.New(sqsfake.Options{Clock: testclock.NewManual(time.Now().Add(20 * time.Minute))})
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	q, _ := fake.CreateQueue("warehouse", nil)
+	c, err := providers.NewClient(sqsProvider, srv.URL, map[string]string{"key_id": sqsfake.DefaultKeyID, "secret": sqsfake.DefaultSecret}, nil,
+		&http.Client{Timeout: 5 * time.Second}, []string{"aws_key_id", "aws_secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Call(context.Background(), receiveOp, map[string]any{"queue_url": q})
+	if err == nil || !strings.Contains(err.Error(), "this machine's clock (AWS allows 15 minutes of skew); AWS says: Signature expired: ") {
+		t.Errorf("skewed clock: %v", err)
 	}
 }
 

@@ -196,7 +196,8 @@ func TestDeliveryTableErrors(t *testing.T) {
 		Errors []struct {
 			Name, Error, Operation string
 			Status                 int
-			RefusalCode            string `json:"refusal_code"`
+			RefusalCode            string   `json:"refusal_code"`
+			CredentialFields       []string `json:"credential_fields"`
 			Attempts               int
 			TimedOut               bool `json:"timed_out"`
 			Path, Rule             string
@@ -218,7 +219,7 @@ func TestDeliveryTableErrors(t *testing.T) {
 			var e error
 			switch c.Error {
 			case "refused":
-				e = wire.NewRefusal(c.Operation, c.Status, c.RefusalCode, "")
+				e = wire.NewRefusal(c.Operation, c.Status, c.RefusalCode, "").WithCredential(wire.CredentialHint{Fields: c.CredentialFields})
 			case "no_answer":
 				cause := errors.New("EOF")
 				if c.TimedOut {

@@ -311,4 +311,14 @@ func TestEmailWrongKeyIsPermanent(t *testing.T) {
 	w.deliver(runtime.DeliverReport{Claimed: 1, Failed: 1})
 	w.expect(id, store.DeliveryFailed, 1, "invalid_api_key", time.Time{})
 	w.noToken()
+	// The kept error and the log say what to check, by the config field's
+	// name.
+	e, err := w.st.Show(context.Background(), id, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hint = "(HTTP 403, permanent); check the credential's config field resend_api_key"
+	if !strings.HasSuffix(e.Error, hint) || !strings.Contains(w.log.String(), hint) {
+		t.Errorf("last error %q, want it to end %q; log:\n%s", e.Error, hint, w.log)
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -228,7 +229,7 @@ func newConnection(p *ir.Program, c *ir.Connection, cfg *Config, hc *http.Client
 	for k, v := range settings {
 		settingsText[k] = text(v)
 	}
-	client, err := providers.NewClient(c.Provider, host, conn.credentials, settingsText, hc)
+	client, err := providers.NewClient(c.Provider, host, conn.credentials, settingsText, hc, credentialFields(c))
 	if err != nil {
 		return fail(err)
 	}
@@ -241,6 +242,20 @@ func newConnection(p *ir.Program, c *ir.Connection, cfg *Config, hc *http.Client
 		conn.ops[o.Ref] = w
 	}
 	return conn, nil
+}
+
+// credentialFields are the config fields c's credential members are read
+// from, sorted and once each: a refusal of the credential names them (never
+// their values).
+func credentialFields(c *ir.Connection) []string {
+	var out []string
+	for _, v := range c.Credential {
+		if v.Config != "" && !slices.Contains(out, v.Config) {
+			out = append(out, v.Config)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // queueConn is the connection as a queue driver uses it.

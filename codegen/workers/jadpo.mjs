@@ -1228,7 +1228,7 @@ export function jadpoWorker(plan, opts = {}) {
         run.ac.signal.removeEventListener("abort", stop);
       }
       if (resp.status >= 200 && resp.status <= 299) return;
-      throw deliveryErrors.refused(op.ref, refusalCode(conn.provider.error_code, answer) || "http_" + resp.status, resp.status);
+      throw deliveryErrors.refused(op.ref, refusalCode(conn.provider.error_code, answer) || "http_" + resp.status, resp.status, credentialFields(conn));
     }
   }
 
@@ -1390,9 +1390,16 @@ function wireValue(plan, t, v, path) {
 // A transport failure's cause, after its attempts, is each platform's own
 // account: Go's net/http error natively, the Worker's two words here.
 export const deliveryErrors = {
-  refused: (op, code, status) => {
+  // A refusal of the credential adds what to check, the credential's config
+  // fields by name (wire.CredentialHint's text; a Worker signs no SigV4).
+  refused: (op, code, status, credentialFields = []) => {
     const temporary = isTemporary(status, code);
-    return Object.assign(new Error(`${op} refused: ${code} (HTTP ${status}, ${temporary ? "temporary" : "permanent"})`), { code, temporary });
+    let text = `${op} refused: ${code} (HTTP ${status}, ${temporary ? "temporary" : "permanent"})`;
+    if (isCredentialRefusal(status, code)) {
+      text += credentialFields.length === 0 ? "; check the connection's credential"
+        : `; check the credential's config field${credentialFields.length > 1 ? "s" : ""} ${credentialFields.join(", ")}`;
+    }
+    return Object.assign(new Error(text), { code, temporary });
   },
   noAnswer: (op, attempts, timedOut) => Object.assign(
     new Error(`${op}: no answer after ${attempts} attempt(s): ${timedOut ? "the time budget ran out" : "the connection failed"}`),
@@ -1621,6 +1628,23 @@ function refusalCode(path, answer) {
 export function isTemporary(status, code) {
   if ((status >= 500 && status <= 599) || status === 429) return true;
   return ["throttl", "unavailable", "internal_error", "request_timeout"].some((p) => code.includes(p));
+}
+
+// isCredentialRefusal is wire.IsCredentialRefusal: 401, 403, or one of AWS's
+// codes for a refused signature or key.
+export function isCredentialRefusal(status, code) {
+  if (status === 401 || status === 403) return true;
+  return credentialCodes.has(code.replace(/_exception$/, ""));
+}
+
+const credentialCodes = new Set(["invalid_signature", "incomplete_signature", "signature_does_not_match",
+  "missing_authentication_token", "unrecognized_client", "invalid_client_token_id", "invalid_access_key_id",
+  "expired_token", "request_expired", "access_denied"]);
+
+// credentialFields are the config fields a connection's credential is read
+// from, sorted and once each (runtime's credentialFields).
+export function credentialFields(conn) {
+  return [...new Set(Object.values(conn.credential ?? {}).map((v) => v?.config).filter(Boolean))].sort();
 }
 
 // backoffDraw is the native engine's: full jitter under a ceiling doubling

@@ -31,6 +31,36 @@ func TestErrorCode(t *testing.T) {
 	}
 }
 
+// TestCredentialCodes: AWS's codes for a refused credential, as ErrorCode
+// spells them, read as refusals of the credential (wire.IsCredentialRefusal)
+// even on a 400; and an ordinary code does not.
+func TestCredentialCodes(t *testing.T) {
+	for _, typ := range []string{
+		"com.amazon.coral.service#InvalidSignatureException",
+		"com.amazon.coral.service#IncompleteSignature",
+		"com.amazon.coral.service#MissingAuthenticationToken",
+		"com.amazon.coral.service#MissingAuthenticationTokenException",
+		"com.amazon.coral.service#UnrecognizedClientException",
+		"com.amazon.coral.service#InvalidClientTokenId",
+		"com.amazon.coral.service#ExpiredTokenException",
+		"com.amazon.coral.service#AccessDeniedException",
+		"SignatureDoesNotMatch",
+		"ExpiredToken",
+		"AccessDenied",
+		"RequestExpired",
+		"AWS.SimpleQueueService.InvalidAccessKeyId;Sender",
+	} {
+		if code := ErrorCode(typ); !wire.IsCredentialRefusal(400, code) {
+			t.Errorf("%s (%s) is not read as a refused credential", typ, code)
+		}
+	}
+	for _, typ := range []string{"com.amazonaws.sqs#QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue", "InvalidParameterValue"} {
+		if code := ErrorCode(typ); wire.IsCredentialRefusal(400, code) {
+			t.Errorf("%s (%s) is read as a refused credential", typ, code)
+		}
+	}
+}
+
 var receiveOp = wire.Operation{
 	Resource: "messages", Name: "receive_message", RetrySafe: true,
 	Input: &wire.Shape{Kind: wire.Record, Fields: []wire.Field{

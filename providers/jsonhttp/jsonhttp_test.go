@@ -54,7 +54,7 @@ func TestCall(t *testing.T) {
 	defer srv.Close()
 	c, err := providers.NewClient(provider("errors.0.code"), srv.URL+"/base/",
 		map[string]string{"token": token},
-		map[string]string{"account_id": "acc/1 x", "queue_id": "q1"}, nil)
+		map[string]string{"account_id": "acc/1 x", "queue_id": "q1"}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestNoInputNoBody(t *testing.T) {
 		io.WriteString(w, `{}`)
 	}))
 	defer srv.Close()
-	c, _ := providers.NewClient(provider(""), srv.URL, map[string]string{"token": token}, nil, nil)
+	c, _ := providers.NewClient(provider(""), srv.URL, map[string]string{"token": token}, nil, nil, nil)
 	op := wire.Operation{Resource: "queues", Name: "list", Method: "GET", Path: "/queues?name={missing}"}
 	if _, err := c.Call(context.Background(), op, nil); err == nil || !strings.Contains(err.Error(), "{missing}") {
 		t.Errorf("missing placeholder: %v", err)
@@ -118,7 +118,7 @@ func TestRefusalCodes(t *testing.T) {
 			io.WriteString(w, c.body)
 		}))
 		cl, _ := providers.NewClient(provider(c.errorCode), srv.URL, map[string]string{"token": token},
-			map[string]string{"account_id": "a", "queue_id": "q"}, nil)
+			map[string]string{"account_id": "a", "queue_id": "q"}, nil, nil)
 		_, err := cl.Call(context.Background(), pullOp, map[string]any{"batch_size": 1})
 		srv.Close()
 		var r *wire.Refusal
@@ -169,7 +169,7 @@ func TestTokenNeverShown(t *testing.T) {
 		}
 	}
 	// Building a client with a bad credential names the member, not the value.
-	_, err = providers.NewClient(provider(""), "https://api.example.com", map[string]string{"token": "bad token-DO-NOT-PRINT"}, nil, nil)
+	_, err = providers.NewClient(provider(""), "https://api.example.com", map[string]string{"token": "bad token-DO-NOT-PRINT"}, nil, nil, nil)
 	if err == nil || strings.Contains(err.Error(), "DO-NOT-PRINT") {
 		t.Errorf("err = %v", err)
 	}

@@ -17,9 +17,11 @@
 //     request has a body of known length;
 //   - the body's SHA-256 (no X-Amz-Content-Sha256 header is added).
 //
-// The region is read from an AWS host `<service>.<region>.amazonaws.com`; any
-// other host signs for us-east-1, as AWS's own tools sign for a local
-// emulator (RegionForHost).
+// The region is read from an AWS host (`<service>.<region>.amazonaws.com`,
+// SQS's `<region>.queue.amazonaws.com`, a VPC endpoint's
+// `....<region>.vpce.amazonaws.com`, China's `.amazonaws.com.cn`); any other
+// host signs for us-east-1, as AWS's own tools sign for a local emulator
+// (RegionForHost).
 //
 // The secret never leaves this package: it is in no header, error or
 // formatted value (see Credentials).
@@ -33,6 +35,7 @@ import (
 	"hash"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -49,8 +52,8 @@ const TimeFormat = "20060102T150405Z"
 // EmptyPayloadHash is the hex SHA-256 of an empty body.
 const EmptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
-// DefaultRegion is the region signed for on any host that is not
-// `<service>.<region>.amazonaws.com`.
+// DefaultRegion is the region signed for on any host RegionForHost reads no
+// region from.
 const DefaultRegion = "us-east-1"
 
 // Request is the neutral form of a request to sign. Header holds the headers
@@ -115,9 +118,18 @@ func (s *Signer) String() string {
 // GoString is String.
 func (s *Signer) GoString() string { return s.String() }
 
-// RegionForHost reads the region from an AWS host
-// `<service>.<region>.amazonaws.com` (any port ignored, any case); any other
-// host gives DefaultRegion. host may be a URL.
+// RegionForHost reads the region from an AWS host (any port ignored, any
+// case; host may be a URL), in the domain amazonaws.com or, for China,
+// amazonaws.com.cn:
+//
+//   - `<service>.<region>.amazonaws.com` (sqs.eu-west-1.amazonaws.com);
+//   - `<region>.queue.amazonaws.com`, SQS's legacy endpoint;
+//   - `<endpoint>.<service>.<region>.vpce.amazonaws.com`, a VPC endpoint: the
+//     label before vpce.
+//
+// The label is taken only when it is shaped like a region (regionShape:
+// us-east-1, us-gov-west-1, cn-north-1, ap-southeast-3); any other host gives
+// DefaultRegion, as AWS's own tools sign for a local emulator.
 func RegionForHost(host string) string {
 	if i := strings.Index(host, "://"); i >= 0 {
 		host = host[i+3:]
@@ -129,12 +141,33 @@ func RegionForHost(host string) string {
 		host = host[:i]
 	}
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	labels := strings.Split(host, ".")
-	if len(labels) != 4 || labels[2] != "amazonaws" || labels[3] != "com" || labels[0] == "" || labels[1] == "" {
+	var pre string
+	for _, domain := range []string{".amazonaws.com", ".amazonaws.com.cn"} {
+		if p, ok := strings.CutSuffix(host, domain); ok {
+			pre = p
+		}
+	}
+	labels := strings.Split(pre, ".")
+	region := ""
+	switch n := len(labels); {
+	case n >= 3 && labels[n-1] == "vpce":
+		region = labels[n-2]
+	case n == 2 && labels[1] == "queue":
+		region = labels[0]
+	case n == 2 && labels[0] != "":
+		region = labels[1]
+	}
+	if !regionShape.MatchString(region) {
 		return DefaultRegion
 	}
-	return labels[1]
+	return region
 }
+
+// regionShape is an AWS region's name: a partition-and-area prefix, one or
+// more words, a number (eu-west-1, us-gov-west-1, us-isob-east-1,
+// cn-northwest-1). It keeps a service's name ("queue", "s3") or an endpoint
+// id out.
+var regionShape = regexp.MustCompile(`^[a-z]{2,4}(-[a-z]+)+-[0-9]{1,2}$`)
 
 func (s *Signer) now() time.Time {
 	if s.Now != nil {

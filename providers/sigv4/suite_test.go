@@ -304,6 +304,33 @@ func TestRegionForHost(t *testing.T) {
 		"sqs.eu-west-1.amazonaws.com.evil.example":     "us-east-1",
 		"a.b.sqs.eu-west-1.amazonaws.com":              "us-east-1",
 		"":                                             "us-east-1",
+		// SQS's legacy endpoint names the region first.
+		"https://eu-west-1.queue.amazonaws.com":  "eu-west-1",
+		"us-gov-west-1.queue.amazonaws.com":      "us-gov-west-1",
+		"https://queue.amazonaws.com/123/orders": "us-east-1",
+		// A VPC endpoint: the label before vpce.
+		"vpce-0123.sqs.eu-west-1.vpce.amazonaws.com":                           "eu-west-1",
+		"https://vpce-0a1b2c3d-4e5f6a7b.sqs.ap-southeast-3.vpce.amazonaws.com": "ap-southeast-3",
+		"vpce-0123-eu-west-1a.sqs.eu-west-1.vpce.amazonaws.com":                "eu-west-1",
+		"sqs.vpce.amazonaws.com":                                               "us-east-1",
+		// China.
+		"sqs.cn-north-1.amazonaws.com.cn":             "cn-north-1",
+		"https://sqs.cn-northwest-1.amazonaws.com.cn": "cn-northwest-1",
+		// Other partitions and newer regions.
+		"sqs.us-gov-west-1.amazonaws.com":  "us-gov-west-1",
+		"sqs-fips.us-east-2.amazonaws.com": "us-east-2",
+		"sqs.il-central-1.amazonaws.com":   "il-central-1",
+		"sqs.us-isob-east-1.amazonaws.com": "us-isob-east-1",
+		// A label in a region's place that is no region.
+		"sqs.queue.amazonaws.com":       "us-east-1",
+		"sqs.s3.amazonaws.com":          "us-east-1",
+		"sqs.eu-west.amazonaws.com":     "us-east-1",
+		"queue.queue.amazonaws.com":     "us-east-1",
+		"sqs.eu-west-1.amazonaws.co":    "us-east-1",
+		".eu-west-1.amazonaws.com":      "us-east-1",
+		"sqs.eu-west-1.amazonaws.cn":    "us-east-1",
+		"eu-west-1.amazonaws.com":       "us-east-1",
+		"sqs.eu-west-100.amazonaws.com": "us-east-1",
 	}
 	for host, want := range cases {
 		if got := RegionForHost(host); got != want {

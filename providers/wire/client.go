@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 )
 
@@ -44,6 +45,9 @@ type Config struct {
 	// MaxAnswerBytes bounds the answer body read; 0 means 32 MiB. A longer
 	// answer is a transport failure.
 	MaxAnswerBytes int64
+	// Credential names what a refusal of the credential tells the operator to
+	// check (Refusal.Credential).
+	Credential CredentialHint
 }
 
 // Client sends operations of one connection. It is safe for concurrent use.
@@ -55,6 +59,7 @@ type Client struct {
 	maxAttempts int
 	backoff     func(int) time.Duration
 	maxAnswer   int64
+	credential  CredentialHint
 }
 
 // NewClient builds a Client from cfg.
@@ -70,7 +75,9 @@ func NewClient(cfg Config) (*Client, error) {
 		maxAttempts: cfg.MaxAttempts,
 		backoff:     cfg.Backoff,
 		maxAnswer:   cfg.MaxAnswerBytes,
+		credential:  cfg.Credential,
 	}
+	c.credential.Fields = slices.Clone(c.credential.Fields)
 	if c.hc == nil {
 		c.hc = &http.Client{Timeout: 60 * time.Second}
 	}
@@ -156,7 +163,7 @@ func (c *Client) Call(ctx context.Context, op Operation, input map[string]any) (
 		}
 		if status < 200 || status > 299 {
 			code, msg := c.proto.Refusal(status, header, answer)
-			return nil, NewRefusal(name, status, code, msg)
+			return nil, NewRefusal(name, status, code, msg).WithCredential(c.credential)
 		}
 		if op.Output == nil {
 			return nil, nil

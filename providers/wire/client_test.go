@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -136,6 +137,109 @@ func TestCallRefusal(t *testing.T) {
 		// temporary and retry-safe (the runtime decides when to try again).
 		if n.Load() != 1 {
 			t.Errorf("%d: %d requests", c.status, n.Load())
+		}
+		// An ordinary refusal says no more than its code.
+		if r.Credential != nil || strings.Contains(err.Error(), "credential") || strings.Contains(err.Error(), "does not exist") {
+			t.Errorf("%d: %v", c.status, err)
+		}
+	}
+}
+
+// TestCallRefusalCredentialHint: a refusal of the credential says what to
+// check (the config fields by name, and the clock for SigV4), never the
+// provider's message unless it is AWS's fixed skew text.
+func TestCallRefusalCredentialHint(t *testing.T) {
+	const planted = "SECRET-wJalrXUtnFEMI-DO-NOT-PRINT"
+	skew := "Signature expired: 20260101T000000Z is now earlier than 20260101T001000Z (20260101T002500Z - 15 min.)"
+	cases := []struct {
+		name   string
+		status int
+		body   string
+		hint   CredentialHint
+		want   string
+	}{
+		{"a bare 403", 403, `{"Message":"Authentication error: token ` + planted + `"}`, CredentialHint{Fields: []string{"cf_token"}},
+			"messages.receive_message refused: http_403 (HTTP 403, permanent); check the credential's config field cf_token"},
+		{"a 401 with no fields known", 401, `{"Code":"Unauthorized"}`, CredentialHint{},
+			"messages.receive_message refused: unauthorized (HTTP 401, permanent); check the connection's credential"},
+		{"AWS's bad signature", 400, `{"Code":"InvalidSignatureException","Message":"The request signature we calculated does not match ` + planted + `"}`,
+			CredentialHint{Fields: []string{"aws_key_id", "aws_secret"}, SigV4: true},
+			"messages.receive_message refused: invalid_signature_exception (HTTP 400, permanent); check the credential's config fields aws_key_id, aws_secret and this machine's clock (AWS allows 15 minutes of skew)"},
+		{"AWS's expired signature", 400, `{"Code":"InvalidSignatureException","Message":"` + skew + `"}`,
+			CredentialHint{Fields: []string{"aws_key_id", "aws_secret"}, SigV4: true},
+			"messages.receive_message refused: invalid_signature_exception (HTTP 400, permanent); check the credential's config fields aws_key_id, aws_secret and this machine's clock (AWS allows 15 minutes of skew); AWS says: " + skew},
+		{"the skew text with more after it", 400, `{"Code":"InvalidSignatureException","Message":"` + skew + ` ` + planted + `"}`,
+			CredentialHint{SigV4: true},
+			"messages.receive_message refused: invalid_signature_exception (HTTP 400, permanent); check the connection's credential and this machine's clock (AWS allows 15 minutes of skew)"},
+	}
+	for _, c := range cases {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(c.status)
+			io.WriteString(w, c.body)
+		}))
+		cl, err := NewClient(Config{Protocol: testProtocol{base: srv.URL}, Credential: c.hint})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = cl.Call(context.Background(), receiveOp, map[string]any{"queue_url": "q"})
+		srv.Close()
+		var r *Refusal
+		if !errors.As(err, &r) || r.Credential == nil {
+			t.Fatalf("%s: err = %v", c.name, err)
+		}
+		if got := err.Error(); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
+		}
+		if strings.Contains(err.Error(), planted) || strings.Contains(fmt.Sprint(err), planted) {
+			t.Errorf("%s: the provider's message is printed: %v", c.name, err)
+		}
+	}
+}
+
+func TestIsCredentialRefusal(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		code   string
+		want   bool
+	}{
+		{401, "http_401", true},
+		{403, "code_10000", true},
+		{400, "invalid_signature_exception", true},
+		{400, "incomplete_signature", true},
+		{400, "missing_authentication_token", true},
+		{400, "unrecognized_client_exception", true},
+		{403, "invalid_client_token_id", true},
+		{403, "signature_does_not_match", true},
+		{400, "expired_token", true},
+		{400, "access_denied_exception", true},
+		{400, "queue_does_not_exist", false},
+		{400, "invalid_parameter_value", false},
+		{404, "http_404", false},
+		{500, "internal_error", false},
+	} {
+		if got := IsCredentialRefusal(c.status, c.code); got != c.want {
+			t.Errorf("IsCredentialRefusal(%d, %q) = %v", c.status, c.code, got)
+		}
+	}
+}
+
+func TestSkewMessage(t *testing.T) {
+	for _, m := range []string{
+		"Signature expired: 20260101T000000Z is now earlier than 20260101T001000Z (20260101T002500Z - 15 min.)",
+		"Signature not yet current: 20260101T003000Z is still later than 20260101T001500Z (20260101T000000Z + 15 min.)",
+	} {
+		if SkewMessage(m) != m {
+			t.Errorf("SkewMessage(%q) drops it", m)
+		}
+	}
+	for _, m := range []string{
+		"",
+		"Signature expired: SECRET is now earlier than 20260101T001000Z (20260101T002500Z - 15 min.)",
+		"Signature expired: 20260101T000000Z is now earlier than 20260101T001000Z (20260101T002500Z - 15 min.) SECRET",
+		"The request signature we calculated does not match the signature you provided.",
+	} {
+		if SkewMessage(m) != "" {
+			t.Errorf("SkewMessage(%q) passes it", m)
 		}
 	}
 }

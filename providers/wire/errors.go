@@ -3,6 +3,7 @@ package wire
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -20,17 +21,98 @@ type Refusal struct {
 	// "request_timeout".
 	Temporary bool
 	// Message is the provider's own text, when it gives one (at most 512
-	// bytes). It is never part of Error(): a provider may quote a value in it.
+	// bytes). It is never part of Error(): a provider may quote a value in it
+	// (only AWS's fixed clock-skew texts are, see SkewMessage).
 	Message string
+	// Credential is set when the refusal reads as the provider refusing the
+	// request's credential (IsCredentialRefusal): Error() then says what to
+	// check, since the code alone ("http_403") rarely does.
+	Credential *CredentialHint
 }
 
-// Error names the operation, the code and the status; never the message.
+// CredentialHint is what a refusal of the credential tells the operator to
+// check. It holds names, never values.
+type CredentialHint struct {
+	// Fields are the config fields the connection's credential is read from,
+	// as the operator sets them; none means they are not known here.
+	Fields []string
+	// SigV4 marks a request signed with AWS Signature Version 4, whose
+	// signature carries this machine's clock: AWS refuses one more than 15
+	// minutes off its own.
+	SigV4 bool
+}
+
+// Error names the operation, the code and the status; never the message. A
+// refusal of the credential adds what to check.
 func (r *Refusal) Error() string {
 	kind := "permanent"
 	if r.Temporary {
 		kind = "temporary"
 	}
-	return fmt.Sprintf("%s refused: %s (HTTP %d, %s)", r.Operation, r.Code, r.Status, kind)
+	s := fmt.Sprintf("%s refused: %s (HTTP %d, %s)", r.Operation, r.Code, r.Status, kind)
+	if r.Credential != nil {
+		s += "; " + r.Credential.text()
+		if r.Credential.SigV4 {
+			if m := SkewMessage(r.Message); m != "" {
+				s += "; AWS says: " + m
+			}
+		}
+	}
+	return s
+}
+
+// text is worded as what to check, not as a finding: a 403 may be a
+// permission, or another refusal a provider answers with 403.
+func (h *CredentialHint) text() string {
+	s := "check the connection's credential"
+	if len(h.Fields) == 1 {
+		s = "check the credential's config field " + h.Fields[0]
+	} else if len(h.Fields) > 1 {
+		s = "check the credential's config fields " + strings.Join(h.Fields, ", ")
+	}
+	if h.SigV4 {
+		s += " and this machine's clock (AWS allows 15 minutes of skew)"
+	}
+	return s
+}
+
+// skewText is AWS's own text for a signature dated outside its 15 minutes:
+// timestamps and fixed words only, so it can be shown whole.
+var skewText = regexp.MustCompile(`^Signature (expired: \d{8}T\d{6}Z is now earlier than|not yet current: \d{8}T\d{6}Z is still later than) \d{8}T\d{6}Z \(\d{8}T\d{6}Z [-+] \d{1,3} min\.\)$`)
+
+// SkewMessage gives message when it is AWS's fixed "Signature expired: ..."
+// (or "Signature not yet current: ...") text, which holds only timestamps,
+// and "" for any other: a provider's text is otherwise never shown.
+func SkewMessage(message string) string {
+	if skewText.MatchString(message) {
+		return message
+	}
+	return ""
+}
+
+// IsCredentialRefusal reports whether a refusal reads as the provider
+// refusing the request's credential: HTTP 401 or 403, or one of AWS's codes
+// for a bad, expired or unknown signature or key (as awsjson.ErrorCode
+// spells them, with or without "_exception"), which AWS answers with a 400.
+func IsCredentialRefusal(status int, code string) bool {
+	if status == 401 || status == 403 {
+		return true
+	}
+	_, ok := credentialCodes[strings.TrimSuffix(code, "_exception")]
+	return ok
+}
+
+var credentialCodes = map[string]struct{}{
+	"invalid_signature":            {},
+	"incomplete_signature":         {},
+	"signature_does_not_match":     {},
+	"missing_authentication_token": {},
+	"unrecognized_client":          {},
+	"invalid_client_token_id":      {},
+	"invalid_access_key_id":        {},
+	"expired_token":                {},
+	"request_expired":              {},
+	"access_denied":                {},
 }
 
 // NewRefusal builds a Refusal, filling the code's fallback and Temporary.
@@ -48,6 +130,15 @@ func NewRefusal(operation string, status int, code, message string) *Refusal {
 		Temporary: IsTemporary(status, code),
 		Message:   message,
 	}
+}
+
+// WithCredential sets r.Credential to h when r reads as a refusal of the
+// credential (IsCredentialRefusal), and returns r.
+func (r *Refusal) WithCredential(h CredentialHint) *Refusal {
+	if IsCredentialRefusal(r.Status, r.Code) {
+		r.Credential = &h
+	}
+	return r
 }
 
 // IsTemporary reports whether a refusal with this status and code is

@@ -84,7 +84,7 @@ for (const c of table.errors) {
   test(`error: ${c.name}`, () => {
     let e;
     switch (c.error) {
-      case "refused": e = deliveryErrors.refused(c.operation, c.refusal_code, c.status); break;
+      case "refused": e = deliveryErrors.refused(c.operation, c.refusal_code, c.status, c.credential_fields ?? []); break;
       case "no_answer": e = deliveryErrors.noAnswer(c.operation, c.attempts, c.timed_out); break;
       case "input_unfit": e = deliveryErrors.inputUnfit(c.operation, c.path, c.rule); break;
       case "handler_missing": e = deliveryErrors.handlerMissing(c.subscriber, c.event); break;
