@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -68,6 +69,14 @@ func (w *cfWorld) sendCF(bodies ...string) {
 	}
 }
 
+// sendCFAs sends payload as a producer does with contentType.
+func (w *cfWorld) sendCFAs(contentType, payload string) {
+	w.t.Helper()
+	if _, err := w.cf.SendAs(cfAccount, cfQueue, contentType, []byte(payload)); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
 // onCF counts the messages the Cloudflare queue holds: visible, leased and
 // handed back with a delay.
 func (w *cfWorld) onCF() (visible, inFlight, delayed int) {
@@ -103,6 +112,26 @@ func TestCloudflareQueuesDriver(t *testing.T) {
 			}
 			if got := len(w.parked("failed")); got != 3 {
 				t.Fatalf("%d parked, want 3", got)
+			}
+		}},
+		{"a_body_a_pull_consumer_cannot_read_is_parked_for_its_content_type_and_acknowledged", func(t *testing.T, w *cfWorld) {
+			// As a Worker producer sends: v8 by default (the Workers
+			// runtime's serialization, answered in base64), bytes of
+			// JSON text and of none; json and text read as they are.
+			w.sendCFAs("json", returnRequested("r-1"))
+			w.sendCFAs("text", returnRequested("r-2"))
+			w.sendCFAs("bytes", returnRequested("r-3"))
+			w.sendCFAs("v8", "\xff\x0fo\"\x09return_id\"\x03r-4{\x01")
+			w.sendCFAs("bytes", "\x00\x01\x02")
+			wantReport(t, w.tick(), "received 5 kept 3 repeats 0 parked 2 left 0 acked 5")
+			if got := len(w.outbox()); got != 3 {
+				t.Fatalf("%d outbox rows, want r-1, r-2 and r-3", got)
+			}
+			if _, problems := w.parkedBodies(); !slices.Equal(problems, []string{"unreadable content_type:bytes", "unreadable content_type:v8"}) {
+				t.Fatalf("parked problems %q, want each named by its content type alone", problems)
+			}
+			if v, f, d := w.onCF(); v+f+d != 0 {
+				t.Fatalf("the queue still holds %d visible, %d leased, %d delayed", v, f, d)
 			}
 		}},
 		{"ten_a_pull_and_again_while_full", func(t *testing.T, w *cfWorld) {

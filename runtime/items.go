@@ -27,15 +27,27 @@ const FieldDeliveryCount = "delivery_count"
 // of it as its body (a SQL inbox's table row).
 const RuleNotFound = "row"
 
+// FieldContentType is the problem field of a message whose body came in a
+// content type its driver cannot read as JSON text
+// (queue.Message.ContentType); the problem's rule is that content type.
+const FieldContentType = "content_type"
+
 // parkForAnswer is the outcome of a message whose item did not fit at the
 // fields unfit: parked unreadable with a RuleAnswer problem at each and the
 // body's own, and what was read of the body (its id, type and event, for
 // operators). Retrying it from the parked list reads the body alone.
 func parkForAnswer(out reading.Outcome, unfit []string) reading.Outcome {
-	ps := slices.Clone(out.Problems)
+	ps := make([]reading.Problem, 0, len(unfit))
 	for _, f := range unfit {
 		ps = append(ps, reading.Problem{Field: f, Rule: RuleAnswer})
 	}
+	return parkWith(out, ps)
+}
+
+// parkWith parks out unreadable with the problems ps besides the body's
+// own.
+func parkWith(out reading.Outcome, ps []reading.Problem) reading.Outcome {
+	ps = append(slices.Clone(out.Problems), ps...)
 	slices.SortFunc(ps, func(a, b reading.Problem) int {
 		if c := strings.Compare(a.Field, b.Field); c != 0 {
 			return c

@@ -208,6 +208,12 @@ func (qr *queueRunner) ask(ctx context.Context) (b *queue.Batch, msgs []*message
 			continue // left on the queue, to be sent again
 		default:
 			m.out = qr.reader.Read([]byte(m.Body))
+			if m.ContentType != "" {
+				// The body is the producer's encoding, not its text: the
+				// body's own problems would only mislead.
+				m.out.Problems = nil
+				m.out = parkWith(m.out, []reading.Problem{{Field: FieldContentType, Rule: m.ContentType}})
+			}
 			if m.OverDeliveryLimit {
 				m.out = parkForAnswer(m.out, append(slices.Clone(m.Unfit), FieldDeliveryCount))
 			} else if len(m.Unfit) > 0 {

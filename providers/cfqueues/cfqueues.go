@@ -10,8 +10,11 @@ package cfqueues
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"log/slog"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jadpo/jadpo/providers/queue"
 	"github.com/jadpo/jadpo/providers/wire"
@@ -37,6 +40,21 @@ const (
 	memberRetries      = "retries"
 	memberDelaySeconds = "delay_seconds"
 	memberAckCount     = "ack_count"
+	// The message's metadata.CF-Content-Type, as the package names it.
+	memberMetadata    = "metadata"
+	memberContentType = "content_type"
+)
+
+// The content types a producer sends with (Cloudflare's docs, "Pull
+// consumers"): a pull answers text and json bodies as they were sent, and
+// bytes and v8 ones in base64. v8 is the Workers runtime's own
+// serialization (a Worker producer's default), which nothing but a Worker
+// can decode; bytes are whatever the producer wrote. The driver reads a
+// bytes body as the JSON text it decodes to, and parks any other bytes
+// body and every v8 one, unreadable, with the problem `content_type: <it>`.
+const (
+	contentBytes = "bytes"
+	contentV8    = "v8"
 )
 
 // Source receives one Cloudflare queue.
@@ -84,9 +102,33 @@ func (s *Source) Receive(ctx context.Context) (*queue.Batch, error) {
 	b := &queue.Batch{Messages: make([]queue.Message, 0, len(items))}
 	fields := queue.ItemFields{Body: memberBody, Handle: memberLeaseID, ID: memberID}
 	for _, it := range items {
-		b.Messages = append(b.Messages, queue.FromItem(s.log, s.queue, it, fields))
+		m := queue.FromItem(s.log, s.queue, it, fields)
+		s.decode(&m, it)
+		b.Messages = append(b.Messages, m)
 	}
 	return b, nil
+}
+
+// decode reads m's body as its metadata's content type says: text, json
+// or none given leave it as it came; bytes that decode to JSON text become
+// that text; v8 and other bytes mark m's ContentType, to be parked.
+func (s *Source) decode(m *queue.Message, item any) {
+	fields, _ := item.(map[string]any)
+	meta, _ := fields[memberMetadata].(map[string]any)
+	ct, _ := meta[memberContentType].(string)
+	switch ct {
+	case contentBytes:
+		if raw, err := base64.StdEncoding.DecodeString(m.Body); err == nil && json.Valid(raw) && utf8.Valid(raw) {
+			m.Body = string(raw)
+			return
+		}
+	case contentV8:
+	default:
+		return
+	}
+	m.ContentType = ct
+	s.log.Warn(`a received message's content type cannot be read by a pull consumer; it is parked: send it with contentType "json" or "text"`,
+		"queue", s.queue, "provider_message_id", m.WireID, "content_type", ct, "acknowledged", m.Handle != "")
 }
 
 // Acknowledge answers the batch with one ack: the settled messages' leases

@@ -117,6 +117,12 @@ type Message struct {
 	// it: a SQL inbox row gone between its claim and its fetch, a Redis
 	// stream entry trimmed before XAUTOCLAIM handed over its id.
 	NotFound bool
+	// ContentType names the encoding the queue says the body is in when it
+	// is one the driver cannot read as JSON text (Cloudflare Queues' "v8",
+	// a Worker's own serialization): the message is parked unreadable with
+	// the problem `content_type: <it>`, whatever its body reads as, and
+	// acknowledged. "" for a body read as it came.
+	ContentType string
 
 	// Set by the receiver before Acknowledge:
 

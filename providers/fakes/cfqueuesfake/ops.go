@@ -49,7 +49,7 @@ type queue struct {
 type message struct {
 	visibility.Message
 	body        string
-	contentType string // "text" or "json"
+	contentType string // "text", "json", "bytes" or "v8" (SendAs)
 	sent        time.Time
 }
 
@@ -378,6 +378,34 @@ func (f *Fake) Send(accountID, queueID, body string) (string, error) {
 		return "", e
 	}
 	m, e := f.newMessage(body, "text", 0)
+	if e != nil {
+		return "", e
+	}
+	q.held.Add(m)
+	return m.ID, nil
+}
+
+// SendAs pushes a message a producer sent with contentType ("text",
+// "json", "bytes" or "v8", as a Worker's send({contentType}) does), and
+// returns its id. payload is what the producer's content type made of its
+// body (for v8, the Workers runtime's serialization); a pull answers it as
+// Cloudflare does: text and json as they are, bytes and v8 in base64.
+func (f *Fake) SendAs(accountID, queueID, contentType string, payload []byte) (string, error) {
+	body := string(payload)
+	switch contentType {
+	case "text", "json":
+	case "bytes", "v8":
+		body = base64.StdEncoding.EncodeToString(payload)
+	default:
+		return "", fmt.Errorf("cfqueuesfake: content type %q is none of text, json, bytes, v8", contentType)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	q, e := f.lookup(queueKey{accountID, queueID})
+	if e != nil {
+		return "", e
+	}
+	m, e := f.newMessage(body, contentType, 0)
 	if e != nil {
 		return "", e
 	}
