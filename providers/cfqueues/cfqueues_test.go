@@ -1,11 +1,13 @@
 package cfqueues_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,5 +157,53 @@ func TestAFailedAckAcknowledgesNothing(t *testing.T) {
 	}
 	if n := q.Held(t); n != 1 {
 		t.Fatalf("%d held, want the message still on the queue", n)
+	}
+}
+
+// A message's metadata names its content type (docs/guide/receiving.md,
+// "Cloudflare Queues"): json and text bodies are read as they came, bytes
+// that decode to JSON text as that text; a v8 body (a Worker producer's
+// default) is marked for parking, logged with its id, and its lease
+// acknowledged once it is parked.
+func TestContentTypes(t *testing.T) {
+	q := harness(t)
+	fake := fakeOf[q]
+	var logs bytes.Buffer
+	src := q.Open(t, queue.Options{Queue: "returns_queue", Log: slog.New(slog.NewJSONHandler(&logs, nil)), MaxBatch: 10, InFlight: 1})
+	t.Cleanup(src.Close)
+	sent := map[string]string{}
+	for _, s := range []struct{ ct, payload string }{{"json", `{"id":"a"}`}, {"text", `{"id":"b"}`}, {"bytes", `{"id":"c"}`}, {"v8", "\xff\x0fo\"\x02id\"\x01d{\x01"}} {
+		id, err := fake.SendAs(account, queueID, s.ct, []byte(s.payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent[id] = s.ct
+	}
+	b, err := src.Receive(context.Background())
+	if err != nil || len(b.Messages) != 4 {
+		t.Fatalf("receive: %v, %v", err, b)
+	}
+	for i, m := range b.Messages {
+		switch ct := sent[m.WireID]; ct {
+		case "v8":
+			if m.ContentType != "v8" || len(m.Unfit) != 0 {
+				t.Errorf("the v8 message: content type %q, unfit %v; want it marked v8", m.ContentType, m.Unfit)
+			}
+			if !strings.Contains(logs.String(), `"provider_message_id":"`+m.WireID+`","content_type":"v8"`) ||
+				!strings.Contains(logs.String(), `contentType \"json\" or \"text\"`) {
+				t.Errorf("the log does not name the v8 message and its fix:\n%s", logs.String())
+			}
+		default:
+			if m.ContentType != "" || m.Body != `{"id":"`+string(rune('a'+i))+`"}` {
+				t.Errorf("the %s message: content type %q, body %q; want its JSON text", ct, m.ContentType, m.Body)
+			}
+		}
+		b.Messages[i].Settled = true // kept, or parked
+	}
+	if acks := src.Acknowledge(context.Background(), b); acks.Acknowledged != 4 {
+		t.Fatalf("acks %+v, want all 4 acknowledged, the parked v8 one too", acks)
+	}
+	if n := q.Held(t); n != 0 {
+		t.Fatalf("%d held, want none", n)
 	}
 }

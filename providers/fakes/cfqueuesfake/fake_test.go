@@ -796,3 +796,32 @@ func TestRewriteAnswers(t *testing.T) {
 	}()
 	h.fake.RewriteAnswers("pul", nil)
 }
+
+// SendAs answers a message as Cloudflare does for its content type: text
+// and json bodies as sent, bytes and v8 ones in base64, the type in the
+// metadata's CF-Content-Type.
+func TestSendAs(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.createQueue("q", QueueOptions{})
+	want := []struct{ ct, payload, body string }{
+		{"text", "hi", "hi"}, {"json", `{"a":1}`, `{"a":1}`},
+		{"bytes", "\x00\x01", "AAE="}, {"v8", "\xff\x0f\"\x02hi", "/w8iAmhp"},
+	}
+	for _, w := range want {
+		if _, err := h.fake.SendAs(acct, "q", w.ct, []byte(w.payload)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := h.fake.SendAs(acct, "q", "xml", nil); err == nil {
+		t.Error("SendAs took a content type Cloudflare has not")
+	}
+	ms, _ := h.pull("q", map[string]any{"batch_size": 10})
+	if len(ms) != len(want) {
+		t.Fatalf("pulled %v", ms)
+	}
+	for i, w := range want {
+		if ms[i].Body != w.body || ms[i].Metadata["CF-Content-Type"] != w.ct {
+			t.Errorf("message %d: %q %v, want %q %s", i, ms[i].Body, ms[i].Metadata, w.body, w.ct)
+		}
+	}
+}
