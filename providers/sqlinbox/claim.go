@@ -240,13 +240,7 @@ func (b *Batch) readUnfetched(ctx context.Context, q querier) error {
 		return in.errorf("claim: reading the rows the fetch did not return `%s`: %w", in.row, err)
 	}
 	defer rows.Close()
-	idCol := -1
-	for i, fd := range rows.FieldDescriptions() {
-		if fd.Name == in.t.ID {
-			idCol = i
-			break
-		}
-	}
+	idCol := columnIndex(rows, in.t.ID)
 	if idCol < 0 {
 		return in.errorf("claim: `%s` returned no column %q", in.row, in.t.ID)
 	}
@@ -270,6 +264,16 @@ func (b *Batch) readUnfetched(ctx context.Context, q querier) error {
 	return nil
 }
 
+// columnIndex is the position of the column named name in rows' result, or -1.
+func columnIndex(rows pgx.Rows, name string) int {
+	for i, fd := range rows.FieldDescriptions() {
+		if fd.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
 // idBody is the body of a claimed row gone from the table: its id alone, a number when the
 // id column is an integer. It is still the row's own, unlike an empty body.
 func idBody(col, text string, v any) []byte {
@@ -288,13 +292,7 @@ func idBody(col, text string, v any) []byte {
 func (b *Batch) collect(rows pgx.Rows, found map[string]Row) error {
 	in := b.in
 	defer rows.Close()
-	idCol := -1
-	for i, fd := range rows.FieldDescriptions() {
-		if fd.Name == in.t.ID {
-			idCol = i
-			break
-		}
-	}
+	idCol := columnIndex(rows, in.t.ID)
 	if idCol < 0 {
 		return in.errorf("fetch `%s`: no column %q in its result", in.fetch, in.t.ID)
 	}
