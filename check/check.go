@@ -308,25 +308,9 @@ func (d *decl) displayName() string {
 
 func (d *decl) rng() source.Range { return d.file.Range(d.ident().Span()) }
 
-// ident is the declaration's name as written (in its node: a decl kept
-// no copy of the pointer, 8 bytes of every declaration).
-func (d *decl) ident() *ast.Ident {
-	if d.kind == kindSubscriber {
-		return d.node.Subscriber.Name
-	}
-	switch n := d.node.Named; {
-	case n.Type != nil:
-		return n.Type.Name
-	case n.Enum != nil:
-		return n.Enum.Name
-	case n.Record != nil:
-		return n.Record.Name
-	case n.Config != nil:
-		return n.Config.Name
-	default:
-		return n.BlockDecl.Name
-	}
-}
+// ident is the declaration's name as written, read from its node (a decl
+// keeps no copy of the pointer: 8 bytes of every declaration).
+func (d *decl) ident() *ast.Ident { return d.node.Name() }
 
 // namespace holds the type-like declarations of a module or a package.
 type namespace struct {

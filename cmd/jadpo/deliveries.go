@@ -482,11 +482,9 @@ func entryJSON(en store.Entry, withBody bool) jsonout.Entry {
 		u := t.UTC()
 		return &u
 	}
-	if en.ID.Kind == store.KindDelivery {
-		out.NextAttemptAt = at(en.NextAttemptAt)
-	}
 	out.LeaseUntil, out.SettledAt, out.DismissedAt = at(en.LeaseUntil), at(en.SettledAt), at(en.DismissedAt)
 	if en.ID.Kind == store.KindDelivery {
+		out.NextAttemptAt = at(en.NextAttemptAt)
 		// MaxAttempts 0 is null: the plan's budget, and no plan was read.
 		subscriber, attempts, budget := en.Subscriber, en.Attempts, jsonout.Budget(en.MaxAttempts)
 		out.Kind, out.Subscriber, out.Attempts, out.MaxAttempts = "delivery", &subscriber, &attempts, &budget

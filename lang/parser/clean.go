@@ -51,6 +51,7 @@ func parseClean(f *source.File, lean bool) *ast.File {
 	var slab identSlab
 	if lean {
 		slab.scratch = &identSlab{}
+		slab.scratch.bind()
 	}
 	ok := true
 	splitTokens(src, toks, func(chunk []lexer.Tok) bool {

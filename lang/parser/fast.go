@@ -659,7 +659,6 @@ func (p *fastParser) record() *ast.Record {
 		// Parsed to be sure they parse, then let go: a FieldReader
 		// parses them again when the check asks.
 		kept := p.slab
-		scratch.bind()
 		scratch.recycle()
 		p.slab = scratch
 		p.fields()
